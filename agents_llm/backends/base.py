@@ -1,0 +1,199 @@
+"""The one async interface every LLM backend implements.
+
+A backend subclass writes `_generate` (one attempt, raw text and token counts) and, if
+it has limits, `check_schema_supported`. Everything else lives here once: request
+validation, the token budget, the response cache, retries with backoff, the per-call
+timeout, schema-checked JSON, latency and token accounting.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from ..sync import run_sync
+from .accounting import TokenLedger
+from .cache import ResponseCache, cache_key
+from .errors import RETRYABLE, LLMConfigError, LLMError, LLMTimeoutError
+from .json_output import check_schema, parse_json_output
+
+ROLES = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: tuple[tuple[str, str], ...]  # (role, content) pairs
+    schema: Mapping[str, Any] | None = None
+    max_tokens: int = 256
+    temperature: float = 0.0
+    seed: int | None = None
+
+    def message_dicts(self) -> list[dict[str, str]]:
+        return [{"role": r, "content": c} for r, c in self.messages]
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What one attempt of a backend returns."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass
+class LLMResponse:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    backend: str
+    model: str
+    cached: bool = False
+    attempts: int = 1
+    parsed: Any = None  # the schema-valid JSON value when a schema was given
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class RetryPolicy:
+    max_attempts: int = 3
+    backoff_s: float = 0.5  # first wait; doubles each attempt
+    backoff_max_s: float = 8.0
+
+
+class LLMBackend(ABC):
+    name: ClassVar[str] = "base"
+
+    def __init__(self, *, model: str, timeout_s: float = 120.0, retry: RetryPolicy | None = None,
+                 cache: ResponseCache | None = None):
+        if timeout_s <= 0:
+            raise LLMConfigError(f"timeout_s must be positive, got {timeout_s}", backend=self.name)
+        self.model = model
+        self.timeout_s = float(timeout_s)
+        self.retry = retry or RetryPolicy()
+        if self.retry.max_attempts < 1:
+            raise LLMConfigError("retry.max_attempts must be at least 1", backend=self.name)
+        self.cache = cache
+        # Process-lifetime usage of this backend; episodes keep their own ledgers.
+        self.usage = TokenLedger()
+
+    @property
+    def endpoint(self) -> str:
+        """Where calls go (a URL or a model file), for error messages."""
+        return ""
+
+    # -- what a backend implements ---------------------------------------------------
+    @abstractmethod
+    async def _generate(self, request: ChatRequest) -> Completion:
+        """One attempt. Raise LLMConnectionError / LLMServerError / LLMOutputError."""
+
+    def check_schema_supported(self, schema: Mapping[str, Any]) -> None:
+        """Raise LLMConfigError if this backend cannot constrain output to `schema`."""
+        check_schema(schema, backend=self.name)
+
+    async def aclose(self) -> None:
+        """Release connections; the default has none."""
+
+    # -- the shared call path --------------------------------------------------------
+    def _validate(self, messages: Sequence[Mapping[str, str]], max_tokens: int,
+                  temperature: float) -> tuple[tuple[str, str], ...]:
+        if not isinstance(messages, (list, tuple)) or len(messages) == 0:
+            raise LLMConfigError("empty message list: a chat call needs at least one message",
+                                 backend=self.name)
+        out = []
+        for i, m in enumerate(messages):
+            if not isinstance(m, Mapping) or "role" not in m or "content" not in m:
+                raise LLMConfigError(f"message {i} must be a mapping with 'role' and 'content', got {m!r:.80}",
+                                     backend=self.name)
+            if m["role"] not in ROLES:
+                raise LLMConfigError(f"message {i} has role {m['role']!r}; expected one of {ROLES}",
+                                     backend=self.name)
+            if not isinstance(m["content"], str):
+                raise LLMConfigError(f"message {i} content must be str, got {type(m['content']).__name__}",
+                                     backend=self.name)
+            out.append((m["role"], m["content"]))
+        if not isinstance(max_tokens, int) or max_tokens <= 0:
+            raise LLMConfigError(f"max_tokens must be a positive int, got {max_tokens!r}", backend=self.name)
+        if temperature < 0:
+            raise LLMConfigError(f"temperature must be >= 0, got {temperature}", backend=self.name)
+        return tuple(out)
+
+    def _key(self, req: ChatRequest) -> str:
+        return cache_key(backend=self.name, model=self.model, messages=req.messages, schema=req.schema,
+                         max_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed)
+
+    async def chat(self, messages: Sequence[Mapping[str, str]], *, schema: Mapping[str, Any] | None = None,
+                   max_tokens: int = 256, temperature: float = 0.0, seed: int | None = None,
+                   caller: str = "", ledger: TokenLedger | None = None) -> LLMResponse:
+        """Send a chat; return text, token counts and latency.
+
+        `caller` names who pays (an agent, a judge); `ledger` is the episode's budgeted
+        ledger. With a `schema`, the answer is held to it and returned parsed in
+        `.parsed`; an answer that fails is retried, then raised as LLMOutputError.
+        """
+        req = ChatRequest(self._validate(messages, max_tokens, temperature), schema=schema,
+                          max_tokens=max_tokens, temperature=float(temperature), seed=seed)
+        if schema is not None:
+            self.check_schema_supported(schema)
+        if ledger is not None:
+            ledger.check(caller)
+
+        key = self._key(req) if self.cache is not None else ""
+        t0 = time.perf_counter()
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                text, pt, ct = hit
+                parsed = parse_json_output(text, dict(schema), self.name) if schema is not None else None
+                self._charge(caller, ledger, pt, ct)
+                return LLMResponse(text, pt, ct, time.perf_counter() - t0, self.name, self.model,
+                                   cached=True, parsed=parsed)
+
+        attempts = 0
+        comp: Completion | None = None
+        parsed = None
+        try:
+            async for attempt in AsyncRetrying(
+                    retry=retry_if_exception_type(RETRYABLE), reraise=True,
+                    stop=stop_after_attempt(self.retry.max_attempts),
+                    wait=wait_exponential(multiplier=self.retry.backoff_s, max=self.retry.backoff_max_s)):
+                with attempt:
+                    attempts += 1
+                    comp = await self._attempt(req)
+                    # Tokens of a rejected answer were still spent: charge every attempt.
+                    self._charge(caller, ledger, comp.prompt_tokens, comp.completion_tokens)
+                    if schema is not None:
+                        parsed = parse_json_output(comp.text, dict(schema), self.name)
+        except LLMError as e:
+            if attempts > 1:
+                raise type(e)(f"{e} (after {attempts} attempts)") from e
+            raise
+        assert comp is not None
+        if self.cache is not None:
+            self.cache.put(key, comp.text, comp.prompt_tokens, comp.completion_tokens)
+        return LLMResponse(comp.text, comp.prompt_tokens, comp.completion_tokens, time.perf_counter() - t0,
+                           self.name, self.model, attempts=attempts, parsed=parsed)
+
+    async def _attempt(self, req: ChatRequest) -> Completion:
+        try:
+            return await asyncio.wait_for(self._generate(req), timeout=self.timeout_s)
+        except asyncio.TimeoutError:
+            raise LLMTimeoutError(f"call timed out after {self.timeout_s:.1f} s", backend=self.name,
+                                  endpoint=self.endpoint) from None
+
+    def _charge(self, caller: str, ledger: TokenLedger | None, pt: int, ct: int) -> None:
+        self.usage.charge(caller, pt, ct)
+        if ledger is not None:
+            ledger.charge(caller, pt, ct)
+
+    def chat_sync(self, messages: Sequence[Mapping[str, str]], **kwargs: Any) -> LLMResponse:
+        """Blocking `chat`, usable from scripts and from inside a running event loop."""
+        return run_sync(self.chat(messages, **kwargs))

@@ -1,0 +1,83 @@
+"""Structured configs for the `llm` Hydra group.
+
+Each backend has a dataclass; `conf/llm/<name>.yaml` starts from `base_<name>`, so a
+wrong key or a wrongly typed value fails when Hydra composes, naming the key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from hydra.core.config_store import ConfigStore
+
+from .openai_compat import JsonMode
+
+
+@dataclass
+class RetryConfig:
+    max_attempts: int = 3  # attempts per call, first one included
+    backoff_s: float = 0.5  # first wait between attempts; doubles each time
+    backoff_max_s: float = 8.0
+
+
+@dataclass
+class ResponseCacheConfig:
+    enabled: bool = False  # on: identical requests are answered from sqlite (exact replay)
+    path: str = "${oc.env:QMIX_CACHE_DIR,${oc.env:HOME}/.cache/qmix-report-gym}/llm_responses.sqlite"
+
+
+@dataclass
+class LLMConfig:
+    backend: str = "llamacpp"
+    model: str = "smollm2-135m"
+    timeout_s: float = 120.0  # per call, retries not included
+    max_tokens: int = 256  # default completion budget per call; prompts may ask for less
+    temperature: float = 0.0  # 0 = greedy: reproducible runs
+    seed: Optional[int] = 0
+    episode_token_budget: Optional[int] = None  # None = unlimited; reached -> the episode stops cleanly
+    retry: RetryConfig = field(default_factory=RetryConfig)
+    cache: ResponseCacheConfig = field(default_factory=ResponseCacheConfig)
+
+
+@dataclass
+class LlamaCppConfig(LLMConfig):
+    backend: str = "llamacpp"
+    model: str = "smollm2-135m"  # a registered name (agents_llm.backends.models.MODELS) or a .gguf path
+    n_ctx: int = 4096
+    n_threads: int = 1  # two threads on a busy 2-core machine collapse; raise on idle many-core hosts
+    model_cache_dir: Optional[str] = None  # where split models are joined; default ~/.cache/qmix-report-gym
+    chat_format: Optional[str] = None  # None: the chat template stored in the GGUF
+
+
+@dataclass
+class OpenAIConfig(LLMConfig):
+    backend: str = "openai"
+    model: str = "local-model"
+    base_url: str = "http://127.0.0.1:8000/v1"
+    api_key_env: str = "OPENAI_API_KEY"  # the variable's name; the key itself never sits in a config
+    json_mode: JsonMode = JsonMode.json_schema
+
+
+@dataclass
+class OllamaConfig(LLMConfig):
+    backend: str = "ollama"
+    model: str = "qwen2.5:0.5b"
+    host: str = "http://127.0.0.1:11434"
+
+
+@dataclass
+class ScriptedConfig(LLMConfig):
+    """TEST DOUBLE settings: deterministic answers, no model. For unit tests only."""
+
+    backend: str = "scripted"
+    model: str = "scripted-test-double"
+    latency_s: float = 0.0
+
+
+SCHEMAS = {"llamacpp": LlamaCppConfig, "openai": OpenAIConfig, "ollama": OllamaConfig, "scripted": ScriptedConfig}
+
+
+def register_configs() -> None:
+    cs = ConfigStore.instance()
+    for name, node in SCHEMAS.items():
+        cs.store(group="llm", name=f"base_{name}", node=node)
