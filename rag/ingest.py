@@ -1,0 +1,238 @@
+"""Ingestion: files and folders in, chunks in the store, a summary out.
+
+Each file is handled on its own: one that cannot be read is skipped with its reason and
+the rest of the batch goes on. Chunks of several files are embedded and written
+together (thousands of small files would otherwise cost a store write each).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from rag.chunking import chunk_text, embedding_input
+from rag.guard import find_injections
+from rag.loaders import DocumentError, load_document
+from rag.store import FilePlan, RagStore, chunk_ids, file_sha256, source_key
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass
+class IngestReport:
+    ingested: List[str] = field(default_factory=list)  # new or changed files written
+    unchanged: List[str] = field(default_factory=list)
+    skipped: List[SkippedFile] = field(default_factory=list)
+    # Files whose text contains prompt-injection patterns: ingested, neutralised at query time.
+    flagged: List[Tuple[str, List[str]]] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)
+    chunks_added: int = 0
+    chunks_replaced: int = 0  # old chunks of changed files removed
+    chunks_unchanged: int = 0
+    seconds: float = 0.0
+
+    def skip_reason(self, path: str | Path) -> Optional[str]:
+        wanted = str(path)
+        for skipped in self.skipped:
+            if skipped.path == wanted or skipped.path == source_key(wanted):
+                return skipped.reason
+        return None
+
+    def render(self) -> str:
+        lines = [
+            f"Ingestion finished in {self.seconds:.1f}s: {len(self.ingested)} file(s) ingested, "
+            f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped",
+            f"Chunks: {self.chunks_added} added, {self.chunks_replaced} replaced (removed), "
+            f"{self.chunks_unchanged} unchanged",
+        ]
+        for skipped in self.skipped:
+            lines.append(f"  skipped {skipped.path}: {skipped.reason}")
+        for path, kinds in self.flagged:
+            lines.append(f"  flagged {path}: prompt-injection patterns ({', '.join(sorted(set(kinds)))}); "
+                         "neutralised whenever retrieved")
+        for warning in self.warnings:
+            lines.append(f"  warning {warning}")
+        return "\n".join(lines)
+
+
+def collect_files(paths: Iterable[str | Path], extensions: Sequence[str], skip_hidden: bool = True
+                  ) -> Tuple[List[Path], List[SkippedFile]]:
+    """Expand files and folders (recursively, sorted) into supported files; everything
+    else is reported with a reason. Duplicates are dropped."""
+    wanted = {extension.lower() for extension in extensions}
+    files: List[Path] = []
+    skipped: List[SkippedFile] = []
+    seen = set()
+
+    def consider(path: Path) -> None:
+        key = source_key(path)
+        if key in seen:
+            return
+        seen.add(key)
+        if path.suffix.lower() not in wanted:
+            skipped.append(SkippedFile(str(path), f"unsupported extension {path.suffix or '(none)'!r} "
+                                                  f"(supported: {', '.join(sorted(wanted))})"))
+            return
+        files.append(path)
+
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if not path.exists():
+            skipped.append(SkippedFile(str(path), "path does not exist"))
+        elif path.is_dir():
+            # os.walk does not follow directory symlinks, so a link loop cannot hang us.
+            for folder, subfolders, names in os.walk(path):
+                if skip_hidden:
+                    subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+                subfolders.sort()
+                for name in sorted(names):
+                    if skip_hidden and name.startswith("."):
+                        continue
+                    consider(Path(folder) / name)
+        elif path.is_file():
+            consider(path)
+        else:
+            skipped.append(SkippedFile(str(path), "not a regular file or folder"))
+    return files, skipped
+
+
+class _PendingWrites:
+    """File plans waiting to be embedded and written together."""
+
+    def __init__(self, store: RagStore, report: IngestReport, batch_chunks: int):
+        self.store = store
+        self.report = report
+        self.batch_chunks = batch_chunks
+        self.plans: List[FilePlan] = []
+        self.paths: List[str] = []
+        self.missing: List[List[int]] = []
+
+    def add(self, plan: FilePlan, path: str) -> None:
+        self.plans.append(plan)
+        self.paths.append(path)
+        self.missing.append(self.store.missing_ids(plan))
+        if sum(len(indices) for indices in self.missing) >= self.batch_chunks:
+            self.flush()
+
+    def _embed(self, plan: FilePlan, indices: List[int]) -> np.ndarray:
+        return self.store.embedding.embed_documents([plan.embedding_inputs[i] for i in indices])
+
+    def flush(self) -> None:
+        if not self.plans:
+            return
+        plans, paths, missing = self.plans, self.paths, self.missing
+        self.plans, self.paths, self.missing = [], [], []
+        inputs = [plan.embedding_inputs[i] for plan, indices in zip(plans, missing) for i in indices]
+        vectors: List[Optional[np.ndarray]] = []
+        try:
+            matrix = self.store.embedding.embed_documents(inputs)
+            offset = 0
+            for indices in missing:
+                vectors.append(matrix[offset:offset + len(indices)])
+                offset += len(indices)
+        except Exception as batch_error:
+            # Find the file that fails, so only it is skipped.
+            logger.warning("embedding a batch of %d chunks failed (%s); retrying file by file", len(inputs), batch_error)
+            vectors = []
+            for plan, path, indices in zip(plans, paths, missing):
+                try:
+                    vectors.append(self._embed(plan, indices))
+                except Exception as error:
+                    self.report.skipped.append(SkippedFile(path, f"embedding failed: {error}"))
+                    vectors.append(None)
+        ready = [(plan, path, vector) for plan, path, vector in zip(plans, paths, vectors) if vector is not None]
+        if not ready:
+            return
+        try:
+            counts = self.store.commit([plan for plan, _, _ in ready], [vector for _, _, vector in ready])
+        except Exception as error:
+            for _, path, _ in ready:
+                self.report.skipped.append(SkippedFile(path, f"store write failed: {error}"))
+            self.store.reload()  # BM25 and bookkeeping follow whatever Chroma kept
+            return
+        for (_, path, _), count in zip(ready, counts):
+            self.report.ingested.append(path)
+            self.report.chunks_added += count.added
+            self.report.chunks_replaced += count.removed
+            self.report.chunks_unchanged += count.unchanged
+
+
+def plan_file(store: RagStore, path: Path, sha256: str) -> Tuple[FilePlan, List[str], List[str]]:
+    """Load and chunk one file; returns the plan, the injection kinds found in its text
+    and the loader's warnings (e.g. a page whose text could not be extracted)."""
+    cfg = store.cfg
+    document = load_document(path, max_bytes=int(cfg.ingest.max_file_mb * 2**20))
+    tokenizer = store.embedding.tokenizer
+    max_tokens = min(cfg.chunking.max_tokens, store.embedding.max_tokens)
+    chunks = chunk_text(document.text, path.name, tokenizer, max_tokens, cfg.chunking.overlap_tokens)
+    if not chunks:
+        raise DocumentError(path, "no text content after cleaning")
+    key = source_key(path)
+    plan = FilePlan(
+        key=key,
+        name=path.name,
+        file_sha256=sha256,
+        kind=document.kind,
+        chunks=chunks,
+        ids=chunk_ids(key, chunks),
+        embedding_inputs=[embedding_input(path.name, chunk.page, chunk.text) for chunk in chunks],
+    )
+    return plan, [finding.kind for finding in find_injections(document.text)], document.warnings
+
+
+def ingest_paths(store: RagStore, paths: Iterable[str | Path] | str | Path, progress: Optional[bool] = None
+                 ) -> IngestReport:
+    """Ingest files and folders into the store; never raises for a bad file."""
+    started = time.perf_counter()
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    cfg = store.cfg.ingest
+    report = IngestReport()
+    files, skipped = collect_files(paths, cfg.extensions, cfg.skip_hidden)
+    report.skipped.extend(skipped)
+    show_progress = cfg.progress if progress is None else progress
+    pending = _PendingWrites(store, report, cfg.write_batch_chunks)
+    max_bytes = int(cfg.max_file_mb * 2**20)
+    for path in tqdm(files, desc="ingest", unit="file", disable=not show_progress, dynamic_ncols=True):
+        display = str(path)
+        try:
+            size = path.stat().st_size
+            if size == 0:
+                raise DocumentError(path, "empty file (0 bytes)")
+            if size > max_bytes:
+                raise DocumentError(path, f"file is {size / 2**20:.1f} MiB, over the {cfg.max_file_mb:g} MiB "
+                                          "limit (raise rag.ingest.max_file_mb to ingest it)")
+            sha256 = file_sha256(path)
+            record = store.source_state(source_key(path))
+            if record is not None and record.file_sha256 == sha256:
+                report.unchanged.append(display)
+                report.chunks_unchanged += len(record.chunk_ids)
+                continue
+            plan, injection_kinds, warnings = plan_file(store, path, sha256)
+        except DocumentError as error:
+            report.skipped.append(SkippedFile(display, error.reason))
+            continue
+        except Exception as error:  # an unexpected parser failure must not stop the batch
+            logger.exception("unexpected error loading %s", path)
+            report.skipped.append(SkippedFile(display, f"unexpected {type(error).__name__}: {error}"))
+            continue
+        report.warnings.extend(f"{display}: {warning}" for warning in warnings)
+        if injection_kinds:
+            report.flagged.append((display, injection_kinds))
+        pending.add(plan, display)
+    pending.flush()
+    report.seconds = time.perf_counter() - started
+    return report

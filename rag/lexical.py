@@ -1,0 +1,124 @@
+"""BM25 keyword search behind a small interface.
+
+`LexicalIndex` is what the store needs: add, remove, search by chunk id. The rank_bm25
+implementation keeps the tokenised corpus and rebuilds its scorer lazily, once, at the
+first search after any number of mutations, so ingesting a thousand files costs one
+build, not a thousand. rank_bm25 scores every document per query (about 14 ms at 10k
+chunks, 145 ms at 100k); a large store would register a bm25s-backed index here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Callable, Dict, Iterable, List, Protocol, Sequence, Tuple
+
+import numpy as np
+
+# Identifiers such as QX-7741-B or err_4471 are kept whole *and* split into parts, so
+# an exact identifier query matches exactly while a partial one still matches.
+_TOKEN = re.compile(r"\w+(?:[-.:/]\w+)*", re.UNICODE)
+_PART = re.compile(r"[^\W_]+", re.UNICODE)
+_STOPWORDS = frozenset(
+    """a an and are as at be by for from has have in is it its of on or that the this
+    to was were will with which what who how when where why do does did not no can""".split()
+)
+
+
+def bm25_tokens(text: str) -> List[str]:
+    tokens: List[str] = []
+    for match in _TOKEN.finditer(text.lower()):
+        word = match.group(0)
+        parts = _PART.findall(word)
+        if len(parts) > 1:
+            tokens.append(word)
+        tokens.extend(part for part in parts if part not in _STOPWORDS)
+    return tokens
+
+
+class LexicalIndex(Protocol):
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None: ...
+
+    def remove(self, ids: Iterable[str]) -> None: ...
+
+    def search(self, query: str, top_n: int) -> List[Tuple[str, float]]: ...
+
+    def __len__(self) -> int: ...
+
+    def __contains__(self, chunk_id: str) -> bool: ...
+
+
+def _lucene_idf_bm25():
+    from rank_bm25 import BM25Okapi
+
+    class LuceneIdfBM25(BM25Okapi):
+        """BM25Okapi with Lucene's idf, log(1 + (N - n + 0.5) / (n + 0.5)), which stays
+        positive: the classic idf is zero or negative for a term in half the documents
+        or more, so in a small store a matching document could score nothing."""
+
+        def _calc_idf(self, nd):
+            for word, freq in nd.items():
+                self.idf[word] = math.log(1.0 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
+
+    return LuceneIdfBM25
+
+
+class RankBM25Index:
+    def __init__(self) -> None:
+        self._tokens: Dict[str, List[str]] = {}
+        self._scorer = None
+        self._scorer_ids: List[str] = []
+        self.builds = 0  # how many times the scorer was rebuilt; tests watch it
+
+    def __len__(self) -> int:
+        return len(self._tokens)
+
+    def __contains__(self, chunk_id: str) -> bool:
+        return chunk_id in self._tokens
+
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        for chunk_id, text in zip(ids, texts, strict=True):
+            self._tokens[chunk_id] = bm25_tokens(text)
+        self._scorer = None
+
+    def remove(self, ids: Iterable[str]) -> None:
+        removed = False
+        for chunk_id in ids:
+            removed |= self._tokens.pop(chunk_id, None) is not None
+        if removed:
+            self._scorer = None
+
+    def _ensure_scorer(self) -> None:
+        if self._scorer is not None or not self._tokens:
+            return
+        self._scorer_ids = list(self._tokens)
+        # An empty token list would make rank_bm25 divide by zero on average length.
+        self._scorer = _lucene_idf_bm25()([tokens or ["\x00"] for tokens in self._tokens.values()])
+        self.builds += 1
+
+    def search(self, query: str, top_n: int) -> List[Tuple[str, float]]:
+        self._ensure_scorer()
+        if self._scorer is None:
+            return []
+        # Terms absent from the corpus score zero everywhere; skipping them saves a
+        # full pass over the corpus each.
+        terms = [term for term in bm25_tokens(query) if term in self._scorer.idf]
+        if not terms:
+            return []
+        scores = self._scorer.get_scores(terms)
+        count = min(top_n, len(scores))
+        best = np.argpartition(-scores, count - 1)[:count]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        return [(self._scorer_ids[i], float(scores[i])) for i in best if scores[i] > 0.0]
+
+
+LEXICAL_BACKENDS: Dict[str, Callable[[], LexicalIndex]] = {"rank_bm25": RankBM25Index}
+
+
+def build_lexical_index(name: str) -> LexicalIndex:
+    try:
+        return LEXICAL_BACKENDS[name]()
+    except KeyError:
+        raise ValueError(
+            f"rag.store.bm25_backend: unknown backend {name!r} (available: {', '.join(LEXICAL_BACKENDS)})"
+        ) from None
