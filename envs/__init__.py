@@ -1,1 +1,120 @@
+"""Environment registry and the contract every env in this project follows.
 
+Registry
+--------
+``register(name, factory)`` adds an env; ``make(name, **cfg)`` builds one;
+``registered()`` lists the names. A factory is any callable returning a PettingZoo
+``ParallelEnv``. Registration may be *lazy*: ``register(name, "module:attr")`` stores an
+import path that is only imported when the env is made, so importing ``envs`` never
+pulls in LLM code.
+
+The env contract (what ``algos`` relies on)
+-------------------------------------------
+* PettingZoo ``ParallelEnv``; ``possible_agents`` fixed for the env's lifetime; agent
+  order in ``possible_agents`` is the agent index used everywhere (graphs, mixers).
+* ``observation_space(agent)`` is ``Dict({"observation": Box(float32, (D,)),
+  "action_mask": Box(0, 1, (A,), int8)})``; ``action_space(agent)`` is ``Discrete(A)``;
+  all agents share D and A (parameter sharing with an agent id).
+* ``state()`` returns a flat float32 array; ``state_space`` is a ``Box``. For the
+  report env: record the state *before* the step together with the observation.
+* Rewards: cooperative. The learners use the **mean of the agents' rewards** as the
+  team reward (identical to any agent's reward when the reward is shared).
+* Communication graph (for graph-based agents such as our QMIX): the graph of the
+  *last executed round*, as an int64 array of shape ``(2, E)`` over agent indices
+  (row 0 = sender/source, row 1 = receiver/target: an edge j -> i means agent i
+  received j's output). Expose it with a method ``comm_graph()``; after ``reset`` it is
+  empty (shape ``(2, 0)``). As a fallback ``infos[agent]["comm_graph"]`` is read.
+  Envs without a graph (matrix games) simply have no such method: the graph is empty.
+  Use :func:`get_comm_graph` to read it.
+* Optional per-round numbers in ``infos[agent]`` that training logs when present
+  (never required): ``report_score``, ``length_score`` (last value of the episode is
+  logged), ``tokens`` (tokens spent *in that round*; summed over the episode), and
+  ``rounds_since_append`` (int, rounds since the previous append including this one,
+  set on the round whose reward is an append's reward; the learners' switchable
+  reward-spreading transform spreads that reward evenly over those rounds).
+* Optional ``artifacts()`` returning ``{name: path}`` (e.g. the last report and its
+  trace); ``experiments/train.py`` prints them at the end of training.
+* Optional held-out evaluation: an env config may carry ``eval_overrides`` (a dict of
+  factory keyword arguments, e.g. ``{split: holdout}``) that evaluation merges into
+  the env's arguments. ``make`` never sees that key.
+* An env config may reference other config groups by interpolation, e.g.
+  ``llm: ${llm}`` in ``conf/env/report_writing.yaml``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Union
+
+import numpy as np
+
+Factory = Callable[..., Any]
+_REGISTRY: dict[str, Union[Factory, str]] = {}
+
+
+def register(name: str, factory: Union[Factory, str], *, overwrite: bool = False) -> None:
+    """Register ``factory`` (a callable, or a lazy ``"module:attr"`` import path) as ``name``."""
+    current = _REGISTRY.get(name)
+    # A lazy (string) entry may always be replaced by the real factory.
+    if not overwrite and current is not None and not isinstance(current, str) and current is not factory:
+        raise ValueError(f"env {name!r} is already registered; pass overwrite=True to replace it")
+    _REGISTRY[name] = factory
+
+
+def registered() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def _resolve(name: str) -> Factory:
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown env {name!r}; registered envs: {', '.join(registered())}")
+    factory = _REGISTRY[name]
+    if isinstance(factory, str):
+        module_name, _, attr = factory.partition(":")
+        module = importlib.import_module(module_name)
+        # Importing the module may itself register the real factory under `name`.
+        current = _REGISTRY[name]
+        if not isinstance(current, str):
+            factory = current
+        elif hasattr(module, attr):
+            factory = getattr(module, attr)
+        else:
+            raise ImportError(f"env {name!r}: module {module_name!r} has no {attr!r} and did not register itself")
+        _REGISTRY[name] = factory
+    return factory
+
+
+def make(name: str, **cfg: Any):
+    """Build the env registered as ``name`` with keyword arguments ``cfg``."""
+    return _resolve(name)(**cfg)
+
+
+def get_comm_graph(env: Any, infos: dict | None = None) -> np.ndarray:
+    """The last round's communication graph as int64 ``(2, E)``; empty when the env has none."""
+    base = getattr(env, "unwrapped", env)
+    fn = getattr(env, "comm_graph", None) or getattr(base, "comm_graph", None)
+    graph = None
+    if callable(fn):
+        graph = fn()
+    elif infos:
+        for info in infos.values():
+            if isinstance(info, dict) and "comm_graph" in info:
+                graph = info["comm_graph"]
+                break
+    if graph is None:
+        return np.zeros((2, 0), dtype=np.int64)
+    graph = np.asarray(graph, dtype=np.int64)
+    if graph.ndim != 2 or graph.shape[0] != 2:
+        raise ValueError(f"comm_graph must have shape (2, E), got {graph.shape}")
+    return graph
+
+
+# --- built-in envs -------------------------------------------------------------------
+register("two_step_v0", "envs.matrix_games:TwoStepGame")
+register("one_step_3x3_v0", "envs.matrix_games:OneStep3x3Game")
+
+# --- report-writing env (owned by the env author) ------------------------------------
+# Lazy: `envs.report_writing` (and the LLM code behind it) is only imported when
+# `make("report_writing_v0", ...)` is called. The module defines `parallel_env(**cfg)`
+# (PettingZoo's convention) or calls `register("report_writing_v0", factory)` on import.
+register("report_writing_v0", "envs.report_writing:parallel_env")

@@ -1,0 +1,157 @@
+"""The small interface every algorithm implements, learning or fixed.
+
+An algorithm is a class plus a dataclass config (BenchMARL's style):
+
+    @dataclass
+    class MyConfig(AlgoConfig):
+        name: str = "my_algo"
+        lr: float = 1e-3          # document each hyperparameter where it is declared
+
+    class MyAlgo(Algorithm):
+        config_class = MyConfig
+        capabilities = Capabilities(learns=True, recurrent=False)
+
+        def act(self, obs, masks, explore, *, state=None, graph=None): ...
+        def observe(self, episode): ...
+        def update(self): return {"loss": ...}
+
+    algos.register("my_algo", MyAlgo)
+
+What an algorithm sees: an :class:`EnvSpec` (agents, sizes), per-agent observations and
+action masks, the global state, rewards and -- for graph-based agents -- the last
+round's communication graph. Nothing else: ``algos`` never imports LLM code.
+
+Fixed policies (random, presets, the handcrafted pipeline) are algorithms with
+``capabilities.learns = False``: ``observe`` and ``update`` keep their defaults (no-op
+and ``{}``), and ``state_dict`` may be empty.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Optional
+
+import numpy as np
+from omegaconf import MISSING
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an algorithm declares about itself; the trainer and evaluator read these."""
+
+    learns: bool = True  # False: a fixed policy; update() returns {} and nothing is trained
+    needs_state: bool = False  # act()/observe() use env.state() (e.g. a mixer conditioned on it)
+    recurrent: bool = False  # keeps a hidden state across rounds; reset by begin_episode()
+    needs_graph: bool = False  # uses the last round's communication graph
+    discrete_actions: bool = True  # only Discrete action spaces are supported
+
+
+@dataclass
+class AlgoConfig:
+    """Base of every algorithm config. ``name`` is the registry name."""
+
+    name: str = MISSING
+
+
+@dataclass
+class EnvSpec:
+    """Sizes an algorithm is built from, read off the env's spaces."""
+
+    agents: list[str]
+    obs_dim: int
+    n_actions: int
+    state_dim: int
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_agents(self) -> int:
+        return len(self.agents)
+
+    @classmethod
+    def from_env(cls, env: Any) -> "EnvSpec":
+        """Read the spec off a PettingZoo parallel env following the contract in ``envs``."""
+        agents = list(env.possible_agents)
+        obs_dims, n_actions = set(), set()
+        for a in agents:
+            space = env.observation_space(a)
+            obs_space = space["observation"] if hasattr(space, "spaces") else space
+            obs_dims.add(int(np.prod(obs_space.shape)))
+            act_space = env.action_space(a)
+            if not hasattr(act_space, "n"):
+                raise TypeError(f"agent {a}: only Discrete action spaces are supported, got {act_space}")
+            n_actions.add(int(act_space.n))
+        if len(obs_dims) != 1 or len(n_actions) != 1:
+            raise ValueError(
+                f"all agents must share observation size and action count for parameter sharing; "
+                f"got obs sizes {sorted(obs_dims)} and action counts {sorted(n_actions)}"
+            )
+        state_space = getattr(env, "state_space", None)
+        if state_space is None:
+            state_space = getattr(getattr(env, "unwrapped", env), "state_space", None)
+        state_dim = int(np.prod(state_space.shape)) if state_space is not None else 0
+        return cls(agents=agents, obs_dim=obs_dims.pop(), n_actions=n_actions.pop(), state_dim=state_dim)
+
+
+class Algorithm(ABC):
+    """Base class. Subclasses set ``config_class`` and ``capabilities``."""
+
+    config_class: ClassVar[type[AlgoConfig]] = AlgoConfig
+    capabilities: ClassVar[Capabilities] = Capabilities()
+
+    def __init__(self, spec: EnvSpec, cfg: AlgoConfig, *, seed: int = 0, device: str = "cpu"):
+        self.spec = spec
+        self.cfg = cfg
+        self.seed = seed
+        self.device = device
+        self.rng = np.random.default_rng(seed)
+
+    # --- acting -------------------------------------------------------------------
+    def begin_episode(self) -> None:
+        """Called before the first ``act`` of an episode (reset recurrent state here)."""
+
+    @abstractmethod
+    def act(
+        self,
+        obs: Mapping[str, np.ndarray],
+        masks: Mapping[str, np.ndarray],
+        explore: bool,
+        *,
+        state: Optional[np.ndarray] = None,
+        graph: Optional[np.ndarray] = None,
+    ) -> dict[str, int]:
+        """Choose one action per agent in ``obs``. ``masks[agent][a] == 0`` forbids action a.
+
+        ``explore=False`` asks for the greedy (evaluation) policy. ``graph`` is the last
+        round's communication graph, int64 ``(2, E)`` over agent indices.
+        """
+
+    # --- learning -----------------------------------------------------------------
+    def observe(self, episode: Any) -> None:
+        """Receive a finished :class:`algos.buffer.Episode` (fixed policies ignore it)."""
+
+    def update(self) -> dict[str, float]:
+        """One learning step; returns metrics to log (``{}`` when nothing was learnt)."""
+        return {}
+
+    def metrics(self) -> dict[str, float]:
+        """Scalars worth logging every episode (e.g. epsilon)."""
+        return {}
+
+    # --- persistence --------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        if "rng" in state:
+            self.rng.bit_generator.state = state["rng"]
+
+    # --- helpers ------------------------------------------------------------------
+    def _stack(self, per_agent: Mapping[str, np.ndarray], dtype=np.float32, fill: float = 0.0, width: int | None = None) -> np.ndarray:
+        """Stack a per-agent mapping in ``spec.agents`` order; absent agents get ``fill``."""
+        width = width if width is not None else self.spec.obs_dim
+        out = np.full((self.spec.n_agents, width), fill, dtype=dtype)
+        for i, a in enumerate(self.spec.agents):
+            if a in per_agent:
+                out[i] = np.asarray(per_agent[a], dtype=dtype).reshape(-1)
+        return out

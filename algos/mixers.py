@@ -1,0 +1,100 @@
+"""Mixers: per-agent chosen Q values (+ global state) -> team Q value.
+
+A new mixer is a class: subclass :class:`Mixer`, implement ``mix(agent_qs [M, N],
+state [M, S]) -> [M, 1]`` and ``register_mixer("name", cls)``. The base class checks
+shapes with precise errors and flattens any leading (batch, time) dimensions.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Mixer(nn.Module):
+    needs_state: bool = True
+
+    def __init__(self, n_agents: int, state_dim: int):
+        super().__init__()
+        self.n_agents = n_agents
+        self.state_dim = state_dim
+
+    def forward(self, agent_qs: torch.Tensor, state: torch.Tensor | None = None) -> torch.Tensor:
+        """agent_qs [*lead, N], state [*lead, S] -> Q_tot [*lead]."""
+        name = type(self).__name__
+        if agent_qs.dim() < 1 or agent_qs.shape[-1] != self.n_agents:
+            raise ValueError(f"{name}: agent_qs must have shape [..., n_agents={self.n_agents}], got {tuple(agent_qs.shape)}")
+        lead = agent_qs.shape[:-1]
+        if self.needs_state:
+            if state is None:
+                raise ValueError(f"{name}: needs the global state, got None")
+            if state.shape[-1] != self.state_dim:
+                raise ValueError(f"{name}: state must have shape [..., state_dim={self.state_dim}], got {tuple(state.shape)}")
+            if state.shape[:-1] != lead:
+                raise ValueError(
+                    f"{name}: leading dims of agent_qs {tuple(lead)} and state {tuple(state.shape[:-1])} differ"
+                )
+            state = state.reshape(-1, self.state_dim)
+        out = self.mix(agent_qs.reshape(-1, self.n_agents), state)
+        if out.shape != (agent_qs.reshape(-1, self.n_agents).shape[0], 1):
+            raise RuntimeError(f"{name}.mix must return [M, 1], got {tuple(out.shape)}")
+        return out.reshape(lead)
+
+    @abstractmethod
+    def mix(self, agent_qs: torch.Tensor, state: torch.Tensor | None) -> torch.Tensor:
+        """agent_qs [M, N], state [M, S] or None -> [M, 1]."""
+
+
+class VDNMixer(Mixer):
+    """Q_tot = sum_i Q_i (Sunehag et al., 2017)."""
+
+    needs_state = False
+
+    def mix(self, agent_qs, state):
+        return agent_qs.sum(-1, keepdim=True)
+
+
+def _hypernet(state_dim: int, out: int, layers: int, embed: int) -> nn.Module:
+    if layers == 1:
+        return nn.Linear(state_dim, out)
+    if layers == 2:
+        return nn.Sequential(nn.Linear(state_dim, embed), nn.ReLU(), nn.Linear(embed, out))
+    raise ValueError(f"hypernet_layers must be 1 or 2, got {layers}")
+
+
+class QMixer(Mixer):
+    """QMIX (Rashid et al., 2018): a state-conditioned monotonic mixing network.
+
+    Weights come from hypernetworks of the state and pass through abs(), so
+    dQ_tot/dQ_i >= 0; biases are unconstrained; the final bias is a V(s) head.
+    """
+
+    def __init__(self, n_agents: int, state_dim: int, embed_dim: int = 32, hypernet_layers: int = 2, hypernet_embed: int = 64):
+        super().__init__(n_agents, state_dim)
+        if state_dim < 1:
+            raise ValueError("QMixer needs a state: the env must define state_space / state()")
+        self.embed_dim = embed_dim
+        self.hyper_w1 = _hypernet(state_dim, embed_dim * n_agents, hypernet_layers, hypernet_embed)
+        self.hyper_b1 = nn.Linear(state_dim, embed_dim)
+        self.hyper_w2 = _hypernet(state_dim, embed_dim, hypernet_layers, hypernet_embed)
+        self.v = nn.Sequential(nn.Linear(state_dim, embed_dim), nn.ReLU(), nn.Linear(embed_dim, 1))
+
+    def mix(self, agent_qs, state):
+        M = agent_qs.shape[0]
+        w1 = self.hyper_w1(state).abs().view(M, self.n_agents, self.embed_dim)
+        b1 = self.hyper_b1(state).view(M, 1, self.embed_dim)
+        hidden = F.elu(torch.bmm(agent_qs.unsqueeze(1), w1) + b1)  # [M, 1, E]
+        w2 = self.hyper_w2(state).abs().view(M, self.embed_dim, 1)
+        return torch.bmm(hidden, w2).view(M, 1) + self.v(state)
+
+
+MIXERS: dict[str, type[Mixer]] = {"qmix": QMixer, "vdn": VDNMixer}
+
+
+def register_mixer(name: str, cls: type[Mixer]) -> None:
+    if not issubclass(cls, Mixer):
+        raise TypeError(f"{cls!r} must subclass algos.mixers.Mixer")
+    MIXERS[name] = cls

@@ -1,0 +1,187 @@
+"""Run one episode of any algorithm on any env that follows the contract in ``envs``.
+
+Records what the learners need (an :class:`algos.buffer.Episode`) and what the logs
+show (:class:`EpisodeStats`): return, length, per-agent action counts, and the env's
+optional per-round numbers (``report_score``, ``length_score``, ``tokens``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from envs import get_comm_graph
+
+from ..base import Algorithm, EnvSpec
+from ..buffer import Episode
+
+LAST_VALUE_INFOS = ("report_score", "length_score")  # logged as the episode's last value
+SUMMED_INFOS = ("tokens",)  # per-round counts, summed over the episode
+PER_ROUND_EXTRAS = ("rounds_since_append",)  # stored with the episode for transforms
+
+
+@dataclass
+class EpisodeStats:
+    ret: float
+    length: int
+    terminated: bool
+    action_counts: np.ndarray  # [N, A]
+    q_values: list[float] = field(default_factory=list)  # mean chosen Q per round (learners)
+    infos: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_metrics(self, agents: list[str], prefix: str = "") -> dict[str, float]:
+        m = {f"{prefix}return": self.ret, f"{prefix}length": float(self.length), f"{prefix}time_s": self.seconds}
+        for k, v in self.infos.items():
+            m[f"{prefix}{k}"] = v
+        if self.q_values:
+            m[f"{prefix}q_chosen_mean"] = float(np.mean(self.q_values))
+        m.update(action_distribution(self.action_counts, agents, prefix))
+        return m
+
+
+def action_distribution(counts: np.ndarray, agents: list[str], prefix: str = "") -> dict[str, float]:
+    """Per-agent action frequencies ``act/<agent>/<a>`` plus the share of the most frequent
+    action ``act/<agent>/top`` (1.0 = the agent always does the same thing: collapsed)."""
+    out: dict[str, float] = {}
+    for i, agent in enumerate(agents):
+        total = counts[i].sum()
+        freqs = counts[i] / total if total else np.zeros_like(counts[i], dtype=float)
+        for a, f in enumerate(freqs):
+            out[f"{prefix}act/{agent}/{a}"] = float(f)
+        out[f"{prefix}act/{agent}/top"] = float(freqs.max()) if total else 0.0
+    return out
+
+
+def _split(obs: dict, spec: EnvSpec) -> tuple[dict, dict]:
+    o, m = {}, {}
+    for a, v in obs.items():
+        if isinstance(v, dict):
+            o[a] = np.asarray(v["observation"], np.float32).reshape(-1)
+            m[a] = np.asarray(v.get("action_mask", np.ones(spec.n_actions, np.int8)), np.int8)
+        else:
+            o[a], m[a] = np.asarray(v, np.float32).reshape(-1), np.ones(spec.n_actions, np.int8)
+    return o, m
+
+
+def _state(env: Any, spec: EnvSpec) -> np.ndarray:
+    if spec.state_dim == 0:
+        return np.zeros(0, np.float32)
+    return np.asarray(env.state(), np.float32).reshape(spec.state_dim)
+
+
+def run_episode(
+    env: Any,
+    algo: Algorithm,
+    spec: EnvSpec,
+    *,
+    explore: bool,
+    seed: Optional[int] = None,
+    max_rounds: int = 10_000,
+) -> tuple[Episode, EpisodeStats]:
+    start = time.perf_counter()
+    N, A = spec.n_agents, spec.n_actions
+    obs, infos = env.reset(seed=seed)
+    algo.begin_episode()
+    graph = get_comm_graph(env, infos)
+    o_list, m_list, s_list, g_list, a_list, r_list = [], [], [], [], [], []
+    extras: dict[str, list[float]] = {k: [] for k in PER_ROUND_EXTRAS}
+    seen_extras: set[str] = set()
+    counts = np.zeros((N, A), np.int64)
+    info_last: dict[str, float] = {}
+    info_sum: dict[str, float] = {}
+    q_values: list[float] = []
+    terminated = False
+
+    def record(o, m, s, g):
+        o_list.append(algo._stack(o))
+        m_list.append(algo._stack(m, dtype=np.int8, fill=1, width=A).astype(bool))
+        s_list.append(s)
+        g_list.append(Episode.adjacency(g, N))
+
+    for _ in range(max_rounds):
+        if not env.agents:
+            break
+        o, m = _split(obs, spec)
+        state = _state(env, spec)  # recorded with the observation, before the step
+        record(o, m, state, graph)
+        actions = algo.act(o, m, explore, state=state, graph=graph)
+        acting = list(env.agents)
+        obs, rewards, terms, truncs, infos = env.step({a: actions[a] for a in acting})
+        graph = get_comm_graph(env, infos)
+        joint = np.zeros(N, np.int64)
+        for i, a in enumerate(spec.agents):
+            if a in actions:
+                joint[i] = actions[a]
+                counts[i, actions[a]] += 1
+        a_list.append(joint)
+        r_list.append(float(np.mean([rewards[a] for a in acting])) if acting else 0.0)
+        q = getattr(algo, "last_q", None)
+        if q is not None:
+            q_values.append(float(np.mean(q)))
+        info0 = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
+        for k in LAST_VALUE_INFOS:
+            if k in info0:
+                info_last[k] = float(info0[k])
+        for k in SUMMED_INFOS:
+            if k in info0:
+                info_sum[k] = info_sum.get(k, 0.0) + float(info0[k])
+        for k in PER_ROUND_EXTRAS:
+            if k in info0:
+                seen_extras.add(k)
+            extras[k].append(float(info0.get(k, 0)))
+        done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
+        if all(done.values()):
+            terminated = all(terms.get(a, False) for a in acting)
+            break
+    # the final observation (bootstrap target for a truncated episode)
+    o, m = _split(obs, spec) if obs else ({}, {})
+    try:
+        state = _state(env, spec)
+    except Exception:  # some envs refuse state() after the end
+        state = np.zeros(spec.state_dim, np.float32)
+    record(o, m, state, graph)
+
+    T = len(a_list)
+    episode = Episode(
+        obs=np.stack(o_list),
+        avail=np.stack(m_list),
+        state=np.stack(s_list).reshape(T + 1, spec.state_dim),
+        actions=np.stack(a_list) if T else np.zeros((0, N), np.int64),
+        rewards=np.asarray(r_list, np.float32),
+        terminated=terminated,
+        adj=np.stack(g_list),
+        extras={k: np.asarray(extras[k], np.float32) for k in seen_extras},
+    ).validate()
+    stats = EpisodeStats(
+        ret=float(sum(r_list)),
+        length=T,
+        terminated=terminated,
+        action_counts=counts,
+        q_values=q_values,
+        infos={**info_last, **info_sum},
+        seconds=time.perf_counter() - start,
+    )
+    return episode, stats
+
+
+def evaluate(env: Any, algo: Algorithm, spec: EnvSpec, episodes: int, *, seed: int = 0) -> dict[str, float]:
+    """Greedy evaluation over ``episodes`` episodes: mean metrics, pooled action distribution."""
+    rows, counts = [], np.zeros((spec.n_agents, spec.n_actions), np.int64)
+    for i in range(episodes):
+        _, st = run_episode(env, algo, spec, explore=False, seed=seed + i)
+        rows.append(st)
+        counts += st.action_counts
+    out: dict[str, float] = {"return": float(np.mean([s.ret for s in rows])), "return_std": float(np.std([s.ret for s in rows])), "length": float(np.mean([s.length for s in rows])), "episodes": float(episodes)}
+    keys = set().union(*(s.infos for s in rows)) if rows else set()
+    for k in sorted(keys):
+        vals = [s.infos[k] for s in rows if k in s.infos]
+        out[k] = float(np.mean(vals))
+    qs = [np.mean(s.q_values) for s in rows if s.q_values]
+    if qs:
+        out["q_chosen_mean"] = float(np.mean(qs))
+    out.update(action_distribution(counts, spec.agents))
+    return out

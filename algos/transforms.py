@@ -1,0 +1,47 @@
+"""Episode transforms the learners apply before storing an episode.
+
+``spread_append_rewards``: the report env emits an append's reward at the round it is
+earned and puts ``rounds_since_append = k`` (k >= 1) in that round's infos: the reward
+was produced by the last k rounds. Spreading moves it evenly over those k rounds, so
+the rounds that prepared an append share its credit (the original's step buffer).
+Rounds after the last append keep their own reward (normally 0). Switch it with the
+algo config flag ``spread_append_reward``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .buffer import Episode
+
+ROUNDS_SINCE_APPEND = "rounds_since_append"
+
+
+def spread_append_rewards(rewards: np.ndarray, rounds_since_append: np.ndarray) -> np.ndarray:
+    """Return a copy of ``rewards`` [T] with each append's reward spread over its rounds.
+
+    ``rounds_since_append[t] = k >= 1`` marks round t as an append covering rounds
+    ``t-k+1 .. t`` (clipped at the episode start); 0 marks a round that is not an append.
+    The episode's total reward is unchanged.
+    """
+    rewards = np.asarray(rewards, dtype=np.float32)
+    k_all = np.asarray(rounds_since_append, dtype=np.int64)
+    if k_all.shape != rewards.shape:
+        raise ValueError(f"rounds_since_append shape {k_all.shape} != rewards shape {rewards.shape}")
+    out = rewards.copy()
+    for t in np.flatnonzero(k_all > 0):
+        k = int(min(k_all[t], t + 1))
+        r = rewards[t]
+        out[t] -= r
+        out[t - k + 1 : t + 1] += r / k
+    return out
+
+
+def apply_reward_spreading(episode: Episode) -> Episode:
+    """The episode with spread rewards, or the same episode when it carries no append info."""
+    k = episode.extras.get(ROUNDS_SINCE_APPEND)
+    if k is None:
+        return episode
+    return dataclasses.replace(episode, rewards=spread_append_rewards(episode.rewards, k))

@@ -1,0 +1,310 @@
+"""Value-decomposition learners: one class behind QMIX, VDN and IQL.
+
+They share the agent network (:mod:`algos.networks`), the episode buffer, masked
+epsilon-greedy exploration, double Q, target networks, optional TD(lambda) and
+gradient clipping; they differ only in the mixer (``qmix``, ``vdn``, or ``none`` for
+independent learners, whose TD loss is per agent on the team reward).
+
+Loss over a batch of episodes (rounds t = 0..T-1, padded rounds masked out):
+
+    y_t = r_t + gamma * (1 - terminal_t) * [(1 - lambda) * Q'_{t+1} + lambda * y_{t+1}]
+
+with y_{t+1} replaced by Q'_{t+1} on an episode's last round, Q' the target network's
+value of the online network's greedy masked action (double Q) or of its own max.
+The terminal round is in the loss (it is the round that carries the payoff) and it does
+not bootstrap; a round cut by the round budget bootstraps from the final observation.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
+from .buffer import Batch, Episode, EpisodeBuffer
+from .mixers import MIXERS, Mixer, QMixer
+from .networks import GNNRecurrentAgent
+from .transforms import apply_reward_spreading
+
+
+@dataclass
+class ValueLearnerConfig(AlgoConfig):
+    # --- agent network ---
+    hidden_dim: int = 64  # width of the encoder, GNN layers and GRU
+    gnn_layer: str = "graphconv"  # torch-geometric layer over the comm graph: graphconv | sage | gatv2 | none
+    gnn_layers: int = 1  # message-passing layers (residual)
+    obs_last_action: bool = True  # feed each agent its own previous action (one-hot)
+    # --- mixer ---
+    mixer: str = "qmix"  # qmix | vdn | none (independent learners) | any name in algos.mixers.MIXERS
+    mixing_embed_dim: int = 32  # QMIX mixing network width
+    hypernet_layers: int = 2  # QMIX hypernetwork depth (1 or 2)
+    hypernet_embed: int = 64  # QMIX hypernetwork hidden width
+    # --- optimisation ---
+    lr: float = 5e-4  # Adam learning rate
+    gamma: float = 0.99  # discount per round
+    td_lambda: float = 0.0  # 0 = one-step TD; in (0, 1] = TD(lambda) targets
+    double_q: bool = True  # target = Q_target(s', argmax_a Q_online(s', a)) over available actions
+    batch_size: int = 32  # episodes per update
+    buffer_size: int = 5000  # episodes kept in the replay buffer
+    learning_starts: int = 32  # episodes stored before the first update (>= batch_size)
+    updates_per_episode: int = 1  # gradient steps per observed episode
+    grad_clip: float = 10.0  # max global gradient norm (<= 0: no clipping)
+    target_update: str = "hard"  # hard: copy every target_update_interval updates; soft: Polyak with tau every update
+    target_update_interval: int = 50  # in *updates* (= episodes at updates_per_episode=1), so it fires in short runs
+    tau: float = 0.01  # soft target update rate
+    # --- exploration: masked epsilon-greedy, linear schedule over env rounds ---
+    epsilon_start: float = 1.0
+    epsilon_finish: float = 0.05
+    epsilon_anneal_steps: int = 2000  # env rounds (summed over agents' joint steps) to go from start to finish
+    # --- reward ---
+    spread_append_reward: bool = True  # spread each append's reward over the rounds since the previous append
+    reward_scale: float = 1.0  # rewards are multiplied by this before learning
+    # --- checkpoints ---
+    save_buffer: bool = True  # include the replay buffer in state_dict (exact resume)
+
+
+class LinearSchedule:
+    def __init__(self, start: float, finish: float, steps: int):
+        self.start, self.finish, self.steps = start, finish, max(int(steps), 0)
+
+    def __call__(self, t: int) -> float:
+        if self.steps == 0:
+            return self.finish
+        frac = min(max(t / self.steps, 0.0), 1.0)
+        return self.start + frac * (self.finish - self.start)
+
+
+def masked_epsilon_greedy(q: np.ndarray, mask: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """q [N, A], mask [N, A] bool -> actions [N]; never returns a masked action."""
+    if not mask.any(-1).all():
+        bad = np.flatnonzero(~mask.any(-1)).tolist()
+        raise ValueError(f"agents at indices {bad} have no available action")
+    greedy = np.where(mask, q, -np.inf).argmax(-1)
+    explore = rng.random(q.shape[0]) < epsilon
+    if explore.any():
+        for i in np.flatnonzero(explore):
+            greedy[i] = rng.choice(np.flatnonzero(mask[i]))
+    return greedy
+
+
+class ValueLearner(Algorithm):
+    config_class = ValueLearnerConfig
+    capabilities = Capabilities(learns=True, needs_state=True, recurrent=True, needs_graph=True)
+
+    def __init__(self, spec: EnvSpec, cfg: ValueLearnerConfig, *, seed: int = 0, device: str = "cpu"):
+        super().__init__(spec, cfg, seed=seed, device=device)
+        if cfg.target_update not in ("hard", "soft"):
+            raise ValueError(f"target_update must be 'hard' or 'soft', got {cfg.target_update!r}")
+        if cfg.learning_starts < cfg.batch_size:
+            raise ValueError(f"learning_starts ({cfg.learning_starts}) must be >= batch_size ({cfg.batch_size})")
+        if not 0.0 <= cfg.td_lambda <= 1.0:
+            raise ValueError(f"td_lambda must be in [0, 1], got {cfg.td_lambda}")
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            self.agent = GNNRecurrentAgent(
+                spec.obs_dim, spec.n_agents, spec.n_actions, cfg.hidden_dim, cfg.gnn_layer, cfg.gnn_layers, cfg.obs_last_action
+            ).to(device)
+            self.mixer = self._build_mixer().to(device) if cfg.mixer != "none" else None
+        self.target_agent = copy.deepcopy(self.agent).requires_grad_(False)
+        self.target_mixer = copy.deepcopy(self.mixer).requires_grad_(False) if self.mixer is not None else None
+        self.params = list(self.agent.parameters()) + (list(self.mixer.parameters()) if self.mixer is not None else [])
+        self.optimizer = torch.optim.Adam(self.params, lr=cfg.lr)
+        self.buffer = EpisodeBuffer(cfg.buffer_size, rng=np.random.default_rng(seed + 1))
+        self.epsilon = LinearSchedule(cfg.epsilon_start, cfg.epsilon_finish, cfg.epsilon_anneal_steps)
+        self.t_env = 0  # env rounds observed
+        self.episodes_seen = 0
+        self.n_updates = 0
+        self.n_target_updates = 0
+        self.begin_episode()
+
+    def _build_mixer(self) -> Mixer:
+        name = self.cfg.mixer
+        if name not in MIXERS:
+            raise ValueError(f"unknown mixer {name!r}; available: {['none', *MIXERS]}")
+        if MIXERS[name] is QMixer:
+            return QMixer(self.spec.n_agents, self.spec.state_dim, self.cfg.mixing_embed_dim, self.cfg.hypernet_layers, self.cfg.hypernet_embed)
+        return MIXERS[name](self.spec.n_agents, self.spec.state_dim)
+
+    # --- acting -------------------------------------------------------------------
+    def begin_episode(self) -> None:
+        self._hidden = self.agent.init_hidden(1)
+        self._last_action = torch.full((1, self.spec.n_agents), -1, dtype=torch.long, device=self.device)
+        self.last_q: Optional[np.ndarray] = None
+
+    def current_epsilon(self) -> float:
+        return float(self.epsilon(self.t_env))
+
+    @torch.no_grad()
+    def act(self, obs, masks, explore, *, state=None, graph=None):
+        n = self.spec.n_agents
+        o = torch.from_numpy(self._stack(obs)).unsqueeze(0).to(self.device)
+        mask = self._stack(masks, dtype=np.int8, fill=1, width=self.spec.n_actions).astype(bool)
+        adj = Episode.adjacency(np.zeros((2, 0), np.int64) if graph is None else np.asarray(graph), n)
+        q, self._hidden = self.agent.forward_step(o, self._last_action, torch.from_numpy(adj).unsqueeze(0).to(self.device), self._hidden)
+        q = q[0].cpu().numpy()
+        eps = self.current_epsilon() if explore else 0.0
+        actions = masked_epsilon_greedy(q, mask, eps, self.rng)
+        self.last_q = q[np.arange(n), actions]
+        self._last_action = torch.from_numpy(actions).long().unsqueeze(0).to(self.device)
+        return {a: int(actions[i]) for i, a in enumerate(self.spec.agents) if a in obs}
+
+    def metrics(self) -> dict[str, float]:
+        return {"epsilon": self.current_epsilon(), "buffer_episodes": float(len(self.buffer))}
+
+    # --- learning -----------------------------------------------------------------
+    def observe(self, episode: Episode) -> None:
+        self.t_env += len(episode)
+        self.episodes_seen += 1
+        if self.cfg.spread_append_reward:
+            episode = apply_reward_spreading(episode)
+        if self.cfg.reward_scale != 1.0:
+            episode = copy.copy(episode)
+            episode.rewards = episode.rewards * np.float32(self.cfg.reward_scale)
+        self.buffer.add(episode)
+
+    def update(self) -> dict[str, float]:
+        if len(self.buffer) < self.cfg.learning_starts:
+            return {}
+        metrics: dict[str, float] = {}
+        for _ in range(self.cfg.updates_per_episode):
+            metrics = self.train_on_batch(self.buffer.sample(self.cfg.batch_size, self.device))
+        return metrics
+
+    def _agent_qs(self, net: GNNRecurrentAgent, batch: Batch) -> torch.Tensor:
+        last = torch.cat([torch.full_like(batch.actions[:, :1], -1), batch.actions], dim=1)  # [B, T+1, N]
+        return net.forward_sequence(batch.obs, last, batch.adj)  # [B, T+1, N, A]
+
+    def td_targets(self, rewards: torch.Tensor, terminated: torch.Tensor, filled: torch.Tensor, next_v: torch.Tensor) -> torch.Tensor:
+        """rewards/terminated/filled [B, T] (IQL: [B, T, N] after broadcasting), next_v = Q'_{t+1} same shape."""
+        lam, gamma = self.cfg.td_lambda, self.cfg.gamma
+        if lam == 0.0:
+            return rewards + gamma * (1.0 - terminated) * next_v
+        T = rewards.shape[1]
+        ys = [None] * T
+        y_next = next_v[:, T - 1]
+        for t in range(T - 1, -1, -1):
+            boot = next_v[:, t]
+            if t + 1 < T:
+                last = filled[:, t + 1] == 0  # round t is the episode's last
+                cont = torch.where(last, boot, (1 - lam) * boot + lam * y_next)
+            else:
+                cont = boot
+            ys[t] = rewards[:, t] + gamma * (1.0 - terminated[:, t]) * cont
+            y_next = ys[t]
+        return torch.stack(ys, dim=1)
+
+    def train_on_batch(self, batch: Batch) -> dict[str, float]:
+        q_all = self._agent_qs(self.agent, batch)  # [B, T+1, N, A]
+        q_taken = q_all[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)  # [B, T, N]
+        with torch.no_grad():
+            tq_all = self._agent_qs(self.target_agent, batch)
+            if self.cfg.double_q:
+                a_star = q_all.detach().masked_fill(~batch.avail, -float("inf")).argmax(-1, keepdim=True)
+                tq = tq_all.gather(-1, a_star).squeeze(-1)  # [B, T+1, N]
+            else:
+                tq = tq_all.masked_fill(~batch.avail, -float("inf")).max(-1).values
+            if self.target_mixer is not None:
+                next_v = self.target_mixer(tq[:, 1:], batch.state[:, 1:])  # [B, T]
+            else:
+                next_v = tq[:, 1:]
+        mask = batch.filled
+        rewards, terminated = batch.rewards, batch.terminated
+        if self.mixer is not None:
+            chosen = self.mixer(q_taken, batch.state[:, :-1])  # [B, T]
+        else:  # independent learners: every agent regresses on the team reward
+            chosen = q_taken
+            mask, rewards, terminated = (x.unsqueeze(-1).expand_as(q_taken) for x in (mask, rewards, terminated))
+        targets = self.td_targets(rewards, terminated, mask, next_v).detach()
+        td = (chosen - targets) * mask
+        loss = (td**2).sum() / mask.sum().clamp(min=1.0)
+
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.cfg.grad_clip > 0:
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.grad_clip)
+        else:
+            grad_norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in self.params if p.grad is not None]))
+        self.optimizer.step()
+        self.n_updates += 1
+        self._maybe_update_target()
+        n = mask.sum().clamp(min=1.0)
+        return {
+            "loss": float(loss.detach()),
+            "grad_norm": float(grad_norm),
+            "q_taken_mean": float((chosen.detach() * mask).sum() / n),
+            "target_mean": float((targets * mask).sum() / n),
+            "td_error_abs": float(td.detach().abs().sum() / n),
+            "updates": float(self.n_updates),
+            "target_updates": float(self.n_target_updates),
+        }
+
+    def _maybe_update_target(self) -> None:
+        pairs = [(self.agent, self.target_agent)] + ([(self.mixer, self.target_mixer)] if self.mixer is not None else [])
+        if self.cfg.target_update == "soft":
+            with torch.no_grad():
+                for net, tgt in pairs:
+                    for p, tp in zip(net.parameters(), tgt.parameters()):
+                        tp.lerp_(p, self.cfg.tau)
+            self.n_target_updates += 1
+        elif self.n_updates % self.cfg.target_update_interval == 0:
+            for net, tgt in pairs:
+                tgt.load_state_dict(net.state_dict())
+            self.n_target_updates += 1
+
+    def check_budget(self, total_episodes: int) -> None:
+        """Raise when a hard target update would never fire in a run of ``total_episodes``."""
+        if self.cfg.target_update != "hard":
+            return
+        n_updates = max(total_episodes - self.cfg.learning_starts + 1, 0) * self.cfg.updates_per_episode
+        if n_updates < self.cfg.target_update_interval:
+            raise ValueError(
+                f"target network would never update: {total_episodes} episodes give {n_updates} updates "
+                f"< target_update_interval={self.cfg.target_update_interval}; lower algo.target_update_interval "
+                "or use algo.target_update=soft"
+            )
+
+    # --- analysis -----------------------------------------------------------------
+    @torch.no_grad()
+    def chosen_values(self, batch: Batch) -> torch.Tensor:
+        """Online Q_tot (mixed; IQL: sum of agents' Q) of the batch's actions, [B, T]."""
+        q = self._agent_qs(self.agent, batch)[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)
+        return self.mixer(q, batch.state[:, :-1]) if self.mixer is not None else q.sum(-1)
+
+    # --- persistence --------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        sd = super().state_dict()
+        sd.update(
+            agent=self.agent.state_dict(),
+            target_agent=self.target_agent.state_dict(),
+            optimizer=self.optimizer.state_dict(),
+            counters={"t_env": self.t_env, "episodes_seen": self.episodes_seen, "n_updates": self.n_updates, "n_target_updates": self.n_target_updates},
+            buffer_rng=self.buffer.rng.bit_generator.state,
+        )
+        if self.mixer is not None:
+            sd.update(mixer=self.mixer.state_dict(), target_mixer=self.target_mixer.state_dict())
+        if self.cfg.save_buffer:
+            sd["buffer"] = self.buffer.state_dict()
+        return sd
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(state)
+        self.agent.load_state_dict(state["agent"])
+        self.target_agent.load_state_dict(state["target_agent"])
+        if self.mixer is not None:
+            self.mixer.load_state_dict(state["mixer"])
+            self.target_mixer.load_state_dict(state["target_mixer"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        for k, v in state["counters"].items():
+            setattr(self, k, v)
+        self.buffer.rng.bit_generator.state = state["buffer_rng"]
+        if "buffer" in state:
+            self.buffer.load_state_dict(state["buffer"])
+        elif self.cfg.save_buffer:
+            warnings.warn("checkpoint has no replay buffer; resuming with an empty one")
+        self.begin_episode()
