@@ -103,6 +103,10 @@ class LlamaCppBackend(LLMBackend):
         with self._lock:
             if time.monotonic() > deadline:
                 return None  # waited for the lock past our own timeout
+            # Forget the previous prompt: reusing its KV prefix changes the batch shapes of
+            # the prompt pass, and with them the floats, so greedy output would depend on
+            # which call came before. Prefill of a few hundred tokens costs milliseconds.
+            self._llm.reset()
             try:
                 out = self._llm.create_chat_completion(**kwargs)
             except ValueError as e:  # e.g. prompt longer than the context window

@@ -1,0 +1,78 @@
+"""Real generation with the embedded SmolLM2-135M through the llamacpp backend."""
+import asyncio
+import time
+
+import pytest
+
+from agents_llm.backends import LLMConfigError, LLMTimeoutError, RetryPolicy
+
+pytestmark = pytest.mark.slow
+
+SCHEMA = {"type": "object",
+          "properties": {"title": {"type": "string", "maxLength": 80},
+                         "score": {"type": "integer", "minimum": 0, "maximum": 5},
+                         "keywords": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
+          "required": ["title", "score", "keywords"]}
+
+
+@pytest.fixture(scope="module")
+def backend():
+    from agents_llm.backends.llamacpp import LlamaCppBackend
+    return LlamaCppBackend("smollm2-135m", n_ctx=2048, n_threads=1)
+
+
+def test_generates_text_with_token_counts(backend):
+    resp = asyncio.run(backend.chat([{"role": "user", "content": "Name a primary colour."}], max_tokens=24))
+    assert resp.text.strip()
+    assert resp.prompt_tokens > 5 and 0 < resp.completion_tokens <= 24
+    assert resp.latency_s > 0 and resp.backend == "llamacpp"
+
+
+def test_greedy_generation_is_reproducible(backend):
+    msgs = [{"role": "user", "content": "Write one sentence about rivers."}]
+    a = asyncio.run(backend.chat(msgs, max_tokens=24, temperature=0.0))
+    b = asyncio.run(backend.chat(msgs, max_tokens=24, temperature=0.0))
+    assert a.text == b.text
+
+
+def test_schema_constrained_json_is_valid(backend):
+    msgs = [{"role": "system", "content": "Answer in JSON."},
+            {"role": "user", "content": "Give a title, a 0-5 quality score and keywords for a report on solar power."}]
+    resp = asyncio.run(backend.chat(msgs, schema=SCHEMA, max_tokens=96))
+    assert set(resp.parsed) == {"title", "score", "keywords"}
+    assert 0 <= resp.parsed["score"] <= 5 and len(resp.parsed["keywords"]) <= 3
+
+
+def test_one_model_instance_is_shared(backend):
+    from agents_llm.backends.llamacpp import LlamaCppBackend
+    other = LlamaCppBackend("smollm2-135m", n_ctx=2048, n_threads=1)
+    assert other._llm is backend._llm
+
+
+def test_concurrent_calls_are_serialised_and_all_answered(backend):
+    async def many():
+        return await asyncio.gather(*[backend.chat([{"role": "user", "content": f"Count to {i}."}], max_tokens=8)
+                                      for i in range(3)])
+    assert all(r.text for r in asyncio.run(many()))
+
+
+def test_schema_llama_cpp_cannot_turn_into_a_grammar_is_refused(backend):
+    with pytest.raises(LLMConfigError, match="cannot turn this JSON schema into a grammar"):
+        asyncio.run(backend.chat([{"role": "user", "content": "x"}], schema={"not": {"type": "string"}}))
+
+
+def test_prompt_longer_than_the_context_is_a_clear_error(backend):
+    with pytest.raises(LLMConfigError, match="context window"):
+        asyncio.run(backend.chat([{"role": "user", "content": "word " * 5000}], max_tokens=8))
+
+
+def test_a_generation_past_its_timeout_stops_and_is_reported():
+    from agents_llm.backends.llamacpp import LlamaCppBackend
+    b = LlamaCppBackend("smollm2-135m", n_ctx=2048, n_threads=1, timeout_s=0.3, retry=RetryPolicy(1))
+    t0 = time.perf_counter()
+    with pytest.raises(LLMTimeoutError):
+        asyncio.run(b.chat([{"role": "user", "content": "Write a long essay about the sea."}], max_tokens=1500))
+    # the worker thread was stopped too, so the model is free again right away
+    assert time.perf_counter() - t0 < 3.0
+    assert b._lock.acquire(timeout=2.0)
+    b._lock.release()
