@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from rag.chunking import chunk_text, context_prefix, embedding_input
+from rag.embeddings import bundled_minilm_path
+from rag.tokenization import HuggingFaceTokenizer, WordTokenizer
+
+TEXT = " ".join(
+    f"Sentence {i} describes Valve-{i % 7} pressure of {i * 3} kPa in the CamelCase Subsystem."
+    for i in range(120)
+)
+
+
+def _check_budget_and_slices(tokenizer, text, name, max_tokens, overlap):
+    chunks = chunk_text(text, name, tokenizer, max_tokens=max_tokens, overlap_tokens=overlap)
+    assert len(chunks) > 3
+    for chunk in chunks:
+        # The chunk is an exact slice of the source (case and punctuation preserved).
+        assert chunk.text in text
+        embedded = embedding_input(name, chunk.page, chunk.text)
+        assert tokenizer.count(embedded) + tokenizer.special_tokens <= max_tokens
+    return chunks
+
+
+def test_word_tokenizer_chunks_respect_budget_and_overlap():
+    tokenizer = WordTokenizer()
+    chunks = _check_budget_and_slices(tokenizer, TEXT, "report.txt", max_tokens=64, overlap=8)
+    for previous, current in zip(chunks, chunks[1:]):
+        previous_tokens = [previous.text[a:b] for a, b in tokenizer.spans(previous.text)]
+        current_tokens = [current.text[a:b] for a, b in tokenizer.spans(current.text)]
+        assert previous_tokens[-8:] == current_tokens[:8]
+    # Together the chunks cover the whole text.
+    assert chunks[0].text == TEXT[: len(chunks[0].text)]
+    assert TEXT.endswith(chunks[-1].text)
+
+
+def test_minilm_tokenizer_budget_leaves_room_for_the_prefix():
+    tokenizer = HuggingFaceTokenizer(bundled_minilm_path() / "tokenizer.json")
+    long_name = "a-rather-long-file-name-for-the-quarterly-maintenance-report-2024.pdf"
+    pdf_text = "[PAGE 1]\n" + TEXT + "\n[PAGE 2]\n" + TEXT[:2000]
+    chunks = _check_budget_and_slices(tokenizer, pdf_text, long_name, max_tokens=128, overlap=16)
+    assert {chunk.page for chunk in chunks} == {1, 2}
+    prefix_tokens = tokenizer.count(context_prefix(long_name, 1) + "\n")
+    # Chunks fill the budget that is left: not stopping far short of it.
+    assert max(chunk.token_count for chunk in chunks) >= 128 - 2 - prefix_tokens - 8
+
+
+def test_prefix_names_source_and_page():
+    assert context_prefix("a.pdf", 3) == "[Source: a.pdf | Page: 3]"
+    assert context_prefix("notes.md", None) == "[Source: notes.md]"
