@@ -1,1 +1,7 @@
+"""LLM side of the framework: backends, roles and prompts, the round engine, the
+Collector, the per-episode `ReportState`, judges and reward, the report filter and the
+execution trace.
 
+Nothing is imported here eagerly, so `import agents_llm` stays cheap; import the
+submodule you need (`agents_llm.engine`, `agents_llm.round_plan`, ...).
+"""

@@ -1,0 +1,110 @@
+"""The Collector: turns what agents appended into report text.
+
+Two LLM calls per append: a prose call that writes the section, then a Summarizer call
+that updates the progress summary. It does nothing when nothing reached it, or when
+every message is only absence markers ("[RESEARCH_EXHAUSTED]", "not found", ...): the
+original's lesson is that meta-talk about missing evidence must never become report
+text. The prose passes the sentence-level report filter; the sources gathered since
+the last append are flushed into the new section.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Iterable, Sequence
+
+from . import prompts
+from .report_filter import filter_report_text
+from .report_state import ReportState, SourceRef
+
+# A line made only of these says "there is nothing", not "here is something".
+_ABSENCE = re.compile(
+    r"\[(?:RESEARCH_EXHAUSTED|NO_REVISION_NEEDED)\]|\bNO_QUERY\b|\bstate deficiency\b|\bnot found\b|\bno data\b|"
+    r"\bno (?:relevant )?(?:information|evidence|sources?)\b|\bunavailable\b|\babsent\b|\bnothing relevant\b",
+    re.IGNORECASE)
+
+# (agent, kind, messages, max_tokens) -> text, or None when the call failed (already recorded).
+CallFn = Callable[[str, str, list, int], Awaitable["str | None"]]
+
+
+def is_absence_only(text: str) -> bool:
+    """True when every non-empty line is an absence marker (or the text is empty)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return True
+    return all(_ABSENCE.search(ln) and len(_ABSENCE.sub("", ln).strip(" .:-*[]()")) < 40 for ln in lines)
+
+
+@dataclass
+class CollectorResult:
+    status: str  # appended | revised | skipped | failed | idle
+    reason: str = ""
+    section_id: str | None = None
+    title: str = ""
+    removed_sentences: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"status": self.status, "reason": self.reason, "section_id": self.section_id, "title": self.title,
+                "removed_sentences": self.removed_sentences}
+
+
+def _split_title(text: str, fallback: str) -> tuple[str, str]:
+    lines = text.strip().splitlines()
+    if lines and lines[0].lstrip().startswith("#"):
+        title = lines[0].lstrip("# ").strip()
+        body = "\n".join(lines[1:]).strip()
+        if title:
+            return title[:120], body
+    return fallback[:120], text.strip()
+
+
+class Collector:
+    def __init__(self, *, prose_max_tokens: int = 192, summary_max_tokens: int = 80):
+        self.prose_max_tokens = prose_max_tokens
+        self.summary_max_tokens = summary_max_tokens
+
+    async def run(self, *, call: CallFn, report: ReportState, contributions: Sequence[tuple[str, str]],
+                  objective: str, sources: Iterable[SourceRef], revise_section: str | None = None) -> CollectorResult:
+        """Append (or revise) one section from `contributions` ((agent, text) pairs).
+
+        `sources` is only consumed (flushed) when a section is written; on a skip the
+        caller keeps them for the next append.
+        """
+        if not contributions:
+            return CollectorResult("idle", "no agent appended")
+        useful = [(a, t) for a, t in contributions if not is_absence_only(t)]
+        if not useful:
+            empty = all(not t.strip() for _, t in contributions)
+            return CollectorResult("skipped", "empty input" if empty else "only absence markers")
+
+        last = report.sections[-1].content if report.sections else ""
+        prose = await call("Collector", "collector",
+                           prompts.collector_messages(topic=report.topic, objective=objective, last_section=last,
+                                                      contributions=useful),
+                           self.prose_max_tokens)
+        if prose is None:
+            return CollectorResult("failed", "prose call failed")
+        section_number = len(report.sections) + 1
+        title, body = _split_title(prose, objective or f"Section {section_number}")
+        filtered = filter_report_text(body)
+        title_filtered = filter_report_text(title).text or f"Section {section_number}"
+        if not filtered.text.strip():
+            return CollectorResult("skipped", "nothing left after the report filter",
+                                   removed_sentences=filtered.removed)
+
+        summary = await call("Summarizer", "summarizer",
+                             prompts.summarizer_messages(previous_summary=report.progress_summary,
+                                                         addition=filtered.text),
+                             self.summary_max_tokens)
+        src = list(sources)
+        if revise_section is not None and revise_section in {s.id for s in report.sections}:
+            section = report.replace_section(revise_section, filtered.text, sources=src)
+            status = "revised"
+        else:
+            section = report.append(title_filtered, filtered.text, src)
+            status = "appended"
+        if summary is not None and summary.strip():
+            # The summary is internal memory, but it reaches prompts: keep it jargon-free too.
+            report.progress_summary = filter_report_text(summary).text or report.progress_summary
+        return CollectorResult(status, "" if summary is not None else "summary call failed; summary unchanged",
+                               section_id=section.id, title=section.title, removed_sentences=filtered.removed)

@@ -1,0 +1,49 @@
+"""What the Researcher needs from RAG, and the adapter onto `rag`.
+
+The engine depends on this small protocol, not on a store, so tests can pass a stub
+and a user can plug in another retriever. `RagRetriever` is the real one: hybrid
+query over a shared `rag.RagStore` (guarded text, up to three queries).
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+
+class Retriever(Protocol):
+    def retrieve(self, queries: Sequence[str]) -> list[Any]:
+        """Chunks with .text (guarded), .source, .page, .chunk_id, .scores; [] when nothing relevant."""
+
+
+class RagRetriever:
+    """Hybrid retrieval over a shared `rag` store (built once per process, passed in)."""
+
+    def __init__(self, store: Any, *, top_k: int = 3):
+        self.store = store
+        self.top_k = top_k
+
+    def retrieve(self, queries: Sequence[str]) -> list[Any]:
+        from rag import query
+
+        return query(self.store, list(queries), top_k=self.top_k)
+
+    def __len__(self) -> int:
+        return len(self.store)
+
+
+def format_evidence(chunks: Sequence[Any], max_chars: int) -> str:
+    """Numbered source excerpts for a prompt, within `max_chars`.
+
+    Compact on purpose (a small model loses the task under heavy delimiters); the text
+    is already guarded by `rag`, which strips anything that imitates our markup.
+    """
+    blocks, used = [], 0
+    for n, c in enumerate(chunks, 1):
+        where = f"{c.source}, p. {c.page}" if getattr(c, "page", None) is not None else c.source
+        block = f"[{n}] ({where}) {' '.join(str(c.text).split())}"
+        if used + len(block) > max_chars:
+            block = block[: max(0, max_chars - used)]
+            if len(block) < 80:
+                break
+        blocks.append(block)
+        used += len(block) + 1
+    return "\n".join(blocks)

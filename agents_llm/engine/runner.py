@@ -1,0 +1,323 @@
+"""Runs one `RoundPlan`: agents in topological order, concurrently where the graph allows.
+
+Scheduling uses `graphlib.TopologicalSorter`: an agent starts as soon as every agent
+whose fresh output it receives has finished, and agents that are ready together run
+concurrently (asyncio), so a round costs its critical path of LLM calls, not their
+sum. After the agents, the Collector writes what was appended, then an optional gate
+check runs.
+
+Failures never lose the report: an LLM error (timeout, bad output after retries) empties
+that agent's output and is recorded; an exhausted token budget stops further calls and
+is reported in `RoundResult.budget_exhausted` for the env to truncate the episode.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from graphlib import TopologicalSorter
+from typing import Any, Sequence
+
+from .. import prompts
+from ..backends import LLMBackend, LLMError, TokenBudgetExceeded, TokenLedger
+from ..collector import Collector, CollectorResult
+from ..report_state import ReportState, SourceRef
+from ..roles import TeamMember
+from ..round_plan import COLLECTOR, ActionTable, RoundPlan
+from .planning import execution_order_edges
+from .retrieval import Retriever, format_evidence
+
+
+@dataclass
+class EngineSettings:
+    """Per-call budgets; small by default for a 135M model on a CPU."""
+
+    agent_max_tokens: int = 96
+    query_max_tokens: int = 40
+    collector_max_tokens: int = 192
+    summary_max_tokens: int = 64
+    gate_max_tokens: int = 16
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_queries: int = 3
+    evidence_max_chars: int = prompts.MAX_EVIDENCE_CHARS
+
+
+@dataclass
+class EpisodeContext:
+    """Everything one episode carries between rounds (owned by the env, never shared)."""
+
+    report: ReportState
+    ledger: TokenLedger
+    memory: dict[str, str] = field(default_factory=dict)  # each agent's previous output
+    objective: str = ""  # the Current Team Objective, set by the Lead Architect
+    rag_exhausted: bool = False
+    pending_sources: list[SourceRef] = field(default_factory=list)  # retrieved since the last append
+    budget_exhausted: str | None = None  # the ledger's reason, once spent
+
+    def add_sources(self, refs: Sequence[SourceRef]) -> None:
+        seen = {(s.source, s.page, s.chunk_id) for s in self.pending_sources}
+        for r in refs:
+            if (r.source, r.page, r.chunk_id) not in seen:
+                seen.add((r.source, r.page, r.chunk_id))
+                self.pending_sources.append(r)
+
+
+@dataclass
+class RoundResult:
+    outputs: dict[str, str]
+    order: list[list[str]]
+    collector: CollectorResult
+    tokens: int  # spent in this round
+    calls: list[dict]
+    record: dict  # the round's trace entry (the env adds reward fields)
+    gate_passed: bool | None = None
+    budget_exhausted: str | None = None
+    wall_s: float = 0.0
+
+    @property
+    def appended(self) -> bool:
+        return self.collector.status in ("appended", "revised")
+
+
+class _Recorder:
+    """Collects the calls of one round, with start/end times relative to the round start."""
+
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self.calls: list[dict] = []
+
+    def now(self) -> float:
+        return round(time.perf_counter() - self.t0, 4)
+
+
+class RoundEngine:
+    """Executes plans for one team on shared resources (backend, retriever)."""
+
+    def __init__(self, team: Sequence[TeamMember], backend: LLMBackend, *, retriever: Retriever | None = None,
+                 settings: EngineSettings | None = None):
+        self.team = list(team)
+        self.names = [m.name for m in self.team]
+        self.by_name = {m.name: m for m in self.team}
+        self.priority = {m.name: m.index for m in self.team}
+        self.backend = backend
+        self.retriever = retriever
+        self.settings = settings or EngineSettings()
+        self.collector = Collector(prose_max_tokens=self.settings.collector_max_tokens,
+                                   summary_max_tokens=self.settings.summary_max_tokens)
+
+    # -- plan structure ------------------------------------------------------------
+    def edge_timing(self, plan: RoundPlan) -> dict[tuple[str, str], str]:
+        """'fresh' when the receiver waits for the sender this round, else 'previous'."""
+        running = set(plan.acting)
+        order = execution_order_edges(plan.edges, self.priority, running)
+        return {(s, r): ("fresh" if r == COLLECTOR or (s, r) in order else "previous") for s, r in plan.edges}
+
+    def calls_per_agent(self, name: str) -> int:
+        return 2 if (self.by_name[name].role.uses_rag and self.retriever is not None) else 1
+
+    def critical_path_calls(self, plan: RoundPlan) -> int:
+        """LLM calls on the longest dependency chain (Researcher = 2 calls; Collector adds 2)."""
+        running = set(plan.acting)
+        order = execution_order_edges(plan.edges, self.priority, running)
+        ts = TopologicalSorter({a: set() for a in plan.acting})
+        for s, r in order:
+            ts.add(r, s)
+        depth: dict[str, int] = {}
+        for a in ts.static_order():
+            preds = [s for s, r in order if r == a]
+            depth[a] = self.calls_per_agent(a) + max((depth[p] for p in preds), default=0)
+        path = max(depth.values(), default=0)
+        return path + (2 if plan.appenders else 0) + (1 if plan.gate_check else 0)
+
+    # -- one LLM call --------------------------------------------------------------
+    async def _call(self, ctx: EpisodeContext, rec: _Recorder, agent: str, kind: str, messages: list,
+                    max_tokens: int) -> str | None:
+        entry = {"agent": agent, "kind": kind, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
+                 "start_s": rec.now(), "end_s": None, "cached": False, "error": None}
+        rec.calls.append(entry)
+        if ctx.budget_exhausted:
+            entry.update(error=f"skipped: {ctx.budget_exhausted}", end_s=rec.now())
+            return None
+        try:
+            resp = await self.backend.chat(messages, max_tokens=max_tokens, temperature=self.settings.temperature,
+                                           seed=self.settings.seed, caller=agent, ledger=ctx.ledger)
+        except TokenBudgetExceeded as e:
+            ctx.budget_exhausted = ctx.budget_exhausted or e.reason
+            entry.update(error=f"token budget: {e.reason}", end_s=rec.now())
+            return None
+        except LLMError as e:
+            entry.update(error=f"{type(e).__name__}: {e}", end_s=rec.now())
+            return None
+        entry.update(prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
+                     latency_s=round(resp.latency_s, 4), cached=resp.cached, end_s=rec.now())
+        return resp.text.strip()
+
+    # -- one agent -----------------------------------------------------------------
+    async def _run_agent(self, name: str, plan: RoundPlan, ctx: EpisodeContext, rec: _Recorder,
+                         fresh: dict[str, str], timing: dict, agents_rec: dict) -> None:
+        member = self.by_name[name]
+        inbox = []
+        for (s, r), when in timing.items():
+            if r != name or s == name:  # a self edge is the memory shown below
+                continue
+            text = fresh.get(s, "") if when == "fresh" else ctx.memory.get(s, "")
+            inbox.append((s, text))
+        inbox.sort(key=lambda st: self.priority[st[0]])
+        memory = ctx.memory.get(name, "")
+        instruction = plan.instructions.get(name, "")
+        report = ctx.report
+        outline = [t for _, t, _ in report.list_sections()]
+        record = agents_rec[name]
+        record["senders"] = [s for s, _ in inbox]
+
+        evidence = ""
+        if member.role.uses_rag and self.retriever is not None:
+            retrieval: dict[str, Any] = {"queries": [], "chunks": [], "exhausted": False, "error": None}
+            record["retrieval"] = retrieval
+            q_text = await self._call(ctx, rec, name, "query",
+                                      prompts.query_messages(topic=report.topic, objective=ctx.objective,
+                                                             inbox=inbox, memory=memory,
+                                                             max_queries=self.settings.max_queries),
+                                      self.settings.query_max_tokens)
+            if q_text is None and ctx.budget_exhausted:
+                return
+            # A failed query call still searches for the topic: losing the search costs more.
+            queries = prompts.parse_queries(q_text or "", topic=report.topic, max_queries=self.settings.max_queries)
+            retrieval["queries"] = queries
+            if queries:
+                try:
+                    chunks = await asyncio.to_thread(self.retriever.retrieve, queries)
+                except Exception as e:  # a store failure must not end the round; the trace says why
+                    chunks = []
+                    retrieval["error"] = f"{type(e).__name__}: {e}"
+                retrieval["chunks"] = [{"source": c.source, "page": c.page, "chunk_id": c.chunk_id,
+                                        "score": (c.scores or {}).get("rrf") if hasattr(c, "scores") else None}
+                                       for c in chunks]
+                if not chunks:
+                    retrieval["exhausted"] = True
+                    ctx.rag_exhausted = True
+                    out = f"{prompts.RESEARCH_EXHAUSTED} nothing relevant found for: " + "; ".join(queries)
+                    fresh[name] = out
+                    record["response"] = out
+                    return
+                ctx.rag_exhausted = False
+                evidence = format_evidence(chunks, self.settings.evidence_max_chars)
+                ctx.add_sources([SourceRef(source=c.source, page=c.page, chunk_id=c.chunk_id, text=c.text)
+                                 for c in chunks])
+
+        messages = prompts.agent_messages(member.role.name, topic=report.topic, objective=ctx.objective,
+                                          outline=outline, summary=report.progress_summary, inbox=inbox,
+                                          memory=memory, evidence=evidence, instruction=instruction,
+                                          phase=plan.phase)
+        record["prompt"] = messages
+        text = await self._call(ctx, rec, name, "agent", messages, self.settings.agent_max_tokens)
+        if text is None:
+            record["error"] = rec.calls[-1]["error"] if rec.calls else "call failed"
+            fresh[name] = ""
+            return
+        fresh[name] = text
+        record["response"] = text
+        if member.role.sets_objective:
+            objective = prompts.parse_objective(text)
+            if objective:
+                ctx.objective = objective
+        if member.role.uses_rag and prompts.RESEARCH_EXHAUSTED in text:
+            ctx.rag_exhausted = True
+
+    # -- the round -----------------------------------------------------------------
+    async def run(self, plan: RoundPlan, ctx: EpisodeContext) -> RoundResult:
+        plan.validate(self.names)
+        rec = _Recorder()
+        tokens_before = ctx.ledger.total.total
+        if plan.reset_memory:
+            ctx.memory.clear()
+        timing = self.edge_timing(plan)
+        running = set(plan.acting)
+        order_pairs = execution_order_edges(plan.edges, self.priority, running)
+
+        agents_rec: dict[str, dict] = {
+            a: {"receivers": sorted({r for s, r in plan.edges if s == a}, key=self._key), "senders": [],
+                "prompt": [], "response": "", "error": None} for a in plan.acting}
+        fresh: dict[str, str] = {}
+        order: list[list[str]] = []
+
+        ts: TopologicalSorter = TopologicalSorter({a: set() for a in plan.acting})
+        for s, r in order_pairs:
+            ts.add(r, s)
+        ts.prepare()
+        pending: dict[asyncio.Task, str] = {}
+        try:
+            while ts.is_active():
+                ready = sorted(ts.get_ready(), key=self._key)
+                if ready:
+                    order.append(list(ready))
+                for a in ready:
+                    task = asyncio.create_task(self._run_agent(a, plan, ctx, rec, fresh, timing, agents_rec))
+                    pending[task] = a
+                if not pending:
+                    break
+                done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    a = pending.pop(task)
+                    task.result()  # an unexpected bug surfaces here, after the others are cancelled below
+                    ts.done(a)
+        finally:
+            for task in pending:
+                task.cancel()
+
+        contributions = [(a, fresh.get(a, "")) for a in sorted(plan.appenders, key=self._key)]
+        if ctx.budget_exhausted and contributions:
+            collector = CollectorResult("skipped", f"token budget exhausted: {ctx.budget_exhausted}")
+        else:
+            collector = await self.collector.run(
+                call=lambda agent, kind, msgs, mt: self._call(ctx, rec, agent, kind, msgs, mt),
+                report=ctx.report, contributions=contributions, objective=ctx.objective,
+                sources=list(ctx.pending_sources), revise_section=plan.revise_section)
+        if collector.status in ("appended", "revised"):
+            ctx.pending_sources.clear()
+
+        gate_passed, gate_rec = None, None
+        if plan.gate_check is not None and not ctx.budget_exhausted:
+            g = plan.gate_check
+            answer = await self._call(ctx, rec, g.agent, "gate",
+                                      prompts.gate_messages(role=self.by_name[g.agent].role.name,
+                                                            topic=ctx.report.topic, question=g.question,
+                                                            summary=ctx.report.progress_summary,
+                                                            outline=[t for _, t, _ in ctx.report.list_sections()]),
+                                      self.settings.gate_max_tokens)
+            gate_passed = prompts.parse_gate(answer) if answer is not None else None
+            gate_rec = {"agent": g.agent, "question": g.question, "passed": gate_passed, "response": answer}
+
+        # Memory: what each agent said this round is its "previous output" next round.
+        for a in plan.acting:
+            if fresh.get(a):
+                ctx.memory[a] = fresh[a]
+
+        tokens = ctx.ledger.total.total - tokens_before
+        table = ActionTable(len(self.names))
+        record = {
+            "phase": plan.phase,
+            "actions": {a: {"action": plan.actions.get(a),
+                            "name": table.name(plan.actions[a], self.names) if a in plan.actions else None,
+                            "effective": plan.effective.get(a) or ("acting" if a in running else "idle")}
+                        for a in self.names},
+            "denied": [vars(d) for d in plan.denied],
+            "terminate_votes": list(plan.terminate_votes),
+            "edges": [{"sender": s, "receiver": r, "timing": timing[(s, r)]} for s, r in plan.edges],
+            "order": order,
+            "agents": agents_rec,
+            "calls": rec.calls,
+            "collector": collector.as_dict(),
+            "gate": gate_rec,
+            "objective": ctx.objective,
+            "rag_exhausted": ctx.rag_exhausted,
+            "budget_exhausted": ctx.budget_exhausted,
+            "timing": {"wall_s": rec.now()},
+        }
+        return RoundResult(outputs=fresh, order=order, collector=collector, tokens=tokens, calls=rec.calls,
+                           record=record, gate_passed=gate_passed, budget_exhausted=ctx.budget_exhausted,
+                           wall_s=rec.now())
+
+    def _key(self, name: str) -> int:
+        return self.priority.get(name, len(self.priority))

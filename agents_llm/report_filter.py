@@ -1,0 +1,87 @@
+"""Sentence-level filter for text that goes into the report.
+
+Small models leak their scaffolding into the prose: role names, markers such as
+[RESEARCH_EXHAUSTED], talk about "the team" or "this round", and transitions that
+promise a "next section". A reader must not see any of that, so a sentence that
+carries such a phrase is dropped whole (rewriting it would need another LLM call).
+Headings and the rest of each paragraph are kept. The removed sentences are returned
+so the trace shows what was cut and why.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Phrases that only make sense inside the writing pipeline.
+_JARGON = [
+    r"lead architect", r"data analyst", r"\breviewer\b", r"\bresearcher\b", r"\bcollector\b", r"\bsummari[sz]er\b",
+    r"\[[A-Z_]{4,}\]", r"\bNO_QUERY\b", r"evidence atoms?", r"state deficiency", r"global report state",
+    r"current (?:team )?objective", r"current target", r"\bthe team\b", r"\bour team\b", r"\bmy team\b",
+    r"\b(?:this|next|previous|current) (?:communication )?round\b", r"\bcommunication rounds?\b",
+    r"\bRAG\b", r"knowledge base", r"retrieved (?:sources|chunks|documents)", r"\bthe sources? (?:provided|above)\b",
+    r"\bmaterial (?:above|provided)\b", r"\bteam reward\b", r"\bappend(?:ed|ing)? to the report\b",
+    r"\bas an ai\b", r"\blanguage model\b", r"\bhere is (?:the|a|my) (?:draft|section|report|summary)\b",
+    r"\bI (?:will|have|can|would)\b", r"\bsure[,!]",
+]
+# Transitions that announce what comes next instead of saying something.
+_TRANSITIONS = [
+    r"\b(?:in|within) the (?:next|following|upcoming|subsequent) sections?\b",
+    r"\b(?:next|following|upcoming|subsequent) sections? (?:will|would|shall|discuss|covers?|explores?|examines?)\b",
+    r"\b(?:we|this report) will (?:now )?(?:discuss|explore|examine|look at|turn to|cover)\b",
+    r"\blet(?:'s| us) (?:now )?(?:move on|turn|dive|explore|look)\b",
+    r"\bstay tuned\b", r"\bmore on this later\b",
+]
+_PATTERNS = [("jargon", re.compile(p, re.IGNORECASE)) for p in _JARGON] + \
+            [("transition", re.compile(p, re.IGNORECASE)) for p in _TRANSITIONS]
+# Markers are case-sensitive (a bracketed uppercase token); recompile that one strictly.
+_PATTERNS[_JARGON.index(r"\[[A-Z_]{4,}\]")] = ("jargon", re.compile(r"\[[A-Z_]{4,}\]"))
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[*])")
+
+
+@dataclass
+class FilterResult:
+    text: str
+    removed: list[dict] = field(default_factory=list)  # {"sentence", "kind", "match"}
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.removed)
+
+
+def _offending(sentence: str) -> tuple[str, str] | None:
+    for kind, pattern in _PATTERNS:
+        m = pattern.search(sentence)
+        if m:
+            return kind, m.group(0)
+    return None
+
+
+def filter_report_text(text: str) -> FilterResult:
+    """Drop every sentence with pipeline jargon or a 'next section' transition."""
+    removed: list[dict] = []
+    out_lines: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            out_lines.append("")
+            continue
+        if stripped.startswith("#"):
+            # A heading is kept unless it is scaffolding itself ("## Researcher notes").
+            hit = _offending(stripped)
+            if hit:
+                removed.append({"sentence": stripped, "kind": hit[0], "match": hit[1]})
+            else:
+                out_lines.append(stripped)
+            continue
+        kept = []
+        for sentence in _SENTENCE_END.split(stripped):
+            hit = _offending(sentence)
+            if hit:
+                removed.append({"sentence": sentence, "kind": hit[0], "match": hit[1]})
+            elif sentence.strip():
+                kept.append(sentence.strip())
+        if kept:
+            out_lines.append(" ".join(kept))
+    cleaned = re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip()
+    return FilterResult(cleaned, removed)

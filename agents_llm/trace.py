@@ -1,0 +1,209 @@
+"""The execution trace: one JSON document per episode, round by round.
+
+Schema `qmix-report-gym/trace`, version 1 (`TRACE_SCHEMA` is its JSON Schema; a trace
+viewer animates it round by round). Top level:
+
+    schema, version        "qmix-report-gym/trace", 1
+    episode                env, episode_id, seed, task {id, topic, split, corpus},
+                           team [{name, role, index}], action_names [str], config {...}
+    rounds [               one entry per executed round, in order
+      round                1-based round number
+      source               "actions" (a joint action from a policy) or "plan" (a RoundPlan)
+      phase                phase label or null
+      actions {agent: {action, name, effective}}     chosen and effective action names
+      denied [{agent, action, action_name, reason, fallback}]   masked or dropped choices
+      terminate_votes [agent]
+      edges [{sender, receiver, timing}]  timing: "fresh" (this round) or "previous"
+                                          (previous-round output; mutual pair or idle sender);
+                                          receiver "Collector" = append
+      order [[agent]]      groups of agents in the order they were started; agents
+                           in one group ran concurrently
+      agents {agent: {receivers, senders, prompt, response, error, retrieval}}
+                           prompt: chat messages of the agent's main call;
+                           retrieval (Researcher): {queries, chunks [{source, page,
+                           chunk_id, score}], exhausted, error}
+      calls [{agent, kind, prompt_tokens, completion_tokens, latency_s, start_s, end_s,
+              cached, error}]   every LLM call; kind: agent|query|collector|summarizer|gate
+      collector {status, reason, section_id, title, removed_sentences}
+                           status: appended|revised|skipped|failed|idle
+      gate {agent, question, passed, response} or null
+      tokens {round, episode}            tokens spent in the round / so far
+      reward, report_score, length_score, rounds_since_append, scores {...}
+      report {chars, sections [{id, title, chars, sources}], progress_summary}
+      timing {wall_s}
+    ]
+    end                    {reason, detail, rounds}; reason: terminated|truncated|
+                           budget_exhausted|error|running
+    report_markdown        the final report
+
+Secrets never reach disk: keys that name secrets (api_key, authorization, token,
+password, secret) are replaced, and every string is scrubbed of bearer tokens,
+`sk-...` keys, `key=...` pairs and the values of secret-named environment variables.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SCHEMA_NAME = "qmix-report-gym/trace"
+SCHEMA_VERSION = 1
+REDACTED = "[REDACTED]"
+
+_SECRET_KEY = re.compile(r"(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|bearer|password|passwd|"
+                         r"secret|^token$|_token$)", re.IGNORECASE)
+_SECRET_PATTERNS = [
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"\bsk-[A-Za-z0-9_-]{12,}"),
+    re.compile(r"\b(?:hf|ghp|gho|ghs|xox[bpa]|glpat)[-_][A-Za-z0-9_-]{12,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"(?i)\b(api[_-]?key|token|secret|password)(\s*[:=]\s*)['\"]?[^\s'\",;]{6,}"),
+]
+_ENV_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+
+
+def _env_secret_values() -> list[str]:
+    vals = [v for k, v in os.environ.items() if _ENV_SECRET_NAME.search(k) and len(v) >= 8]
+    return sorted(set(vals), key=len, reverse=True)
+
+
+def redact_text(text: str, env_values: list[str] | None = None) -> str:
+    for value in env_values if env_values is not None else _env_secret_values():
+        text = text.replace(value, REDACTED)
+    for pattern in _SECRET_PATTERNS:
+        if pattern.groups >= 2:
+            text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+        else:
+            text = pattern.sub(REDACTED, text)
+    return text
+
+
+def redact(value: Any, env_values: list[str] | None = None) -> Any:
+    """A deep copy of `value` with secrets replaced by '[REDACTED]'."""
+    env_values = _env_secret_values() if env_values is None else env_values
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(k, str) and _SECRET_KEY.search(k) and isinstance(v, (str, int, float)) and v not in ("", None):
+                # A config key such as api_key_env names a variable, not a secret: keep it.
+                out[k] = v if k.endswith("_env") else REDACTED
+            else:
+                out[k] = redact(v, env_values)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [redact(v, env_values) for v in value]
+    if isinstance(value, str):
+        return redact_text(value, env_values)
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return value.item()
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+class ExecutionTrace:
+    """Collects one episode's rounds; `to_dict` / `save` give the redacted JSON."""
+
+    def __init__(self, episode: dict):
+        self.episode = dict(episode)
+        self.rounds: list[dict] = []
+        self.end: dict = {"reason": "running", "detail": "", "rounds": 0}
+        self.report_markdown = ""
+
+    def add_round(self, record: dict) -> None:
+        self.rounds.append(record)
+        self.end["rounds"] = len(self.rounds)
+
+    def finish(self, reason: str, detail: str = "", report_markdown: str = "") -> None:
+        self.end = {"reason": reason, "detail": detail, "rounds": len(self.rounds)}
+        self.report_markdown = report_markdown
+
+    def to_dict(self) -> dict:
+        doc = {"schema": SCHEMA_NAME, "version": SCHEMA_VERSION, "episode": self.episode,
+               "rounds": self.rounds, "end": self.end, "report_markdown": self.report_markdown}
+        return redact(_jsonable(doc))
+
+    def save(self, path: str | Path) -> Path:
+        """Write atomically (a crash mid-write never leaves half a trace)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(self.to_dict(), fh, ensure_ascii=False, indent=1)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+
+def load_trace(path: str | Path) -> dict:
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    if doc.get("schema") != SCHEMA_NAME:
+        raise ValueError(f"{path}: not a {SCHEMA_NAME} document (schema={doc.get('schema')!r})")
+    if doc.get("version") != SCHEMA_VERSION:
+        raise ValueError(f"{path}: trace version {doc.get('version')} unsupported (this code reads {SCHEMA_VERSION})")
+    return doc
+
+
+_STR = {"type": "string"}
+_NUM = {"type": "number"}
+_INT = {"type": "integer"}
+_NULLSTR = {"type": ["string", "null"]}
+
+TRACE_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "qmix-report-gym execution trace v1",
+    "type": "object",
+    "required": ["schema", "version", "episode", "rounds", "end", "report_markdown"],
+    "properties": {
+        "schema": {"const": SCHEMA_NAME},
+        "version": {"const": SCHEMA_VERSION},
+        "episode": {"type": "object", "required": ["env", "episode_id", "task", "team", "action_names"],
+                    "properties": {"team": {"type": "array", "items": {
+                        "type": "object", "required": ["name", "role", "index"]}},
+                        "action_names": {"type": "array", "items": _STR}}},
+        "rounds": {"type": "array", "items": {
+            "type": "object",
+            "required": ["round", "source", "phase", "actions", "denied", "terminate_votes", "edges", "order",
+                         "agents", "calls", "collector", "tokens", "report"],
+            "properties": {
+                "round": _INT, "source": {"enum": ["actions", "plan"]}, "phase": _NULLSTR,
+                "actions": {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["action", "name", "effective"]}},
+                "denied": {"type": "array", "items": {"type": "object",
+                                                      "required": ["agent", "action_name", "reason", "fallback"]}},
+                "terminate_votes": {"type": "array", "items": _STR},
+                "edges": {"type": "array", "items": {"type": "object", "required": ["sender", "receiver", "timing"],
+                                                     "properties": {"timing": {"enum": ["fresh", "previous"]}}}},
+                "order": {"type": "array", "items": {"type": "array", "items": _STR}},
+                "agents": {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["receivers", "senders", "prompt", "response", "error"]}},
+                "calls": {"type": "array", "items": {"type": "object", "required": [
+                    "agent", "kind", "prompt_tokens", "completion_tokens", "latency_s", "error"]}},
+                "collector": {"type": "object", "required": ["status", "reason"],
+                              "properties": {"status": {"enum": ["appended", "revised", "skipped", "failed",
+                                                                 "idle"]}}},
+                "tokens": {"type": "object", "required": ["round", "episode"]},
+                "report": {"type": "object", "required": ["chars", "sections", "progress_summary"]},
+            }}},
+        "end": {"type": "object", "required": ["reason", "detail", "rounds"],
+                "properties": {"reason": {"enum": ["terminated", "truncated", "budget_exhausted", "error",
+                                                   "running"]}}},
+        "report_markdown": _STR,
+    },
+}
