@@ -58,6 +58,16 @@ def decode_text_bytes(raw: bytes) -> tuple[str, str]:
     ):
         if raw.startswith(bom):
             return raw.decode(encoding, errors="replace"), encoding
+    # UTF-16 without a BOM: ASCII text then has a NUL in every other byte.
+    sample = raw[:4096]
+    if len(sample) >= 8 and sample.count(0) > len(sample) // 3:
+        odd_zeros, even_zeros = sample[1::2].count(0), sample[0::2].count(0)
+        encoding = "utf-16-le" if odd_zeros > 0.8 * len(sample) // 2 else "utf-16-be" if even_zeros > 0.8 * len(sample) // 2 else None
+        if encoding:
+            try:
+                return raw.decode(encoding), encoding
+            except UnicodeDecodeError:
+                pass
     for encoding in ("utf-8", "cp1252", "latin-1"):
         try:
             return raw.decode(encoding), encoding
@@ -75,7 +85,8 @@ def _looks_binary(text: str) -> bool:
         for char in sample
         if char == "\ufffd" or (unicodedata.category(char) == "Cc" and char not in "\t\n\r\f")
     )
-    return suspicious / len(sample) > 0.02
+    # A handful of stray escapes is dirty text; binary data has them everywhere.
+    return suspicious >= 4 and suspicious / len(sample) > 0.02
 
 
 def load_text(path: Path) -> LoadedDocument:

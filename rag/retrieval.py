@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
 from rag.guard import GuardFinding, guard_untrusted_text
@@ -59,8 +60,12 @@ def load_reranker(rerank_cfg) -> Optional[Reranker]:
     if not rerank_cfg.model_path:
         logger.warning("rag.query.rerank.enabled but no rag.query.rerank.model_path; using the fused order")
         return None
+    if not Path(rerank_cfg.model_path).expanduser().is_dir():
+        # Model hubs are unreachable here: only a local folder can be loaded.
+        logger.warning("reranker folder %s not found; using the fused order", rerank_cfg.model_path)
+        return None
     try:
-        return CrossEncoderReranker(rerank_cfg.model_path)
+        return CrossEncoderReranker(str(Path(rerank_cfg.model_path).expanduser()))
     except Exception as error:
         logger.warning("reranker %s unavailable (%s); using the fused order", rerank_cfg.model_path, error)
         return None
