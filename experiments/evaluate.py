@@ -1,0 +1,105 @@
+#!/usr/bin/env python
+"""Greedy evaluation of a checkpoint or a fixed policy on the env's holdout settings.
+
+    python experiments/evaluate.py checkpoint=outputs/<run dir>            # its checkpoints/last.pt
+    python experiments/evaluate.py checkpoint=outputs/<run dir>/checkpoints/final.pt eval.episodes=50
+    python experiments/evaluate.py algo=random env=two_step                # a fixed policy
+    python experiments/evaluate.py algo=random eval.out=random.json
+
+With a checkpoint, the algorithm and env come from the checkpoint's config (its
+``plugins`` are imported first); ``env.eval_overrides`` (e.g. the holdout split) are
+merged into the env's arguments. Writes a metrics JSON (``eval.out``, default
+``<hydra run dir>/metrics.json``) with the mean metrics, the per-agent action
+distribution (``act/<agent>/<a>``, ``act/<agent>/top`` = share of the most frequent
+action: 1.0 means a collapsed policy) and every episode's return.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import hydra  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from hydra.core.hydra_config import HydraConfig  # noqa: E402
+from omegaconf import DictConfig, OmegaConf  # noqa: E402
+
+import algos  # noqa: E402
+from algos.plugins import load_plugins  # noqa: E402
+from algos.training import checkpoint as ckpt  # noqa: E402
+from algos.training.rollout import action_distribution, run_episode  # noqa: E402
+from run_config import register_configs  # noqa: E402
+from train import make_env, preload_plugins, seed_everything  # noqa: E402
+
+
+def evaluate_run(cfg: DictConfig) -> dict:
+    load_plugins(cfg.plugins)
+    source = {"kind": "fixed_policy"}
+    state = None
+    if cfg.checkpoint:
+        path = ckpt.resolve_checkpoint(cfg.checkpoint)
+        state = ckpt.load(path)
+        trained = OmegaConf.create(state["config"])
+        load_plugins(trained.get("plugins") or [])
+        algo_cfg, env_cfg = trained.algo, trained.env
+        source = {"kind": "checkpoint", "path": str(path), "episode": state["progress"]["episode"], "t_env": state["progress"]["t_env"]}
+    else:
+        algo_cfg, env_cfg = cfg.algo, cfg.env
+    torch.set_num_threads(cfg.torch_threads)
+    seed_everything(cfg.seed)
+    env = make_env(env_cfg, evaluation=True)
+    spec = algos.EnvSpec.from_env(env)
+    algo = algos.build(algo_cfg.name, spec, algo_cfg, seed=cfg.seed, device=cfg.device)
+    if state is not None:
+        algo.load_state_dict(state["algo"])
+    elif algo.capabilities.learns:
+        print(f"warning: evaluating an untrained {algo_cfg.name} (no checkpoint=...)", file=sys.stderr)
+
+    t0 = time.perf_counter()
+    per_episode, counts, infos = [], np.zeros((spec.n_agents, spec.n_actions), np.int64), []
+    for i in range(cfg.eval.episodes):
+        episode, st = run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i)
+        per_episode.append({"return": st.ret, "length": st.length, "actions": episode.actions.tolist(), **st.infos})
+        counts += st.action_counts
+        infos.append(st.infos)
+    returns = np.array([e["return"] for e in per_episode])
+    metrics = {"return": float(returns.mean()), "return_std": float(returns.std()), "length": float(np.mean([e["length"] for e in per_episode]))}
+    for k in sorted(set().union(*infos)):
+        metrics[k] = float(np.mean([i[k] for i in infos if k in i]))
+    metrics.update(action_distribution(counts, spec.agents))
+    result = {
+        "algo": algo_cfg.name,
+        "env": env_cfg.name,
+        "source": source,
+        "episodes": cfg.eval.episodes,
+        "seconds": time.perf_counter() - t0,
+        "metrics": metrics,
+        "per_episode": per_episode,
+    }
+    out = Path(cfg.eval.out) if cfg.eval.out else Path(HydraConfig.get().runtime.output_dir) / "metrics.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(json.dumps(result, indent=2))
+    tmp.replace(out)
+    print(f"{algo_cfg.name} on {env_cfg.name}: return (explore=False) {metrics['return']:.3f} +- {metrics['return_std']:.3f} over {cfg.eval.episodes} episodes")
+    print(f"  metrics: {out}")
+    return result
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+def main(cfg: DictConfig) -> float:
+    return evaluate_run(cfg)["metrics"]["return"]
+
+
+register_configs()
+
+if __name__ == "__main__":
+    preload_plugins(sys.argv)
+    main()

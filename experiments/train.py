@@ -1,0 +1,290 @@
+#!/usr/bin/env python
+"""Train any registered algorithm on any registered env.
+
+    python experiments/train.py algo=qmix                      # defaults: conf/config.yaml
+    python experiments/train.py algo=vdn env=one_step_3x3 seed=3 train.episodes=1000
+    python experiments/train.py -m algo=qmix,vdn seed=0,1      # sweep (basic launcher)
+    python experiments/train.py -m algo=qmix,vdn seed=0,1 hydra/launcher=joblib
+    python experiments/train.py resume=outputs/2026-01-01/12-00-00_ab12cd   # continue a run
+    python experiments/train.py plugins=[my_pkg.my_algo] algo=my_algo     # your own algorithm
+
+A run dir holds: config.yaml (resolved) and .hydra/, train.csv and eval.csv,
+tensorboard/ and wandb/ (offline) when enabled, checkpoints/{last,final,ep_*}.pt.
+Ctrl-C writes checkpoints/last.pt and exits with status 130; `resume=<run dir>`
+continues from it with the same counters, epsilon, replay buffer and RNG states.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run from a checkout without `pip install -e .`
+
+import hydra  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from hydra.core.hydra_config import HydraConfig  # noqa: E402
+from omegaconf import DictConfig, OmegaConf  # noqa: E402
+
+import algos  # noqa: E402
+import envs  # noqa: E402
+from algos.plugins import load_plugins  # noqa: E402
+from algos.training import checkpoint as ckpt  # noqa: E402
+from algos.training.loggers import CSVLogger, MultiLogger, TensorBoardLogger, WandbLogger, config_hash  # noqa: E402
+from algos.training.rollout import action_distribution, evaluate, run_episode  # noqa: E402
+from run_config import register_configs  # noqa: E402
+
+# Keys that may change when resuming a run; everything else comes from the checkpoint.
+RESUMABLE_PREFIXES = ("train.", "logger.", "eval.", "device", "torch_threads")
+
+
+def preload_plugins(argv: list[str]) -> None:
+    """Import ``plugins=[...]`` from the command line before Hydra composes the config,
+    so the algorithms they register can be selected with ``algo=<name>``."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    for arg in argv[1:]:
+        if arg.lstrip("+~").startswith("plugins="):
+            value = OverridesParser.create().parse_override(arg.lstrip("~")).value()
+            if isinstance(value, str):
+                value = [value]
+            load_plugins(value or [])
+
+
+def make_env(env_cfg: Any, *, evaluation: bool = False):
+    args = OmegaConf.to_container(env_cfg, resolve=True) if isinstance(env_cfg, DictConfig) else dict(env_cfg)
+    name = args.pop("name")
+    overrides = args.pop("eval_overrides", None) or {}
+    if evaluation:
+        args.update(overrides)
+    return envs.make(name, **args)
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+class InterruptGuard:
+    """Ctrl-C raises KeyboardInterrupt at once, except inside ``critical()`` (observe +
+    update), where it is deferred to the end of the block so the learner's state stays
+    consistent for the checkpoint."""
+
+    def __init__(self) -> None:
+        self.in_critical = False
+        self.pending = False
+
+    def install(self) -> None:
+        try:
+            signal.signal(signal.SIGINT, self._handler)
+        except ValueError:  # not in the main thread (e.g. some launchers): keep the default
+            pass
+
+    def _handler(self, signum, frame) -> None:
+        if self.in_critical:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def critical(self):
+        self.in_critical = True
+        try:
+            yield
+        finally:
+            self.in_critical = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+def resume_config(cfg: DictConfig, saved: dict) -> DictConfig:
+    """The saved run's config, with the command line's resumable overrides applied."""
+    resumed = OmegaConf.create(saved)
+    try:
+        overrides = list(HydraConfig.get().overrides.task)
+    except ValueError:
+        overrides = []
+    for ov in overrides:
+        key = ov.split("=", 1)[0].lstrip("+~")
+        if key in ("resume", "plugins"):
+            continue
+        if not key.startswith(RESUMABLE_PREFIXES):
+            raise ValueError(
+                f"cannot change {key!r} when resuming (the run's config is in its checkpoint); "
+                f"only {', '.join(RESUMABLE_PREFIXES)} may be overridden"
+            )
+        OmegaConf.update(resumed, key, OmegaConf.select(cfg, key), force_add=True)
+    resumed.resume = cfg.resume
+    return resumed
+
+
+def _mean_dicts(rows: list[dict[str, float]]) -> dict[str, float]:
+    keys = set().union(*rows) if rows else set()
+    return {k: float(np.mean([r[k] for r in rows if k in r])) for k in sorted(keys)}
+
+
+class Loggers:
+    """CSV files per kind (train.csv, eval.csv) + TensorBoard/W&B with kind/ prefixes."""
+
+    def __init__(self, cfg: DictConfig, run_dir: Path, wandb_id: Optional[str]):
+        self.run_dir = run_dir
+        self.csv = {k: CSVLogger(run_dir / f"{k}.csv") for k in ("train", "eval")}
+        self.others = []
+        self.paths = {"csv": [str(p.path) for p in self.csv.values()]}
+        if cfg.logger.tensorboard:
+            self.others.append(TensorBoardLogger(run_dir / "tensorboard"))
+            self.paths["tensorboard"] = str(run_dir / "tensorboard")
+        self.wandb_id = None
+        if cfg.logger.wandb and cfg.logger.wandb_mode != "disabled":
+            container = OmegaConf.to_container(cfg, resolve=True)
+            group = config_hash(container)
+            name = f"{cfg.algo.name}-{cfg.env.name}-s{cfg.seed}"
+            wb = WandbLogger(run_dir, project=cfg.logger.wandb_project, entity=cfg.logger.wandb_entity, group=group, name=name, config=container, mode=cfg.logger.wandb_mode, run_id=wandb_id)
+            self.others.append(wb)
+            self.wandb_id = wb.run_id
+            self.paths["wandb"] = str(Path(wb.run.dir).parent) if wb.run.dir else str(run_dir / "wandb")
+        self.multi = MultiLogger(self.others)
+
+    def log(self, kind: str, metrics: dict[str, float], episode: int) -> None:
+        self.csv[kind].log(metrics, episode)
+        self.multi.log({f"{kind}/{k}": v for k, v in metrics.items()}, episode)
+
+    def close(self) -> None:
+        self.multi.close()
+
+
+def train(cfg: DictConfig) -> dict[str, float]:
+    load_plugins(cfg.plugins)
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    ckpt_state = None
+    if cfg.resume:
+        ckpt_state = ckpt.load(cfg.resume)
+        cfg = resume_config(cfg, ckpt_state["config"])
+        load_plugins(cfg.plugins)
+    torch.set_num_threads(cfg.torch_threads)
+    seed_everything(cfg.seed)
+    OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
+
+    env = make_env(cfg.env)
+    eval_env = make_env(cfg.env, evaluation=True)
+    spec = algos.EnvSpec.from_env(env)
+    algo = algos.build(cfg.algo.name, spec, cfg.algo, seed=cfg.seed, device=cfg.device)
+    if hasattr(algo, "check_budget"):
+        algo.check_budget(cfg.train.episodes)
+
+    start_episode, t_env, wandb_id = 0, 0, None
+    if ckpt_state is not None:
+        algo.load_state_dict(ckpt_state["algo"])
+        start_episode = ckpt_state["progress"]["episode"]
+        t_env = ckpt_state["progress"]["t_env"]
+        wandb_id = ckpt_state.get("wandb_id")
+        ckpt.set_rng_state(ckpt_state["rng"])
+        print(f"Resuming {cfg.algo.name} on {cfg.env.name} from episode {start_episode} (t_env {t_env}) in {run_dir}", flush=True)
+
+    loggers = Loggers(cfg, run_dir, wandb_id)
+    container = OmegaConf.to_container(cfg, resolve=True)
+
+    def payload(episode: int, interrupted: bool = False) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "algo_name": cfg.algo.name,
+            "algo": algo.state_dict(),
+            "progress": {"episode": episode, "t_env": t_env},
+            "config": container,
+            "rng": ckpt.rng_state(),
+            "wandb_id": loggers.wandb_id,
+            "interrupted": interrupted,
+            "time": time.time(),
+        }
+
+    from tqdm import tqdm
+
+    total = cfg.train.episodes
+    bar = tqdm(total=total, initial=start_episode, desc=f"{cfg.algo.name}@{cfg.env.name}", unit="ep", disable=None if cfg.logger.progress_bar else True, dynamic_ncols=True)
+    guard = InterruptGuard()
+    guard.install()
+    window_stats, window_updates, window_times = [], [], []
+    completed = start_episode
+    last_eval: dict[str, float] = {}
+    t_start = time.perf_counter()
+    try:
+        for ep in range(start_episode, total):
+            t0 = time.perf_counter()
+            episode, stats = run_episode(env, algo, spec, explore=True, seed=cfg.seed * 1_000_003 + ep, max_rounds=cfg.train.max_rounds)
+            with guard.critical():
+                algo.observe(episode)
+                t1 = time.perf_counter()
+                upd = algo.update()
+                t_env += len(episode)
+                completed = ep + 1
+            window_times.append((time.perf_counter() - t0, time.perf_counter() - t1))
+            window_stats.append(stats)
+            if upd:
+                window_updates.append(upd)
+            bar.update(1)
+            if completed % cfg.train.log_every == 0 or completed == total:
+                row = {"t_env": float(t_env), "wall_s": time.perf_counter() - t_start}
+                row.update(_mean_dicts([{"return": s.ret, "length": float(s.length), **s.infos, **({"q_chosen_mean": float(np.mean(s.q_values))} if s.q_values else {})} for s in window_stats]))
+                row["time/episode_s"] = float(np.mean([a for a, _ in window_times]))
+                row["time/update_s"] = float(np.mean([b for _, b in window_times]))
+                row.update(action_distribution(sum(s.action_counts for s in window_stats), spec.agents))
+                row.update(algo.metrics())
+                row.update(_mean_dicts(window_updates))
+                if window_updates:  # counters: the latest value, not the window mean
+                    row.update({k: v for k, v in window_updates[-1].items() if k in ("updates", "target_updates")})
+                loggers.log("train", row, completed)
+                bar.set_postfix({k: f"{row[k]:.3g}" for k in ("return", "epsilon", "loss") if k in row})
+                window_stats, window_updates, window_times = [], [], []
+            if (cfg.train.eval_every and completed % cfg.train.eval_every == 0) or completed == total:
+                last_eval = evaluate(eval_env, algo, spec, cfg.train.eval_episodes, seed=cfg.eval.seed)
+                loggers.log("eval", {"t_env": float(t_env), **last_eval}, completed)
+            if cfg.train.checkpoint_every and completed % cfg.train.checkpoint_every == 0 and completed != total:
+                ckpt.save_periodic(payload(completed), run_dir, completed, cfg.train.keep_checkpoints)
+    except KeyboardInterrupt:
+        bar.close()
+        path = ckpt.save_atomic(payload(completed, interrupted=True), run_dir / ckpt.CKPT_DIR / ckpt.LAST)
+        loggers.close()
+        print(f"\nInterrupted after {completed} episodes. Checkpoint: {path}\nResume with: python experiments/train.py resume={run_dir}", file=sys.stderr, flush=True)
+        sys.exit(130)
+    bar.close()
+    final = payload(completed)
+    final_path = ckpt.save_atomic(final, run_dir / ckpt.CKPT_DIR / ckpt.FINAL)
+    ckpt.save_atomic(final, run_dir / ckpt.CKPT_DIR / ckpt.LAST)
+    loggers.close()
+
+    print(f"\nTrained {cfg.algo.name} on {cfg.env.name} for {completed} episodes ({t_env} rounds) in {time.perf_counter() - t_start:.1f} s; greedy return {last_eval.get('return', float('nan')):.3f}")
+    print(f"  run dir:     {run_dir}")
+    print(f"  checkpoint:  {final_path}")
+    print(f"  logs:        {', '.join(loggers.paths['csv'])}")
+    for key in ("tensorboard", "wandb"):
+        if key in loggers.paths:
+            print(f"  {key + ':':<12} {loggers.paths[key]}")
+    artifacts = getattr(getattr(env, "unwrapped", env), "artifacts", None) or getattr(env, "artifacts", None)
+    if callable(artifacts):
+        for name, path in (artifacts() or {}).items():
+            print(f"  {name + ':':<12} {path}")
+    sys.stdout.flush()
+    return last_eval
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+def main(cfg: DictConfig) -> float:
+    result = train(cfg)
+    return result.get("return", float("nan"))
+
+
+register_configs()
+
+if __name__ == "__main__":
+    preload_plugins(sys.argv)
+    main()
