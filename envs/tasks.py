@@ -1,0 +1,213 @@
+"""Tasks of the report env: a topic plus a corpus, in train and holdout splits.
+
+The default task set (`envs/report_tasks.json`) writes about topics covered by the
+default corpus, `installed_packages`: the long descriptions that the project's own
+dependencies carry in their package metadata (torch, pettingzoo, hydra-core, chromadb,
+pydantic, ...). They are real documents, present on every machine the project
+installs on, so the env runs out of the box with nothing to download.
+
+A corpus is either that name or a path to a folder/file of documents (pdf, docx, md,
+txt). `materialize_corpus` writes the package descriptions to a cache folder once (a
+rewrite only when a package changed), so ingestion into the RAG store is idempotent.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as metadata
+import json
+import logging
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CORPUS = "installed_packages"
+TASKS_FILE = Path(__file__).with_name("report_tasks.json")
+SPLITS = ("train", "holdout", "all")
+
+# Distributions whose descriptions form the default corpus: the project's dependencies
+# (and theirs) with long, informative descriptions. Missing ones are skipped.
+CORPUS_PACKAGES = (
+    "torch", "torch-geometric", "numpy", "pettingzoo", "gymnasium", "hydra-core", "omegaconf", "chromadb",
+    "rank-bm25", "transformers", "sentence-transformers", "tokenizers", "huggingface_hub", "openai", "httpx",
+    "ollama", "llama_cpp_python", "pydantic", "jsonschema", "tqdm", "rich", "wandb", "pypdf",
+)
+MIN_DESCRIPTION_CHARS = 1500  # shorter descriptions are mostly badges and links
+
+
+def cache_root() -> Path:
+    """`$QMIX_CACHE_DIR`, else `~/.cache/qmix-report-gym`."""
+    return Path(os.environ.get("QMIX_CACHE_DIR", Path.home() / ".cache" / "qmix-report-gym")).expanduser()
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    topic: str
+    split: str = "train"
+    corpus: str = DEFAULT_CORPUS  # "installed_packages" or a path to documents
+    key_terms: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_dict(cls, data: dict, where: str = "task") -> "Task":
+        if not isinstance(data, dict):
+            raise ValueError(f"{where}: a task must be a mapping, got {type(data).__name__}")
+        tid = str(data.get("id") or "").strip() or where
+        topic = data.get("topic")
+        if not isinstance(topic, str) or not topic.strip():
+            raise ValueError(f"{where} ({tid!r}): the task has no topic; every task needs a non-empty 'topic'")
+        split = data.get("split", "train")
+        if split not in ("train", "holdout"):
+            raise ValueError(f"{where} ({tid!r}): split must be 'train' or 'holdout', got {split!r}")
+        unknown = set(data) - {"id", "topic", "split", "corpus", "key_terms"}
+        if unknown:
+            raise ValueError(f"{where} ({tid!r}): unknown keys {sorted(unknown)}")
+        return cls(id=tid, topic=topic.strip(), split=split, corpus=str(data.get("corpus") or DEFAULT_CORPUS),
+                   key_terms=tuple(str(t) for t in data.get("key_terms", ())))
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "topic": self.topic, "split": self.split, "corpus": self.corpus,
+                "key_terms": list(self.key_terms)}
+
+
+def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "train") -> list[Task]:
+    """Tasks of one split from a JSON file (default: the shipped set) or a list of dicts/topics.
+
+    A bare string in a list is a topic on the default corpus.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    if source is None or isinstance(source, (str, Path)):
+        path = Path(source) if source is not None else TASKS_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"task file {path} not found")
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        raw = doc.get("tasks") if isinstance(doc, dict) else doc
+        where = str(path)
+    else:
+        raw, where = list(source), "tasks"
+    if not isinstance(raw, list):
+        raise ValueError(f"{where}: expected a list of tasks")
+    tasks = []
+    for i, item in enumerate(raw):
+        if isinstance(item, str):
+            item = {"id": f"task-{i}", "topic": item}
+        elif hasattr(item, "items"):
+            item = dict(item.items())
+        tasks.append(Task.from_dict(item, f"{where}[{i}]"))
+    ids = [t.id for t in tasks]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{where}: duplicate task ids {sorted({i for i in ids if ids.count(i) > 1})}")
+    chosen = [t for t in tasks if split == "all" or t.split == split]
+    if not chosen:
+        # A user's single-topic list has no holdout: evaluate on the same topics, said plainly.
+        if tasks and all(t.split == "train" for t in tasks) and split == "holdout":
+            raise ValueError(f"{where}: no task has split 'holdout'; mark some tasks as holdout or use split=all")
+        raise ValueError(f"{where}: no task in split {split!r}")
+    return chosen
+
+
+def _description(dist: metadata.Distribution) -> str:
+    meta = dist.metadata
+    return (meta.get_payload() if hasattr(meta, "get_payload") else "") or meta.get("Description") or ""
+
+
+def package_documents(packages: Iterable[str] = CORPUS_PACKAGES) -> dict[str, str]:
+    """{file name: markdown text} for every installed package with a long description."""
+    docs = {}
+    for name in packages:
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        body = _description(dist).strip()
+        if len(body) < MIN_DESCRIPTION_CHARS:
+            continue
+        meta = dist.metadata
+        header = f"# {meta['Name']} {meta['Version']}\n\n{meta.get('Summary') or ''}\n\n"
+        docs[f"{meta['Name'].lower().replace('_', '-')}.md"] = header + body + "\n"
+    return docs
+
+
+def materialize_corpus(corpus: str = DEFAULT_CORPUS, root: Path | None = None) -> Path:
+    """The folder (or file) holding a corpus' documents; writes the package corpus once."""
+    if corpus != DEFAULT_CORPUS:
+        path = Path(corpus).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"corpus {corpus!r} is neither {DEFAULT_CORPUS!r} nor an existing path")
+        return path.resolve()
+    folder = (root or cache_root()) / "corpora" / DEFAULT_CORPUS
+    folder.mkdir(parents=True, exist_ok=True)
+    docs = package_documents()
+    if not docs:
+        raise RuntimeError("no installed package has a usable description; pass a corpus path instead")
+    for fname, text in docs.items():
+        target = folder / fname
+        data = text.encode("utf-8")
+        # Rewrite only on change, so the store sees the same file hash and skips it.
+        if not target.exists() or hashlib.sha256(target.read_bytes()).digest() != hashlib.sha256(data).digest():
+            tmp = target.with_suffix(".tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+    return folder
+
+
+# -- the corpus' RAG store, shared per process -----------------------------------------
+_STORE_LOCK = threading.RLock()
+_STORES: dict[str, Any] = {}
+_INGESTED: set[tuple[str, str]] = set()
+
+
+def rag_config(rag_cfg: Any, store_path: str | Path) -> Any:
+    """The typed rag config (defaults + overrides) pointing at `store_path`."""
+    from omegaconf import OmegaConf
+
+    from rag import RagConfig
+
+    cfg = OmegaConf.merge(OmegaConf.structured(RagConfig), rag_cfg or {})
+    cfg.store.path = str(store_path)
+    cfg.ingest.progress = False
+    return cfg
+
+
+def default_store_path(corpus: str, rag_cfg: Any) -> Path:
+    """`<cache>/stores/<corpus>-<embedding backend>`: one store per corpus and embedding."""
+    backend = str(((rag_cfg or {}).get("embedding") or {}).get("backend", "minilm"))
+    slug = DEFAULT_CORPUS if corpus == DEFAULT_CORPUS else re.sub(r"[^A-Za-z0-9]+", "-", str(corpus)).strip("-")[-60:]
+    return cache_root() / "stores" / f"{slug}-{backend.rsplit('.', 1)[-1]}"
+
+
+def corpus_store(corpus: str = DEFAULT_CORPUS, rag_cfg: Any = None, store_path: str | Path | None = None) -> Any:
+    """The RAG store holding `corpus`: opened once and ingested once per process.
+
+    Ingestion is idempotent (content hashes), so another process re-reads the files,
+    finds them unchanged and writes nothing. An empty corpus gives an empty store (the
+    Researcher then reports [RESEARCH_EXHAUSTED]); a missing path is an error.
+    """
+    from rag import ingest_paths, open_store
+
+    path = Path(store_path).expanduser() if store_path else default_store_path(corpus, rag_cfg)
+    cfg = rag_config(rag_cfg, path)
+    key = json.dumps([str(path.resolve()), str(cfg)], sort_keys=True)
+    with _STORE_LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            store = _STORES[key] = open_store(cfg)
+        docs = materialize_corpus(corpus)
+        if (key, str(docs)) not in _INGESTED:
+            report = ingest_paths(store, [docs], progress=False)
+            _INGESTED.add((key, str(docs)))
+            if len(store) == 0:
+                logger.warning("corpus %s gave no chunks: the Researcher will find nothing\n%s", docs, report.render())
+        return store
+
+
+def forget_stores() -> None:
+    """Drop the process' open stores (tests; a process switching corpora)."""
+    with _STORE_LOCK:
+        _STORES.clear()
+        _INGESTED.clear()
