@@ -104,7 +104,8 @@ class MiniLMEmbedding:
 
         self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
         self.max_tokens = int(self._model.max_seq_length)
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
         self.identity = f"minilm:{path.name}:{self.dim}"
         self.batch_size = batch_size
         self.tokenizer = HuggingFaceTokenizer(path / "tokenizer.json", special_tokens=2)
