@@ -23,6 +23,9 @@ _ABSENCE = re.compile(
     r"\bno (?:relevant )?(?:information|evidence|sources?)\b|\bunavailable\b|\babsent\b|\bnothing relevant\b",
     re.IGNORECASE)
 
+# A line that opens with a marker declares absence, whatever detail follows (the queries tried).
+_MARKER_FIRST = re.compile(r"^\W*(?:\[(?:RESEARCH_EXHAUSTED|NO_REVISION_NEEDED)\]|NO_QUERY\b)")
+
 # (agent, kind, messages, max_tokens) -> text, or None when the call failed (already recorded).
 CallFn = Callable[[str, str, list, int], Awaitable["str | None"]]
 
@@ -32,7 +35,8 @@ def is_absence_only(text: str) -> bool:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         return True
-    return all(_ABSENCE.search(ln) and len(_ABSENCE.sub("", ln).strip(" .:-*[]()")) < 40 for ln in lines)
+    return all(_MARKER_FIRST.match(ln) or (_ABSENCE.search(ln) and len(_ABSENCE.sub("", ln).strip(" .:-*[]()")) < 40)
+               for ln in lines)
 
 
 @dataclass
