@@ -161,7 +161,7 @@ class LLMJudge:
         user = prompts.MACRO_USER.format(topic=report.topic, outline=outline,
                                          report=_truncate_middle(body, self.macro_max_chars))
         parsed = await self._ask("MacroJudge", prompts.MACRO_SYSTEM, user, prompts.MACRO_SCHEMA, ledger)
-        judgment = MacroJudgment({c: int(parsed[c]) for c in prompts.MACRO_CRITERIA}, str(parsed["notes"]).strip())
+        judgment = MacroJudgment({c: int(parsed[c]) for c in prompts.MACRO_CRITERIA}, str(parsed["assessment"]).strip())
         self._remember(self._macro_cache, key, judgment)
         return judgment
 
@@ -176,7 +176,7 @@ class LLMJudge:
             section_title=section.title.replace('"', "'"), part=f"{chunk.index + 1}/{n_parts}", chunk=chunk.text)
         parsed = await self._ask("MicroJudge", prompts.MICRO_SYSTEM, user, prompts.MICRO_SCHEMA, ledger)
         return MicroJudgment({c: int(parsed[c]) for c in prompts.MICRO_CRITERIA}, bool(parsed["hallucination"]),
-                             str(parsed["notes"]).strip())
+                             str(parsed["assessment"]).strip())
 
     async def _ask(self, caller: str, system: str, user: str, schema: dict, ledger: TokenLedger | None) -> Any:
         """One judgment: the schema call, repair requests on malformed output, then give up.

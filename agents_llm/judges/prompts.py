@@ -1,33 +1,36 @@
 """Rubric prompts and JSON schemas of the LLM judges (reward code, not agent prompts).
 
-Notes come first in each schema: with constrained decoding the model writes fields in
-schema order, so its reasoning precedes the scores it justifies. Scores are enums 0..5
-rather than integer ranges because llama.cpp's grammar converter ignores
-minimum/maximum; notes carry a maxLength so a small model cannot ramble past
-max_tokens and leave the JSON unfinished.
+The free-text field comes first in each schema: with constrained decoding the model
+writes fields in schema order, so its reasoning precedes the scores it justifies. It is
+called `assessment` because the llamacpp backend builds its grammar from the schema
+serialised with sorted keys, and "assessment" sorts before every criterion, so the
+order holds there too. Scores are enums 0..5 rather than integer ranges because
+llama.cpp's grammar converter ignores minimum/maximum. The assessment has a maxLength
+(one character can cost a token) so that a rambling small model still closes its JSON
+within the judge's max_tokens (256 by default).
 """
 from __future__ import annotations
 
 SCORE = {"type": "integer", "enum": [0, 1, 2, 3, 4, 5]}
-NOTES_MAX_CHARS = 300
+NOTES_MAX_CHARS = 180
 
 MACRO_CRITERIA = ("coverage", "flow", "structure", "tone", "repetition")
 MICRO_CRITERIA = ("logic", "verifiability", "technical_precision", "density")
 
 MACRO_SCHEMA = {
     "type": "object",
-    "properties": {"notes": {"type": "string", "maxLength": NOTES_MAX_CHARS},
+    "properties": {"assessment": {"type": "string", "maxLength": NOTES_MAX_CHARS},
                    **{c: SCORE for c in MACRO_CRITERIA}},
-    "required": ["notes", *MACRO_CRITERIA],
+    "required": ["assessment", *MACRO_CRITERIA],
     "additionalProperties": False,
 }
 
 MICRO_SCHEMA = {
     "type": "object",
-    "properties": {"notes": {"type": "string", "maxLength": NOTES_MAX_CHARS},
+    "properties": {"assessment": {"type": "string", "maxLength": NOTES_MAX_CHARS},
                    **{c: SCORE for c in MICRO_CRITERIA},
                    "hallucination": {"type": "boolean"}},
-    "required": ["notes", *MICRO_CRITERIA, "hallucination"],
+    "required": ["assessment", *MICRO_CRITERIA, "hallucination"],
     "additionalProperties": False,
 }
 
@@ -51,7 +54,7 @@ Criteria and anchors:
 - repetition: freedom from repeated content (higher is better). 5 = no idea is stated twice;
   3 = some restated points or filler; 1 = much of the text repeats itself; 0 = mostly duplicated text.
 
-Write one or two sentences of notes first (what most limits the report), then the five scores.
+Write a one- or two-sentence assessment first (what most limits the report), then the five scores.
 Answer with a single JSON object and nothing else."""
 
 MACRO_USER = """<topic>
@@ -84,7 +87,7 @@ Criteria and anchors:
 - hallucination: true only if the chunk states specifics (numbers, names, results) that contradict the
   excerpts or are invented beyond them; otherwise false.
 
-Write one or two sentences of notes first, then the scores and the hallucination flag.
+Write a one- or two-sentence assessment first, then the scores and the hallucination flag.
 Answer with a single JSON object and nothing else."""
 
 MICRO_USER = """<topic>

@@ -1,0 +1,37 @@
+import pytest
+
+from agents_llm.judges.text import chunk_text, sentences
+
+
+def test_paragraph_chunks_group_a_fixed_number_of_paragraphs():
+    text = "A one.\n\nB two.\n\nC three.\n\nD four.\n\nE five."
+    assert chunk_text(text, "paragraphs", 2) == ["A one.\n\nB two.", "C three.\n\nD four.", "E five."]
+
+
+def test_char_chunks_pack_paragraphs_and_cut_long_ones_at_sentence_ends():
+    short = ["a" * 40, "b" * 40, "c" * 40]
+    assert chunk_text("\n\n".join(short), "chars", 90) == [short[0] + "\n\n" + short[1], short[2]]
+    long = "First sentence is here. Second sentence follows it. Third one ends the paragraph."
+    pieces = chunk_text(long, "chars", 50)
+    assert pieces == ["First sentence is here.", "Second sentence follows it.", "Third one ends the paragraph."]
+    assert all(len(p) <= 50 for p in chunk_text("x" * 130, "chars", 50))
+
+
+def test_editing_a_later_paragraph_keeps_earlier_chunks_identical():
+    paras = [f"Paragraph {i} " + "word " * 30 for i in range(6)]
+    before = chunk_text("\n\n".join(paras), "chars", 400)
+    paras[4] = paras[4] + "extra words here"
+    after = chunk_text("\n\n".join(paras), "chars", 400)
+    assert after[:2] == before[:2] and after != before
+
+
+def test_bad_unit_or_size_is_refused():
+    with pytest.raises(ValueError, match="unit"):
+        chunk_text("a", "words", 10)
+    with pytest.raises(ValueError, match="size"):
+        chunk_text("a", "chars", 0)
+
+
+def test_sentences_split_at_ends_but_not_inside_abbreviations():
+    assert sentences("It works, e.g. here. Next one! And 3 more?\n\n- a list item") == [
+        "It works, e.g. here.", "Next one!", "And 3 more?", "- a list item"]
