@@ -1,0 +1,197 @@
+"""The handcrafted pipeline's phases as plain data: round patterns, budgets, signals.
+
+The original Q-Mix report writer ran a fixed five-phase pipeline. Each phase is a list
+of round patterns that cycle within the phase (pattern ``k % len(patterns)`` in the
+phase's round ``k``); a pattern names the agents that must run, the agents that may run
+(the :class:`~algos.handcrafted.RoundScheduler` decides), and the directed message
+edges of the round (receiver ``"Collector"`` = append to the report).
+
+Agent names are the team's agent names (``possible_agents``). The signal strings are
+the protocol the phase prompts in ``agents_llm.phase_prompts`` teach the agents; they
+are repeated here because ``algos`` never imports ``agents_llm`` (a test checks that
+both sides agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+COLLECTOR = "Collector"
+
+# Phase labels, in pipeline order (RoundPlan.phase carries them to the engine).
+PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION = "planning", "research", "drafting", "review", "revision"
+PHASE_ORDER = (PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION)
+DEFAULT_ROUNDS = {PLANNING: 2, RESEARCH: 6, DRAFTING: 10, REVIEW: 2, REVISION: 4}
+
+# Early-exit signals: seen in any output of the phase, they end it.
+RESEARCH_EXHAUSTED = "[RESEARCH_EXHAUSTED]"
+DRAFTING_COMPLETE = "[DRAFTING_COMPLETE]"
+REVISION_COMPLETE = "[REVISION_COMPLETE]"
+EXIT_SIGNALS = {RESEARCH: RESEARCH_EXHAUSTED, DRAFTING: DRAFTING_COMPLETE, REVISION: REVISION_COMPLETE}
+
+# Task sentinels the pipeline hands the LeadArchitect when a task is done.
+SECTION_COMPLETE = "[SECTION_COMPLETE — ASSIGN NEXT SECTION]"
+SECTION_SKIPPED = "[SECTION_SKIPPED — ASSIGN NEXT SECTION]"
+CORRECTION_APPLIED = "[CORRECTION_APPLIED — ASSIGN NEXT CORRECTION]"
+
+# Outputs that say "nothing from me": they do not count as having produced output.
+HOLD = "[HOLD]"
+NON_OUTPUT_MARKERS = (HOLD, RESEARCH_EXHAUSTED)
+
+SECTION_ID_TAG = "SECTION_ID"  # "[SECTION_ID: S3]" names the section a correction is for
+
+
+@dataclass(frozen=True)
+class RoundPattern:
+    """One round's shape: who must run, who may run, which messages flow."""
+
+    required: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    edges: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def appends(self) -> bool:
+        return any(r == COLLECTOR for _, r in self.edges)
+
+    def to_dict(self) -> dict:
+        return {"required": list(self.required), "optional": list(self.optional),
+                "edges": [list(e) for e in self.edges]}
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    rounds: int  # round budget; an exit signal may end the phase earlier
+    patterns: tuple[RoundPattern, ...]
+
+    def pattern(self, round_in_phase: int) -> RoundPattern:
+        return self.patterns[round_in_phase % len(self.patterns)]
+
+
+def _p(required: Iterable[str], optional: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> RoundPattern:
+    return RoundPattern(tuple(required), tuple(optional), tuple(tuple(e) for e in edges))
+
+
+LA, RS, DA, RV = "LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"
+
+# Optional agents appear only after a round of the same phase where they were required,
+# so the temporal heuristic (memory is wiped at phase boundaries) has something to go on.
+DEFAULT_PATTERNS: dict[str, tuple[RoundPattern, ...]] = {
+    # Evidence first: the Researcher scans what the corpus covers before the outline.
+    PLANNING: (
+        _p([RS, LA], edges=[(RS, LA)]),
+        _p([LA], [RS], edges=[(RS, LA)]),
+    ),
+    # The Lead Architect directs the search; the Data Analyst turns evidence into blueprints.
+    RESEARCH: (
+        _p([LA, RS], edges=[(LA, RS)]),
+        _p([LA, RS, DA], edges=[(RS, LA), (LA, DA), (RS, DA)]),
+    ),
+    # Two rounds per section: assign and gather, then write and append.
+    DRAFTING: (
+        _p([LA, RS, DA], edges=[(LA, RS), (LA, DA), (RS, DA)]),
+        _p([DA], [RS], edges=[(RS, DA), (DA, COLLECTOR)]),
+    ),
+    # The Reviewer audits the live section list; the Lead Architect ranks the corrections.
+    REVIEW: (
+        _p([RV]),
+        _p([LA], [RV], edges=[(RV, LA)]),
+    ),
+    # Two rounds per correction: assign (Researcher may [HOLD]), then rewrite in place.
+    REVISION: (
+        _p([LA, RS, DA], edges=[(LA, RS), (LA, DA), (RS, DA)]),
+        _p([DA], [RS], edges=[(RS, DA), (DA, COLLECTOR)]),
+    ),
+}
+
+
+class PhaseConfigError(ValueError):
+    """A phase config that cannot run: the message names the phase, pattern and field."""
+
+
+def _names(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise PhaseConfigError(f"{where}: expected a list of agent names, got {value!r}")
+    return tuple(str(v) for v in value)
+
+
+def _edges(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    out = []
+    for e in value or ():
+        if isinstance(e, str) and "->" in e:
+            e = [x.strip() for x in e.split("->", 1)]
+        if isinstance(e, str) or not isinstance(e, Sequence) or len(e) != 2:
+            raise PhaseConfigError(f"{where}: an edge is [sender, receiver] or 'sender->receiver', got {e!r}")
+        out.append((str(e[0]), str(e[1])))
+    return tuple(out)
+
+
+def pattern_from_dict(data: Mapping[str, Any], where: str) -> RoundPattern:
+    if not isinstance(data, Mapping):
+        raise PhaseConfigError(f"{where}: a round pattern is a mapping with required/optional/edges, got {data!r}")
+    unknown = set(data) - {"required", "optional", "edges"}
+    if unknown:
+        raise PhaseConfigError(f"{where}: unknown keys {sorted(unknown)} (allowed: required, optional, edges)")
+    return RoundPattern(_names(data.get("required"), f"{where}.required"),
+                        _names(data.get("optional"), f"{where}.optional"),
+                        _edges(data.get("edges"), f"{where}.edges"))
+
+
+def build_phases(team: Sequence[str], rounds: Optional[Mapping[str, int]] = None,
+                 patterns: Optional[Mapping[str, Any]] = None) -> list[Phase]:
+    """The pipeline for ``team``: default patterns, overridden per phase, validated.
+
+    ``rounds``: round budget per phase label (missing labels keep the default; 0 skips
+    the phase). ``patterns``: per phase label, a list of ``{required, optional, edges}``
+    that replaces the default patterns. Raises :class:`PhaseConfigError` naming the
+    phase, pattern and agent for anything the team cannot run.
+    """
+    rounds = dict(rounds or {})
+    patterns = dict(patterns or {})
+    for label in list(rounds) + list(patterns):
+        if label not in PHASE_ORDER:
+            src = "rounds" if label in rounds else "patterns"
+            raise PhaseConfigError(f"algo.{src}: unknown phase {label!r}; phases: {list(PHASE_ORDER)}")
+    phases = []
+    for label in PHASE_ORDER:
+        n = rounds.get(label, DEFAULT_ROUNDS[label])
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise PhaseConfigError(f"algo.rounds.{label}: expected a round count >= 0, got {n!r}")
+        if label in patterns:
+            raw = patterns[label]
+            if isinstance(raw, (str, Mapping)) or not isinstance(raw, Sequence) or not raw:
+                raise PhaseConfigError(f"algo.patterns.{label}: expected a non-empty list of round patterns")
+            pats = tuple(pattern_from_dict(p, f"algo.patterns.{label}[{i}]") for i, p in enumerate(raw))
+        else:
+            pats = DEFAULT_PATTERNS[label]
+        for i, p in enumerate(pats):
+            validate_pattern(p, team, f"phase {label}, round pattern {i}")
+        phases.append(Phase(label, n, pats))
+    return phases
+
+
+def validate_pattern(pattern: RoundPattern, team: Sequence[str], where: str) -> None:
+    known = set(team)
+    hint = f"team: {list(team)} (the append node is {COLLECTOR!r}, only as an edge receiver)"
+    if not pattern.required and not pattern.optional:
+        raise PhaseConfigError(f"{where}: no agent runs (required and optional are both empty)")
+    for field_name in ("required", "optional"):
+        for a in getattr(pattern, field_name):
+            if a not in known:
+                raise PhaseConfigError(f"{where}: {field_name} names unknown agent {a!r}; {hint}")
+    both = set(pattern.required) & set(pattern.optional)
+    if both:
+        raise PhaseConfigError(f"{where}: {sorted(both)} listed as both required and optional")
+    runs = set(pattern.required) | set(pattern.optional)
+    for s, r in pattern.edges:
+        if s not in known:
+            raise PhaseConfigError(f"{where}: edge {s}->{r} names unknown sender {s!r}; {hint}")
+        if r != COLLECTOR and r not in known:
+            raise PhaseConfigError(f"{where}: edge {s}->{r} names unknown receiver {r!r}; {hint}")
+        if s not in runs:
+            raise PhaseConfigError(f"{where}: edge {s}->{r}: sender {s!r} does not run in this pattern")
+        if r != COLLECTOR and r not in runs:
+            raise PhaseConfigError(f"{where}: edge {s}->{r}: receiver {r!r} does not run in this pattern")
