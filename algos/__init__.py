@@ -3,7 +3,8 @@
     import algos
     algo = algos.build("qmix", algos.EnvSpec.from_env(env), {"lr": 1e-3}, seed=0)
 
-Built in: ``qmix``, ``vdn``, ``iql`` (learners) and ``random`` (a fixed policy).
+Built in: ``qmix``, ``vdn``, ``iql`` (learners); ``random``, ``preset`` (solo, star,
+chain, full, ring) and ``handcrafted`` (the five-phase pipeline) as fixed policies.
 Add your own with ``algos.register(name, cls)`` -- see ``algos/base.py`` for the
 interface and ``experiments/train.py`` for loading a plugin module by config.
 """
@@ -14,6 +15,8 @@ from .iql import IQL, IQLConfig
 from .mixers import MIXERS, Mixer, QMixer, VDNMixer, register_mixer
 from .qmix import QMIX, QMIXConfig
 from .random_policy import RandomConfig, RandomPolicy
+from .handcrafted import HandcraftedConfig, HandcraftedPipeline
+from .presets import PresetConfig, PresetTopology
 from .registry import available, build, get, register, to_config
 from .value_learner import ValueLearner, ValueLearnerConfig
 from .vdn import VDN, VDNConfig
@@ -22,10 +25,13 @@ register("qmix", QMIX, config_name="base_qmix")
 register("vdn", VDN, config_name="base_vdn")
 register("iql", IQL, config_name="base_iql")
 register("random", RandomPolicy, config_name="base_random")
+register("handcrafted", HandcraftedPipeline, config_name="base_handcrafted")
+register("preset", PresetTopology, config_name="base_preset")
 
 __all__ = [
     "AlgoConfig", "Algorithm", "Capabilities", "EnvSpec", "Batch", "Episode", "EpisodeBuffer", "collate",
     "MIXERS", "Mixer", "QMixer", "VDNMixer", "register_mixer", "QMIX", "QMIXConfig", "VDN", "VDNConfig",
-    "IQL", "IQLConfig", "RandomConfig", "RandomPolicy", "ValueLearner", "ValueLearnerConfig",
+    "IQL", "IQLConfig", "RandomConfig", "RandomPolicy", "HandcraftedConfig", "HandcraftedPipeline",
+    "PresetConfig", "PresetTopology", "ValueLearner", "ValueLearnerConfig",
     "available", "build", "get", "register", "to_config",
 ]

@@ -45,6 +45,9 @@ class Capabilities:
     recurrent: bool = False  # keeps a hidden state across rounds; reset by begin_episode()
     needs_graph: bool = False  # uses the last round's communication graph
     discrete_actions: bool = True  # only Discrete action spaces are supported
+    # Hands the env whole round plans (``next_plan(infos) -> dict`` through ``env.step_plan``)
+    # instead of joint actions: the handcrafted pipeline. Needs an env with ``step_plan``.
+    emits_plans: bool = False
 
 
 @dataclass

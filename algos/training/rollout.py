@@ -73,6 +73,18 @@ def _state(env: Any, spec: EnvSpec) -> np.ndarray:
     return np.asarray(env.state(), np.float32).reshape(spec.state_dim)
 
 
+def _plan_actions(env: Any, infos: dict, acting: list[str]) -> dict[str, int]:
+    """The discrete action each agent's part in a plan amounts to (``infos[agent]["action"]``)."""
+    names_of = getattr(env, "action_names", None)
+    index = {n: i for i, n in enumerate(names_of())} if callable(names_of) else {}
+    out = {}
+    for a in acting:
+        name = (infos.get(a) or {}).get("action")
+        if name in index:
+            out[a] = index[name]
+    return out
+
+
 def run_episode(
     env: Any,
     algo: Algorithm,
@@ -95,6 +107,10 @@ def run_episode(
     info_sum: dict[str, float] = {}
     q_values: list[float] = []
     terminated = False
+    emits_plans = algo.capabilities.emits_plans
+    if emits_plans and not hasattr(env, "step_plan"):
+        raise TypeError(f"{type(algo).__name__} hands the env round plans, but {type(env).__name__} has no "
+                        "step_plan(plan); use an env that supports plans (report_writing_v0)")
 
     def record(o, m, s, g):
         o_list.append(algo._stack(o))
@@ -108,9 +124,13 @@ def run_episode(
         o, m = _split(obs, spec)
         state = _state(env, spec)  # recorded with the observation, before the step
         record(o, m, state, graph)
-        actions = algo.act(o, m, explore, state=state, graph=graph)
         acting = list(env.agents)
-        obs, rewards, terms, truncs, infos = env.step({a: actions[a] for a in acting})
+        if emits_plans:  # a fixed policy with plans of its own; count the actions the env read them as
+            obs, rewards, terms, truncs, infos = env.step_plan(algo.next_plan(infos))
+            actions = _plan_actions(env, infos, acting)
+        else:
+            actions = algo.act(o, m, explore, state=state, graph=graph)
+            obs, rewards, terms, truncs, infos = env.step({a: actions[a] for a in acting})
         graph = get_comm_graph(env, infos)
         joint = np.zeros(N, np.int64)
         for i, a in enumerate(spec.agents):
