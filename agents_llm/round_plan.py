@@ -126,7 +126,11 @@ class RoundPlan:
       means append. A sender that does not act this round delivers its last output.
     * `instructions`: extra text for an agent's prompt this round.
     * `phase`: a phase label (planning, research, drafting, section_review,
-      validation) that selects phase prompts; None for the learned-policy prompts.
+      validation, review, revision) that selects phase prompts; None for the
+      learned-policy prompts. The handcrafted pipeline's labels (`phase_prompts.PHASES`)
+      select `agents_llm.phase_prompts`.
+    * `phase_round`, `phase_rounds`: the round's number within its phase (1-based) and
+      the phase's round budget, shown in the phase prompts; None outside phases.
     * `revise_section`: a section id the Collector rewrites instead of appending.
     * `reset_memory`: wipe every agent's previous output before the round (phase
       boundaries in the handcrafted pipeline).
@@ -144,6 +148,8 @@ class RoundPlan:
     reset_memory: bool = False
     terminate: bool = False
     gate_check: GateCheck | None = None
+    phase_round: int | None = None
+    phase_rounds: int | None = None
     actions: dict[str, int] = field(default_factory=dict)
     denied: list[Denial] = field(default_factory=list)
     terminate_votes: list[str] = field(default_factory=list)
@@ -202,4 +208,4 @@ class RoundPlan:
         return cls(**data)
 
 
-PHASES = ("planning", "research", "drafting", "section_review", "validation")
+PHASES = ("planning", "research", "drafting", "section_review", "validation", "review", "revision")

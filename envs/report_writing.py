@@ -500,6 +500,10 @@ class ReportWritingEnv(ParallelEnv):
                   "delta_length": float(step_info.get("delta_length", 0.0))}
         if result.gate_passed is not None:
             common["gate_passed"] = result.gate_passed
+        # What a plan-emitting fixed policy (algos.handcrafted) reads back: plain data only.
+        common["round_outputs"] = dict(result.outputs)
+        common["collector_section"] = result.collector.section_id
+        common["sections"] = [list(s) for s in self.report.list_sections()]
         if budget:
             common["budget_exhausted"] = budget
         if end_reason:

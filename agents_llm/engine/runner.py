@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from graphlib import TopologicalSorter
 from typing import Any, Sequence
 
-from .. import prompts
+from .. import phase_prompts, prompts
 from ..backends import LLMBackend, LLMError, TokenBudgetExceeded, TokenLedger
 from ..collector import Collector, CollectorResult
 from ..report_state import ReportState, SourceRef
@@ -206,10 +206,16 @@ class RoundEngine:
                 ctx.add_sources([SourceRef(source=c.source, page=c.page, chunk_id=c.chunk_id, text=c.text)
                                  for c in chunks])
 
-        messages = prompts.agent_messages(member.role.name, topic=report.topic, objective=ctx.objective,
-                                          outline=outline, summary=report.progress_summary, inbox=inbox,
-                                          memory=memory, evidence=evidence, instruction=instruction,
-                                          phase=plan.phase)
+        if phase_prompts.handles(plan.phase):  # the handcrafted pipeline's phases
+            messages = phase_prompts.agent_messages(member.role.name, phase=plan.phase, topic=report.topic,
+                                                    objective_text=ctx.objective, report=report, inbox=inbox,
+                                                    memory=memory, evidence=evidence, instruction=instruction,
+                                                    phase_round=plan.phase_round, phase_rounds=plan.phase_rounds)
+        else:
+            messages = prompts.agent_messages(member.role.name, topic=report.topic, objective=ctx.objective,
+                                              outline=outline, summary=report.progress_summary, inbox=inbox,
+                                              memory=memory, evidence=evidence, instruction=instruction,
+                                              phase=plan.phase)
         record["prompt"] = messages
         text = await self._call(ctx, rec, name, "agent", messages, self.settings.agent_max_tokens)
         if text is None:
@@ -288,6 +294,8 @@ class RoundEngine:
                                       self.settings.gate_max_tokens)
             gate_passed = prompts.parse_gate(answer) if answer is not None else None
             gate_rec = {"agent": g.agent, "question": g.question, "passed": gate_passed, "response": answer}
+
+        phase_prompts.after_round(plan.phase, fresh, ctx.report, {m.name: m.role.name for m in self.team})
 
         # Memory: what each agent said this round is its "previous output" next round.
         for a in plan.acting:
