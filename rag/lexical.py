@@ -19,6 +19,7 @@ import numpy as np
 # an exact identifier query matches exactly while a partial one still matches.
 _TOKEN = re.compile(r"\w+(?:[-.:/]\w+)*", re.UNICODE)
 _PART = re.compile(r"[^\W_]+", re.UNICODE)
+_SEPARATOR = re.compile(r"[-.:/_]")
 _STOPWORDS = frozenset(
     """a an and are as at be by for from has have in is it its of on or that the this
     to was were will with which what who how when where why do does did not no can""".split()
@@ -27,12 +28,13 @@ _STOPWORDS = frozenset(
 
 def bm25_tokens(text: str) -> List[str]:
     tokens: List[str] = []
-    for match in _TOKEN.finditer(text.lower()):
-        word = match.group(0)
-        parts = _PART.findall(word)
-        if len(parts) > 1:
-            tokens.append(word)
-        tokens.extend(part for part in parts if part not in _STOPWORDS)
+    for word in _TOKEN.findall(text.lower()):
+        if _SEPARATOR.search(word) is None:  # the common case: a plain word
+            if word not in _STOPWORDS:
+                tokens.append(word)
+            continue
+        tokens.append(word)
+        tokens.extend(part for part in _PART.findall(word) if part not in _STOPWORDS)
     return tokens
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import codecs
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
@@ -20,6 +19,8 @@ PAGE_MARKER = "[PAGE {number}]"
 # smuggle terminal escapes into prompts.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _BINARY_SNIFF_CHARS = 65536
+# Control characters (category Cc) other than whitespace, and the replacement character.
+_BINARY_HINTS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd]")
 
 
 class DocumentError(Exception):
@@ -80,11 +81,7 @@ def _looks_binary(text: str) -> bool:
     sample = text[:_BINARY_SNIFF_CHARS]
     if not sample:
         return False
-    suspicious = sum(
-        1
-        for char in sample
-        if char == "\ufffd" or (unicodedata.category(char) == "Cc" and char not in "\t\n\r\f")
-    )
+    suspicious = len(_BINARY_HINTS.findall(sample))
     # A handful of stray escapes is dirty text; binary data has them everywhere.
     return suspicious >= 4 and suspicious / len(sample) > 0.02
 
