@@ -38,12 +38,15 @@ def main(cfg: DictConfig) -> int:
         sys.exit(2)
     try:
         if cfg.trace is not None:
+            from agents_llm.viz.trace_loading import read_trace
+
+            doc = read_trace(cfg.trace)  # before importing Bokeh: a bad file is reported at once
             from agents_llm.viz.trace_viewer import write_viewer
 
             html = None
             if cfg.out is not None:  # a .html file, or a folder that gets <trace name>.html
                 html = Path(cfg.out) if cfg.out.endswith(".html") else Path(cfg.out) / f"{Path(cfg.trace).stem}.html"
-            out = write_viewer(cfg.trace, html, max_text_chars=cfg.max_text_chars,
+            out = write_viewer(cfg.trace, html, doc=doc, max_text_chars=cfg.max_text_chars,
                                play_interval_ms=cfg.play_interval_ms)
             print(f"trace viewer: {out}")
         if cfg.logs is not None:

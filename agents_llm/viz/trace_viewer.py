@@ -227,10 +227,12 @@ def build_viewer_html(doc: dict, source: str, *, max_text_chars: int = DEFAULT_M
     return _page(layout, title)
 
 
-def write_viewer(trace_path: str | Path, out_path: str | Path | None = None, **options) -> Path:
-    """Read, validate and render `trace_path`; returns the written HTML path (default: next to the trace)."""
+def write_viewer(trace_path: str | Path, out_path: str | Path | None = None, *, doc: dict | None = None,
+                 **options) -> Path:
+    """Read, validate and render `trace_path` (or `doc`, already read from it); returns the HTML path
+    (default: next to the trace)."""
     trace_path = Path(trace_path)
-    doc = read_trace(trace_path)
+    doc = read_trace(trace_path) if doc is None else doc
     out = Path(out_path) if out_path else trace_path.with_suffix(".html")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(build_viewer_html(doc, str(trace_path), **options), encoding="utf-8")
