@@ -403,7 +403,9 @@ class HandcraftedPipeline(Algorithm):
         if k + 1 < phase.rounds and not last_correction:
             return False
         later = self.phases[self.phase_index + 1:]
-        return not any(p.rounds for p in later)
+        drafting_ahead = phase.name == DRAFTING or any(p.name == DRAFTING and p.rounds for p in later)
+        return not any(p.rounds and (p.name not in (REVIEW, REVISION) or self.sections or drafting_ahead)
+                       for p in later)
 
     def _instructions(self, phase: Phase, pattern: RoundPattern, acting: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
