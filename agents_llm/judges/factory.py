@@ -42,7 +42,8 @@ def make_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None
 
     `backend` is required for kind=llm (the judge shares the team's backend or has its
     own). `embed` (a callable list[str] -> 2-D array, or a rag embedding) overrides the
-    configured embedding of kind=reference, so an env can pass the one it already loaded.
+    configured embedding of kind=reference, so an env can pass the one it already loaded;
+    `judge.embedding` should still name its kind, since it picks the grounding band.
     """
     cfg = _as_config(cfg)
     validate_judge_config(cfg)
@@ -58,11 +59,14 @@ def make_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None
                         sources_max_chars=cfg.sources_max_chars, chunk_unit=getattr(cfg.chunk_unit, "value",
                                                                                        cfg.chunk_unit),
                         chunk_size=cfg.chunk_size, cache_size=cfg.cache_size, fallback_score=cfg.fallback_score)
-    from .reference import ReferenceJudge
+    from .reference import GROUNDING_BANDS, ReferenceJudge
 
+    floor, ceiling = GROUNDING_BANDS[getattr(cfg.embedding, "value", cfg.embedding)]
     return ReferenceJudge(embed if embed is not None else build_embedding(cfg), key_terms=list(cfg.key_terms),
-                          weights=dict(cfg.weights), grounding_floor=cfg.grounding_floor,
-                          grounding_ceiling=cfg.grounding_ceiling, duplicate_threshold=cfg.duplicate_threshold,
+                          weights=dict(cfg.weights),
+                          grounding_floor=floor if cfg.grounding_floor is None else cfg.grounding_floor,
+                          grounding_ceiling=ceiling if cfg.grounding_ceiling is None else cfg.grounding_ceiling,
+                          duplicate_threshold=cfg.duplicate_threshold,
                           target_sections=cfg.target_sections, min_sentence_words=cfg.min_sentence_words)
 
 

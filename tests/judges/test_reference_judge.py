@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from agents_llm.judges import ReferenceJudge, make_judge
+from agents_llm.judges.reference import GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from rag.embeddings import HashingEmbedding
 
@@ -20,6 +21,8 @@ UNGROUNDED = ("Marketing teams expect rapid adoption across many consumer segmen
 
 
 def judge(**kw) -> ReferenceJudge:
+    kw.setdefault("grounding_floor", GROUNDING_BANDS["hashing"][0])
+    kw.setdefault("grounding_ceiling", GROUNDING_BANDS["hashing"][1])
     return ReferenceJudge(HashingEmbedding(dim=512), **kw)
 
 
@@ -129,8 +132,13 @@ def test_empty_report_scores_zero():
 
 @pytest.mark.slow
 def test_minilm_default_embedding_grounding_moves_the_right_way():
-    j = make_judge({"kind": "reference"})  # embedding=minilm through rag
-    grounded = j.score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE])))
-    ungrounded = j.score_sync(report_with(("Electrolytes", UNGROUNDED, [SOURCE])))
-    assert grounded.components["grounding"] > ungrounded.components["grounding"]
-    assert grounded.score == j.score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE]))).score
+    j = make_judge({"kind": "reference"})  # embedding=minilm through rag, with its grounding band
+    paraphrase = "At room temperature, LLZO garnet electrolytes conduct lithium ions at about 1 mS/cm."
+    other_fact = "Sulfide electrolytes are sensitive to moisture and must be handled in dry rooms."
+    grounded = j.score_sync(report_with(("Electrolytes", paraphrase, [SOURCE])))
+    unsupported = j.score_sync(report_with(("Electrolytes", other_fact, [SOURCE])))
+    off_topic = j.score_sync(report_with(("Electrolytes", UNGROUNDED, [SOURCE])))
+    assert grounded.components["grounding"] > 0.8
+    assert unsupported.components["grounding"] < 0.3
+    assert off_topic.components["grounding"] < 0.1
+    assert grounded.score == j.score_sync(report_with(("Electrolytes", paraphrase, [SOURCE]))).score
