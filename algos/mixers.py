@@ -85,10 +85,11 @@ class QMixer(Mixer):
     def mix(self, agent_qs, state):
         M = agent_qs.shape[0]
         w1 = self.hyper_w1(state).abs().view(M, self.n_agents, self.embed_dim)
-        b1 = self.hyper_b1(state).view(M, 1, self.embed_dim)
-        hidden = F.elu(torch.bmm(agent_qs.unsqueeze(1), w1) + b1)  # [M, 1, E]
-        w2 = self.hyper_w2(state).abs().view(M, self.embed_dim, 1)
-        return torch.bmm(hidden, w2).view(M, 1) + self.v(state)
+        b1 = self.hyper_b1(state)  # [M, E]
+        # Tiny per-sample matrices: broadcast-multiply-sum beats bmm on CPU.
+        hidden = F.elu((agent_qs.unsqueeze(-1) * w1).sum(1) + b1)  # [M, E]
+        w2 = self.hyper_w2(state).abs()  # [M, E]
+        return (hidden * w2).sum(-1, keepdim=True) + self.v(state)
 
 
 MIXERS: dict[str, type[Mixer]] = {"qmix": QMixer, "vdn": VDNMixer}

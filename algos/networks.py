@@ -94,13 +94,19 @@ class GNNRecurrentAgent(nn.Module):
 
     def forward_sequence(self, obs, last_action, adj) -> torch.Tensor:
         """Whole episodes. obs [B, T1, N, D], last_action [B, T1, N], adj [B, T1, N, N]
-        -> q [B, T1, N, A]. The GNN runs once over all B*T1 graphs; the GRU steps in time."""
-        e = self._embed(self._features(obs, last_action), adj)  # [B, T1, N, H]
-        B, T1, N, H = e.shape
-        h = e.new_zeros(B * N, H)
-        outs = []
-        for t in range(T1):
-            h = self.rnn(e[:, t].reshape(B * N, H), h)
-            outs.append(h)
-        hs = torch.stack(outs, dim=1).reshape(B, N, T1, H).transpose(1, 2)
-        return self.head(hs)
+        -> q [B, T1, N, A].
+
+        Time-major inside: the GNN runs once over all T1*B graphs, then the GRUCell's
+        weights run over the sequence through torch's fused GRU (the same arithmetic
+        as stepping the cell; the input projection is one matmul for all rounds)."""
+        obs, last_action, adj = obs.transpose(0, 1), last_action.transpose(0, 1), adj.transpose(0, 1)
+        e = self._embed(self._features(obs, last_action), adj)  # [T1, B, N, H]
+        T1, B, N, H = e.shape
+        cell = self.rnn
+        hs, _ = torch.gru(
+            e.reshape(T1, B * N, H), e.new_zeros(1, B * N, H),
+            [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh],
+            True, 1, 0.0, self.training, False, False,
+        )  # [T1, B*N, H]
+        q = self.head(hs.reshape(T1 * B * N, H))
+        return q.reshape(T1, B, N, self.n_actions).transpose(0, 1)

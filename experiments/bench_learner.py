@@ -1,0 +1,202 @@
+#!/usr/bin/env python
+"""Learner throughput: our QMIX update vs the same update with torchrl's QMixer + QMixerLoss.
+
+    python experiments/bench_learner.py                       # 32 episodes x 20 rounds x 4 agents
+    python experiments/bench_learner.py --updates 100 --threads 2
+
+Both sides get identical tensors (observations, actions, rewards, terminals, states)
+and do one full update each iteration: forward of the online and target networks over
+all rounds, QMIX mixing, one-step TD target, backward, gradient clipping, Adam step,
+target-update bookkeeping.
+
+* ours: ``algos.QMIX.train_on_batch`` -- GNN (torch-geometric GraphConv over a random
+  communication graph per round, all episodes x rounds batched into one graph) ->
+  GRUCell -> MLP agents, double Q, hypernetwork mixer with V(s).
+* torchrl: the same encoder -> GRU -> MLP agent without the GNN (torchrl has no graph
+  agent), ``torchrl.modules.QMixer`` and ``torchrl.objectives.multiagent.QMixerLoss``
+  with a TD(0) estimator and ``HardUpdate``.
+
+torchrl is the ``bench`` extra: ``pip install torchrl==0.14.1 "tensordict>=0.14.3,<0.15"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+import algos  # noqa: E402
+from algos.buffer import Episode, collate  # noqa: E402
+
+
+def make_episodes(B: int, T: int, N: int, D: int, A: int, S: int, seed: int) -> list[Episode]:
+    rng = np.random.default_rng(seed)
+    eps = []
+    for _ in range(B):
+        adj = rng.random((T + 1, N, N)) < 0.3  # ~30% of the N^2 possible edges per round
+        adj[0] = False  # no graph before the first round
+        eps.append(
+            Episode(
+                obs=rng.standard_normal((T + 1, N, D)).astype(np.float32),
+                avail=np.ones((T + 1, N, A), bool),
+                state=rng.standard_normal((T + 1, S)).astype(np.float32),
+                actions=rng.integers(0, A, (T, N)),
+                rewards=rng.standard_normal(T).astype(np.float32),
+                terminated=True,
+                adj=adj,
+            )
+        )
+    return eps
+
+
+def interleaved_rates(steps: dict, updates: int, warmup: int, rounds: int) -> dict[str, list[float]]:
+    """Updates/s of each step function, measured in alternating rounds of ``updates``
+    updates, so a machine shared with other jobs loads every side alike."""
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    rates: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            t0 = time.perf_counter()
+            for _ in range(updates):
+                step()
+            rates[name].append(updates / (time.perf_counter() - t0))
+    return rates
+
+
+def ours_step(batch, spec, hidden: int):
+    cfg = {"hidden_dim": hidden, "batch_size": batch.batch_size, "learning_starts": batch.batch_size, "target_update_interval": 50, "save_buffer": False}
+    learner = algos.build("qmix", spec, cfg, seed=0)
+    return lambda: learner.train_on_batch(batch)
+
+
+class GRUAgent(nn.Module):
+    """encoder -> GRU over rounds -> MLP, shared by agents; input [B, T, N, D] -> [B, T, N, A]."""
+
+    def __init__(self, D: int, N: int, A: int, H: int):
+        super().__init__()
+        self.N = N
+        self.encoder = nn.Linear(D + N, H)
+        self.rnn = nn.GRU(H, H, batch_first=True)
+        self.head = nn.Sequential(nn.Linear(H, H), nn.ReLU(), nn.Linear(H, A))
+        self.register_buffer("ids", torch.eye(N), persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        B, T, N, _ = obs.shape
+        x = torch.relu(self.encoder(torch.cat([obs, self.ids.expand(B, T, N, N)], -1)))
+        h, _ = self.rnn(x.permute(0, 2, 1, 3).reshape(B * N, T, -1))
+        return self.head(h.reshape(B, N, T, -1).permute(0, 2, 1, 3))
+
+
+def torchrl_step(batch, N: int, D: int, A: int, S: int, hidden: int):
+    from tensordict import TensorDict
+    from tensordict.nn import TensorDictModule
+    from torchrl.modules import QValueModule, SafeSequential
+    from torchrl.modules.models.multiagent import QMixer
+    from torchrl.objectives import HardUpdate, ValueEstimators
+    from torchrl.objectives.multiagent import QMixerLoss
+
+    torch.manual_seed(0)
+    module = TensorDictModule(GRUAgent(D, N, A, hidden), in_keys=[("agents", "observation")], out_keys=[("agents", "action_value")])
+    value_module = QValueModule(
+        action_value_key=("agents", "action_value"),
+        out_keys=[("agents", "action"), ("agents", "action_value"), ("agents", "chosen_action_value")],
+        action_space="categorical",
+    )
+    qnet = SafeSequential(module, value_module)
+    mixer = TensorDictModule(
+        QMixer(state_shape=(S,), mixing_embed_dim=32, n_agents=N, device="cpu"),
+        in_keys=[("agents", "chosen_action_value"), "state"],
+        out_keys=["chosen_action_value"],
+    )
+    loss_fn = QMixerLoss(qnet, mixer, action_space="categorical", delay_value=True)
+    loss_fn.make_value_estimator(ValueEstimators.TD0, gamma=0.99)
+    target_updater = HardUpdate(loss_fn, value_network_update_interval=50)
+    optim = torch.optim.Adam(loss_fn.parameters(), lr=5e-4)
+
+    B, T = batch.batch_size, batch.max_t
+    c = lambda x: x.contiguous()  # noqa: E731  (torchrl's mixer .view()s its inputs)
+    done = batch.terminated.bool().unsqueeze(-1)
+    td = TensorDict(
+        {
+            "agents": TensorDict({"observation": c(batch.obs[:, :-1]), "action": batch.actions}, [B, T, N]),
+            "state": c(batch.state[:, :-1]),
+            "next": TensorDict(
+                {
+                    "agents": TensorDict({"observation": c(batch.obs[:, 1:])}, [B, T, N]),
+                    "state": c(batch.state[:, 1:]),
+                    "reward": batch.rewards.unsqueeze(-1),
+                    "done": done,
+                    "terminated": done,
+                },
+                [B, T],
+            ),
+        },
+        [B, T],
+    )
+
+    def step():
+        loss = loss_fn(td)["loss"]
+        optim.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(loss_fn.parameters(), 10.0)
+        optim.step()
+        target_updater.step()
+
+    return step
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--batch", type=int, default=32, help="episodes per update")
+    p.add_argument("--rounds-per-episode", type=int, default=20, help="rounds per episode")
+    p.add_argument("--agents", type=int, default=4)
+    p.add_argument("--obs-dim", type=int, default=64)
+    p.add_argument("--state-dim", type=int, default=128)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--updates", type=int, default=10, help="updates per timed round")
+    p.add_argument("--rounds", type=int, default=5, help="alternating timed rounds per side")
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1)
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    B, T, N, D, S = args.batch, args.rounds_per_episode, args.agents, args.obs_dim, args.state_dim
+    A = 5 + N  # the report env's action count
+    batch = collate(make_episodes(B, T, N, D, A, S, seed=0))
+    spec = algos.EnvSpec(agents=[f"agent_{i}" for i in range(N)], obs_dim=D, n_actions=A, state_dim=S)
+    print(f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s)")
+    steps = {"ours": ours_step(batch, spec, args.hidden)}
+    try:
+        import tensordict  # noqa: F401
+        import torchrl
+    except ImportError as e:
+        torchrl = None
+        print(
+            f"  torchrl: NOT INSTALLED ({e}) -- no comparison. Install the bench extra:\n"
+            '    pip install torchrl==0.14.1 "tensordict>=0.14.3,<0.15"'
+        )
+    else:
+        steps["torchrl"] = torchrl_step(batch, N, D, A, S, args.hidden)
+    rates = interleaved_rates(steps, args.updates, args.warmup, args.rounds)
+    med = {k: float(np.median(v)) for k, v in rates.items()}
+    fmt = lambda v: " ".join(f"{x:.1f}" for x in v)  # noqa: E731
+    print(f"  ours (GNN-GRU agent, double Q):            median {med['ours']:6.1f} updates/s   (rounds: {fmt(rates['ours'])})")
+    if torchrl is not None:
+        print(f"  torchrl {torchrl.__version__} (GRU agent, QMixerLoss):   median {med['torchrl']:6.1f} updates/s   (rounds: {fmt(rates['torchrl'])})")
+        ratios = [a / b for a, b in zip(rates["ours"], rates["torchrl"])]
+        print(f"  ratio ours / torchrl: {med['ours'] / med['torchrl']:.2f}x (per round: {' '.join(f'{r:.2f}' for r in ratios)}; target >= 1.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
