@@ -5,6 +5,7 @@
     python experiments/evaluate.py checkpoint=outputs/<run dir>/checkpoints/final.pt eval.episodes=50
     python experiments/evaluate.py algo=random env=two_step                # a fixed policy
     python experiments/evaluate.py algo=random eval.out=random.json
+    python experiments/evaluate.py env=report_writing 'eval.compare=[handcrafted,preset:ring,random]'
 
 With a checkpoint, the algorithm and env come from the checkpoint's config (its
 ``plugins`` are imported first); ``env.eval_overrides`` (e.g. the holdout split) are
@@ -41,6 +42,12 @@ from train import make_env, preload_plugins, seed_everything  # noqa: E402
 
 def evaluate_run(cfg: DictConfig) -> dict:
     load_plugins(cfg.plugins)
+    if cfg.eval.compare and not cfg.checkpoint:  # several fixed policies, one table
+        from compare_policies import compare_policies
+
+        out_dir = Path(cfg.eval.out).parent if cfg.eval.out else Path(HydraConfig.get().runtime.output_dir)
+        result = compare_policies(cfg, make_env, out_dir)
+        return {**result, "metrics": result["rows"][0]["metrics"]}
     source = {"kind": "fixed_policy"}
     state = None
     if cfg.checkpoint:

@@ -69,6 +69,9 @@ class EvalConfig:
     episodes: int = 20  # evaluate.py: greedy episodes on the holdout env
     seed: int = 1_000_000  # base seed of evaluation episodes (disjoint from training seeds)
     out: Optional[str] = None  # metrics JSON path (default: <hydra run dir>/metrics.json)
+    # Policies to compare on the same episodes, e.g. [handcrafted, preset:ring, random]; writes
+    # comparison.json and comparison.md (experiments/compare_policies.py). Empty: evaluate `algo` alone.
+    compare: List[str] = field(default_factory=list)
 
 
 @dataclass

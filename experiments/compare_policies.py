@@ -1,0 +1,117 @@
+"""Compare several policies on the same held-out episodes: one table, as JSON and Markdown.
+
+Used by ``experiments/evaluate.py`` when ``eval.compare`` lists policies:
+
+    python experiments/evaluate.py env=report_writing env.max_rounds=24 \\
+        'eval.compare=[handcrafted,preset:solo,preset:star,preset:chain,preset:full,preset:ring,random]'
+
+An entry is an algorithm name, optionally ``name:topology`` for presets or
+``name:key=value;key=value`` for any config keys (dotted keys allowed). The entry whose
+name is the composed ``algo`` starts from that config, so ``algo=handcrafted
+algo.rounds.drafting=4`` shapes the handcrafted row. Every policy plays the same
+episodes (same seeds, hence the same tasks) on one env with shared LLM, store and
+judge. Writes ``comparison.json`` and ``comparison.md`` beside ``eval.out`` (default:
+the Hydra run dir).
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from omegaconf import DictConfig, OmegaConf
+
+import algos
+from algos.training.rollout import run_episode
+
+COLUMNS = [("report_score", "report score", "{:.3f}"), ("length_score", "length score", "{:.3f}"),
+           ("tokens", "tokens", "{:.0f}"), ("length", "rounds", "{:.1f}"), ("chars", "chars", "{:.0f}"),
+           ("return", "return", "{:.3f}"), ("seconds", "s/episode", "{:.1f}")]
+
+
+def parse_entry(entry: str) -> tuple[str, str, dict[str, Any]]:
+    """(label, algorithm name, config overrides) of one ``eval.compare`` entry."""
+    text = str(entry).strip()
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    if not name:
+        raise ValueError(f"eval.compare: empty policy name in entry {entry!r}")
+    overrides: dict[str, Any] = {}
+    if rest:
+        if "=" not in rest:
+            overrides["topology"] = rest.strip()
+        else:
+            for part in rest.split(";"):
+                key, eq, value = part.partition("=")
+                if not eq or not key.strip():
+                    raise ValueError(f"eval.compare entry {entry!r}: expected key=value, got {part!r}")
+                overrides[key.strip()] = yaml.safe_load(value)
+    algos.get(name)  # unknown names fail here, listing the registered ones
+    return text, name, overrides
+
+
+def algo_config(name: str, overrides: dict[str, Any], composed: Any) -> DictConfig:
+    base = composed if composed is not None and composed.get("name") == name else OmegaConf.create({"name": name})
+    cfg = OmegaConf.create(OmegaConf.to_container(base, resolve=True))
+    for key, value in overrides.items():
+        OmegaConf.update(cfg, key, value, force_add=True)
+    return cfg
+
+
+def compare_policies(cfg: DictConfig, make_env, out_dir: Path) -> dict:
+    entries = [parse_entry(e) for e in cfg.eval.compare]
+    env = make_env(cfg.env, evaluation=True)
+    spec = algos.EnvSpec.from_env(env)
+    rows = []
+    for label, name, overrides in entries:
+        acfg = algo_config(name, overrides, cfg.get("algo"))
+        algo = algos.build(name, spec, acfg, seed=cfg.seed, device=cfg.device)
+        per_episode = []
+        for i in range(cfg.eval.episodes):
+            t0 = time.perf_counter()
+            _, st = run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i)
+            task = getattr(getattr(env, "task", None), "id", None)
+            per_episode.append({"task": task, "return": st.ret, "length": float(st.length),
+                                "seconds": time.perf_counter() - t0,
+                                "chars": float(getattr(getattr(env, "report", None), "chars", 0)), **st.infos})
+            print(f"  {label:<16} episode {i + 1}/{cfg.eval.episodes} ({task}): "
+                  f"score {st.infos.get('report_score', float('nan')):.3f}, rounds {st.length}, "
+                  f"tokens {st.infos.get('tokens', 0):.0f}", flush=True)
+        metrics = {key: float(np.mean([e[key] for e in per_episode if key in e]))
+                   for key, _, _ in COLUMNS if any(key in e for e in per_episode)}
+        rows.append({"policy": label, "algo": name, "config": OmegaConf.to_container(acfg), "metrics": metrics,
+                     "per_episode": per_episode})
+    result = {"env": cfg.env.name, "split": (cfg.env.get("eval_overrides") or {}).get("split"),
+              "episodes": cfg.eval.episodes, "seed": cfg.eval.seed, "rows": rows}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out_dir / "comparison.json", out_dir / "comparison.md"
+    _write(json_path, json.dumps(result, indent=2, default=str))
+    _write(md_path, markdown_table(result))
+    print(markdown_table(result))
+    print(f"  comparison: {json_path}\n              {md_path}")
+    result["paths"] = {"json": str(json_path), "markdown": str(md_path)}
+    return result
+
+
+def markdown_table(result: dict) -> str:
+    head = ["policy"] + [title for _, title, _ in COLUMNS]
+    lines = [f"Policies on {result['env']} ({result.get('split') or 'default'} split), "
+             f"{result['episodes']} episode(s) each, same seeds.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in result["rows"]:
+        cells = [row["policy"]]
+        for key, _, fmt in COLUMNS:
+            v = row["metrics"].get(key)
+            cells.append(fmt.format(v) if v is not None and not math.isnan(v) else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
