@@ -88,12 +88,14 @@ class LLMJudge:
     async def score(self, report: ReportState, *, ledger: TokenLedger | None = None) -> JudgeResult:
         if report.is_empty or not report.chars:
             return JudgeResult(score=0.0, components={"macro": 0.0, "micro": 0.0}, reason="empty report")
-        calls_before = self.macro_calls + self.micro_calls
+        # Requests of this scoring alone: a judge shared by concurrent episodes must not
+        # report the others' calls, so no difference of the shared counters.
+        tally = [0]
         failures: list[str] = []
 
         macro: MacroJudgment | None = None
         try:
-            macro = await self._judge_macro(report, ledger)
+            macro = await self._judge_macro(report, ledger, tally)
         except _JudgeCallFailed as e:
             failures.append(f"macro: {e.reason}")
 
@@ -109,7 +111,7 @@ class LLMJudge:
             if hit is None:
                 new_chunks += 1
                 try:
-                    hit = await self._judge_micro(report, section, chunk, macro, previous_notes, ledger)
+                    hit = await self._judge_micro(report, section, chunk, macro, previous_notes, ledger, tally)
                 except _JudgeCallFailed as e:
                     failures.append(f"micro {chunk.section_id}#{chunk.index}: {e.reason}")
                     previous_notes = ""
@@ -141,7 +143,7 @@ class LLMJudge:
             score = self.fallback_score
         return JudgeResult(
             score=clamp01(score), components=components, flagged=bool(failures), reason="; ".join(failures),
-            calls=self.macro_calls + self.micro_calls - calls_before,
+            calls=tally[0],
             details={"chunks": len(chunks),
                      "new_chunks": new_chunks, "macro_notes": macro.notes if macro else "",
                      "chunk_notes": {f"{c.section_id}#{c.index}": j.notes for c, j in judged}})
@@ -151,7 +153,7 @@ class LLMJudge:
         return base * (1.0 - self.hallucination_penalty) if j.hallucination else base
 
     # -- the two judges --------------------------------------------------------------
-    async def _judge_macro(self, report: ReportState, ledger: TokenLedger | None) -> MacroJudgment:
+    async def _judge_macro(self, report: ReportState, ledger: TokenLedger | None, tally: list[int]) -> MacroJudgment:
         body = report.to_markdown(with_references=False)
         key = content_hash("macro", report.topic, body)
         hit = self._macro_cache.get(key)
@@ -160,13 +162,13 @@ class LLMJudge:
         outline = "\n".join(f"{i}. {s.title}" for i, s in enumerate(report.sections, 1))
         user = prompts.MACRO_USER.format(topic=report.topic, outline=outline,
                                          report=_truncate_middle(body, self.macro_max_chars))
-        parsed = await self._ask("MacroJudge", prompts.MACRO_SYSTEM, user, prompts.MACRO_SCHEMA, ledger)
+        parsed = await self._ask("MacroJudge", prompts.MACRO_SYSTEM, user, prompts.MACRO_SCHEMA, ledger, tally)
         judgment = MacroJudgment({c: int(parsed[c]) for c in prompts.MACRO_CRITERIA}, str(parsed["assessment"]).strip())
         self._remember(self._macro_cache, key, judgment)
         return judgment
 
     async def _judge_micro(self, report: ReportState, section: Section, chunk: Chunk, macro: MacroJudgment | None,
-                           previous_notes: str, ledger: TokenLedger | None) -> MicroJudgment:
+                           previous_notes: str, ledger: TokenLedger | None, tally: list[int]) -> MicroJudgment:
         n_parts = len(chunk_text(section.content, self.chunk_unit, self.chunk_size))
         user = prompts.MICRO_USER.format(
             topic=report.topic, macro_notes=(macro.notes if macro else "") or "(none)",
@@ -174,11 +176,12 @@ class LLMJudge:
             previous_notes=previous_notes or "(this is the first chunk judged in this pass)",
             sources=self._sources_text(section) or "(no sources cited)",
             section_title=section.title.replace('"', "'"), part=f"{chunk.index + 1}/{n_parts}", chunk=chunk.text)
-        parsed = await self._ask("MicroJudge", prompts.MICRO_SYSTEM, user, prompts.MICRO_SCHEMA, ledger)
+        parsed = await self._ask("MicroJudge", prompts.MICRO_SYSTEM, user, prompts.MICRO_SCHEMA, ledger, tally)
         return MicroJudgment({c: int(parsed[c]) for c in prompts.MICRO_CRITERIA}, bool(parsed["hallucination"]),
                              str(parsed["assessment"]).strip())
 
-    async def _ask(self, caller: str, system: str, user: str, schema: dict, ledger: TokenLedger | None) -> Any:
+    async def _ask(self, caller: str, system: str, user: str, schema: dict, ledger: TokenLedger | None,
+                   tally: list[int]) -> Any:
         """One judgment: the schema call, repair requests on malformed output, then give up.
 
         Raises _JudgeCallFailed (the judge flags and falls back) for every LLM failure
@@ -187,6 +190,7 @@ class LLMJudge:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         last_error = ""
         for attempt in range(self.judge_retries + 1):
+            tally[0] += 1
             if caller == "MacroJudge":
                 self.macro_calls += 1
             else:

@@ -201,3 +201,19 @@ def test_assessment_comes_before_the_scores_in_schema_and_sorted_order():
         assert list(schema["properties"])[0] == "assessment"
         assert sorted(schema["properties"])[0] == "assessment"
         assert schema["required"][0] == "assessment"
+
+
+def test_a_judge_shared_by_concurrent_episodes_reports_each_scoring_its_own_calls(scripted):
+    from agents_llm.backends import make_backend
+    backend = make_backend({"backend": "scripted", "latency_s": 0.01, "responder": lambda r: (
+        macro_reply() if judge_kind(r) == "macro" else micro_reply())})
+    judge = LLMJudge(backend, chunk_unit="paragraphs", chunk_size=1)
+    small, large = ReportState("topic A"), ReportState("topic B")
+    small.append("One", P[0])
+    large.append("Many", paragraphs(*P[1:6]))
+
+    async def both():
+        return await asyncio.gather(judge.score(small), judge.score(large))
+    a, b = asyncio.run(both())
+    assert (a.calls, b.calls) == (2, 6)  # interleaved requests, each counted where it belongs
+    assert judge.micro_calls == 6 and judge.macro_calls == 2
