@@ -38,7 +38,8 @@ def main(cfg: DictConfig) -> int:
     store = open_store(cfg.rag)
     for source in cfg.delete:
         try:
-            removed = store.delete_source(to_absolute_path(str(source)) if Path(to_absolute_path(str(source))).exists() else str(source))
+            # A path (relative to where the command was run) or a file name.
+            removed = store.delete_source(str(source))
             print(f"deleted {source}: {removed} chunk(s)")
         except KeyError as error:
             print(f"delete skipped: {error.args[0]}", file=sys.stderr)

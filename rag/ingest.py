@@ -119,12 +119,14 @@ class _PendingWrites:
         self.plans: List[FilePlan] = []
         self.paths: List[str] = []
         self.missing: List[List[int]] = []
+        self.pending_chunks = 0
 
     def add(self, plan: FilePlan, path: str) -> None:
         self.plans.append(plan)
         self.paths.append(path)
         self.missing.append(self.store.missing_ids(plan))
-        if sum(len(indices) for indices in self.missing) >= self.batch_chunks:
+        self.pending_chunks += len(self.missing[-1])
+        if self.pending_chunks >= self.batch_chunks:
             self.flush()
 
     def _embed(self, plan: FilePlan, indices: List[int]) -> np.ndarray:
@@ -134,11 +136,20 @@ class _PendingWrites:
         if not self.plans:
             return
         plans, paths, missing = self.plans, self.paths, self.missing
-        self.plans, self.paths, self.missing = [], [], []
+        self.plans, self.paths, self.missing, self.pending_chunks = [], [], [], 0
         inputs = [plan.embedding_inputs[i] for plan, indices in zip(plans, missing) for i in indices]
+        owners = [path for path, indices in zip(paths, missing) for _ in indices]
         vectors: List[Optional[np.ndarray]] = []
+        truncations = getattr(getattr(self.store.embedding, "stats", None), "truncations", None)
+        truncations_before = len(truncations) if truncations is not None else 0
         try:
             matrix = self.store.embedding.embed_documents(inputs)
+            # A server that accepted a chunk only once shortened (Ollama) says so here.
+            for record in (truncations or [])[truncations_before:]:
+                self.report.warnings.append(
+                    f"{owners[record.index]}: a chunk was truncated from {record.original_chars} to "
+                    f"{record.kept_chars} characters to fit the embedding server"
+                )
             offset = 0
             for indices in missing:
                 vectors.append(matrix[offset:offset + len(indices)])

@@ -139,3 +139,17 @@ def test_chunk_that_never_fits_is_reported_and_its_file_skipped(tmp_path):
     reason = report.skip_reason(docs / "bad.txt")
     assert reason.startswith("embedding failed:") and "the input length exceeds the context length" in reason
     assert len(store) == 1 and store.consistency_problems() == []
+
+
+def test_truncated_chunks_are_reported_per_file(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "long.txt").write_text(" ".join(f"word{i}" for i in range(120)))
+    (docs / "short.txt").write_text("brief note")
+    with StandIn(max_chars=300) as server:
+        cfg = make_rag_cfg(tmp_path / "store", embedding__backend="ollama", embedding__ollama__host=server.host,
+                           embedding__ollama__retry_wait_s=0.01)
+        report = ingest_paths(open_store(cfg), docs)
+    assert len(report.ingested) == 2
+    assert len(report.warnings) == 1
+    assert report.warnings[0].startswith(f"{docs / 'long.txt'}: a chunk was truncated from ")

@@ -145,3 +145,16 @@ def test_invalid_ranges_fail_naming_the_key(tmp_path):
         open_store(make_rag_cfg(tmp_path / "s", query__max_cosine_distance=3.0))
     with pytest.raises(ValueError, match="rag.store.bm25_backend"):
         open_store(make_rag_cfg(tmp_path / "s", store__bm25_backend="bm25x"))
+
+
+def test_a_plain_dataclass_config_opens_a_store(tmp_path, docs_dir):
+    from rag.config import RagConfig
+
+    cfg = RagConfig()
+    cfg.store.path = str(tmp_path / "plain")
+    cfg.embedding.backend = "hashing"
+    cfg.ingest.progress = False
+    store = open_store(cfg)
+    (docs_dir / "a.md").write_text("plain dataclass configs work too")
+    ingest_paths(store, docs_dir)
+    assert query(store, "dataclass configs")[0].source == "a.md"
