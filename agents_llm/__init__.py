@@ -5,3 +5,10 @@ execution trace.
 Nothing is imported here eagerly, so `import agents_llm` stays cheap; import the
 submodule you need (`agents_llm.engine`, `agents_llm.round_plan`, ...).
 """
+
+
+def __getattr__(name: str):  # lazy: `from agents_llm import write_report` imports the API only then
+    if name == "write_report":
+        from .api import write_report
+        return write_report
+    raise AttributeError(f"module 'agents_llm' has no attribute {name!r}")

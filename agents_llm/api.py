@@ -1,0 +1,231 @@
+"""Write one report from a folder of documents: the Python API for host projects.
+
+    from agents_llm import write_report
+    result = await write_report("Sorting networks", docs="papers/", output_root="outputs")
+    result.report          # ReportState: sections, sources, gaps
+    result.tokens          # {"prompt_tokens", "completion_tokens", "total_tokens", "calls", "by_caller"}
+    result.files           # {"markdown", "latex", "pdf" (None when skipped), "trace"}
+
+It ingests the documents (idempotent: unchanged files are skipped), runs the handcrafted
+pipeline (or a trained QMIX checkpoint) on the report env, and exports Markdown, LaTeX
+and PDF with references under ``<output_root>/<timestamp>_<slug>/``.
+
+This is the one module of ``agents_llm`` that drives the whole stack: it imports
+``envs`` and ``algos`` when called, never at import time, so ``import agents_llm``
+stays free of them and the layering (rag <- agents_llm <- envs <- algos) holds for
+every module the library itself uses.
+
+Bad input fails before any model call, with the path or key that was wrong: an empty
+task, a docs path that does not exist, a folder with no readable document, a phase
+config naming an unknown agent. A run that breaks midway still writes the report so far
+and its trace before the error propagates.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from .export import export_report
+from .report_state import ReportState
+
+DEFAULT_TEAM = ("LeadArchitect", "Researcher", "DataAnalyst", "Reviewer")
+
+
+class ReportInputError(ValueError):
+    """The task, documents or configuration cannot produce a report; says which and why."""
+
+
+@dataclass
+class ReportResult:
+    report: ReportState
+    markdown: str
+    tokens: dict[str, Any]
+    rounds: int
+    output_dir: Path
+    files: dict[str, Optional[str]]
+    messages: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def short(self) -> bool:
+        """True when no section could be written (the report says what is missing)."""
+        return self.report.is_empty
+
+
+def slugify(text: str, limit: int = 48) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return (slug[:limit].rstrip("-") or "report")
+
+
+def _plain(cfg: Any) -> Any:
+    from omegaconf import OmegaConf
+
+    if cfg is None:
+        return None
+    if OmegaConf.is_config(cfg):
+        return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
+    return cfg
+
+
+def check_docs(docs: str | Path, extensions: Sequence[str]) -> Path:
+    """The documents path, resolved; raises naming the path when it cannot give a report."""
+    from rag.ingest import collect_files
+
+    path = Path(docs).expanduser()
+    if not path.exists():
+        raise ReportInputError(f"docs path does not exist: {path} (resolved from {str(docs)!r}); "
+                               "give a folder or file of .pdf/.docx/.md/.txt documents")
+    files, skipped = collect_files([path], extensions)
+    if not files:
+        why = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
+        raise ReportInputError(f"no document to read in {path}: it has no {'/'.join(extensions)} file"
+                               + (f" ({why})" if why else " (the folder is empty)"))
+    return path.resolve()
+
+
+def _policy_config(policy: str, algo: Optional[Mapping[str, Any]], team: Sequence[str]):
+    """Validate the policy's config against the team before anything expensive runs."""
+    import algos
+
+    spec = algos.EnvSpec(agents=list(team), obs_dim=1, n_actions=len(team) + 5, state_dim=0)
+    cfg = dict(algo or {})
+    cfg.pop("name", None)
+    return algos.build(policy, spec, cfg)  # raises PhaseConfigError naming phase, pattern and agent
+
+
+def _team_names(team: Sequence[str]) -> list[str]:
+    from .roles import build_team
+
+    return [m.name for m in build_team(list(team))]
+
+
+def _max_rounds(policy_obj: Any, default: int) -> int:
+    phases = getattr(policy_obj, "phases", None)
+    return sum(p.rounds for p in phases) + 1 if phases else default
+
+
+def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Path | None = None,
+               output_root: str | Path = "outputs", checkpoint: str | Path | None = None,
+               algo: Optional[Mapping[str, Any]] = None, team: Sequence[str] = DEFAULT_TEAM,
+               llm: Any = None, rag: Any = None, judge: Any = None, engine: Any = None, pdf: bool = True,
+               backend: Any = None, retriever: Any = None, max_rounds: Optional[int] = None,
+               seed: int = 0) -> ReportResult:
+    """Synchronous `write_report` (what the async API runs in a worker thread)."""
+    import algos
+    from algos.training.rollout import run_episode
+    from envs.report_writing import ReportWritingEnv
+    from envs.tasks import corpus_store, default_store_path
+
+    started = time.perf_counter()
+    if not isinstance(task, str) or not task.strip():
+        raise ReportInputError(f"task must be a non-empty topic, got {task!r}")
+    task = " ".join(task.split())
+    rag_cfg = _plain(rag) or {}
+    llm_cfg, judge_cfg, engine_cfg = _plain(llm), _plain(judge), _plain(engine)
+    messages: list[str] = []
+
+    # 1. the policy: a trained checkpoint, or the handcrafted pipeline (validated now)
+    if checkpoint is not None:
+        from algos.training import checkpoint as ckpt
+
+        path = ckpt.resolve_checkpoint(checkpoint)
+        state = ckpt.load(path)
+        trained = state["config"]
+        team = (trained.get("env") or {}).get("team") or team
+        names = _team_names(team)
+        policy_name, policy_cfg = trained["algo"]["name"], trained["algo"]
+        max_rounds = max_rounds or int((trained.get("env") or {}).get("max_rounds") or 12)
+        messages.append(f"policy: {policy_name} checkpoint {path}")
+    else:
+        names = _team_names(team)
+        policy_name, policy_cfg, state = "handcrafted", dict(algo or {}), None
+        probe = _policy_config("handcrafted", policy_cfg, names)
+        max_rounds = max_rounds or _max_rounds(probe, 24)
+        messages.append("policy: handcrafted pipeline")
+
+    # 2. the documents: checked, then ingested (unchanged files are skipped)
+    store_path = None
+    if docs is None:
+        corpus = "installed_packages"
+        messages.append("docs: none given, using the default corpus (installed package descriptions)")
+    else:
+        from omegaconf import OmegaConf
+
+        from rag import RagConfig
+
+        extensions = list(OmegaConf.merge(OmegaConf.structured(RagConfig), rag_cfg).ingest.extensions)
+        corpus = str(check_docs(docs, extensions))
+    if data_root is not None:
+        store_path = Path(data_root).expanduser() / "stores" / default_store_path(corpus, rag_cfg).name
+    if retriever is None:
+        store = corpus_store(corpus, rag_cfg, store_path)
+        if len(store) == 0:
+            raise ReportInputError(f"no text could be read from the documents in {corpus}: every file was skipped "
+                                   "(see the ingest warnings above); nothing to write a report from")
+        messages.append(f"store: {len(store)} chunk(s) from {len(store.sources)} document(s)")
+
+    # 3. the run
+    out_dir = Path(output_root).expanduser() / f"{datetime.now():%Y-%m-%d_%H-%M-%S}_{slugify(task)}"
+    env = ReportWritingEnv(team=list(team), max_rounds=max_rounds, min_rounds_before_terminate=1,
+                           tasks=[{"id": "write_report", "topic": task, "split": "train", "corpus": corpus}],
+                           store_path=str(store_path) if store_path else None, llm=llm_cfg, judge=judge_cfg,
+                           rag=rag_cfg, engine=engine_cfg, backend=backend, retriever=retriever,
+                           output_dir=str(out_dir))
+    spec = algos.EnvSpec.from_env(env)
+    policy_obj = algos.build(policy_name, spec, policy_cfg, seed=seed)
+    if state is not None:
+        policy_obj.load_state_dict(state["algo"])
+    error: Optional[BaseException] = None
+    stats = None
+    try:
+        _, stats = run_episode(env, policy_obj, spec, explore=False, seed=seed, max_rounds=max_rounds)
+    except BaseException as e:  # keep what was written, then re-raise below
+        error = e
+    report = env.report if env.report is not None else ReportState(topic=task)
+
+    # 4. the outputs: written whatever happened
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Optional[str]] = {}
+    if env.trace is not None:
+        files["trace"] = str(env.trace.save(out_dir / "trace.json"))
+    tokens_usage = env.ledger.total if getattr(env, "ledger", None) is not None else None
+    subtitle = f"Written by the {policy_name} policy, {datetime.now():%Y-%m-%d}"
+    note = None
+    if report.is_empty:
+        gaps = "; ".join(report.deficient_topics[:6])
+        note = ("Short report: the documents" + (f" in {corpus}" if docs is not None else "")
+                + " did not give enough evidence to write any section on this topic"
+                + (f". Not found: {gaps}." if gaps else "."))
+        messages.append(note)
+    if error is not None:
+        note = (note + " " if note else "") + f"The run stopped early: {type(error).__name__}: {error}"
+    exported = export_report(report, out_dir, pdf=pdf, subtitle=subtitle, missing_note=note)
+    messages.extend(exported.messages)
+    files.update({"markdown": str(exported.markdown), "latex": str(exported.latex),
+                  "pdf": str(exported.pdf) if exported.pdf else None})
+    if error is not None:
+        raise error
+    tokens: dict[str, Any] = tokens_usage.as_dict() if tokens_usage is not None else {}
+    if tokens_usage is not None:
+        tokens["by_caller"] = {k: v.as_dict() for k, v in env.ledger.by_caller.items()}
+    return ReportResult(report=report, markdown=exported.markdown.read_text(encoding="utf-8"), tokens=tokens,
+                        rounds=stats.length if stats else 0, output_dir=out_dir, files=files, messages=messages,
+                        seconds=time.perf_counter() - started)
+
+
+async def write_report(task: str, docs: str | Path | None = None, **kwargs: Any) -> ReportResult:
+    """Write a report on `task` from the documents in `docs` (see `run_report` for the options).
+
+    Options: ``data_root`` (where the RAG store lives; default the user cache),
+    ``output_root`` (default ``outputs``), ``checkpoint`` (a trained QMIX run instead
+    of the handcrafted pipeline), ``algo`` (handcrafted config: rounds, patterns,
+    skip_strategy), ``team``, ``llm``, ``rag``, ``judge``, ``engine`` (config dicts),
+    ``pdf`` (False skips the PDF), ``backend``/``retriever`` (shared objects to reuse).
+    Runs in a worker thread, so the caller's event loop stays free.
+    """
+    return await asyncio.to_thread(run_report, task, docs, **kwargs)

@@ -1,0 +1,245 @@
+"""Export a finished report: Markdown, LaTeX and PDF, with a references section.
+
+References are the sources the report's sections rest on (`ReportState.all_sources`),
+numbered in order of first use; each section ends with the numbers of its sources.
+Gaps the team found (`deficient_topics`) are listed as information the documents do
+not contain, and a report with no section says so at the top instead of pretending.
+
+The LaTeX uses only what Debian's ``texlive-latex-base`` ships (the article class, no
+extra packages); every piece of model text is escaped and reduced to characters that
+class can typeset. The PDF is built with ``pdflatex`` when it is installed; otherwise
+(or with ``pdf=False``) it is skipped with a message, and the Markdown and LaTeX are
+kept whatever happens.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from .report_state import ReportState, SourceRef
+
+SHORT_REPORT_NOTE = ("Short report: no section could be written from the documents, because they do not "
+                     "contain information on this topic.")
+
+
+@dataclass
+class ExportResult:
+    markdown: Path
+    latex: Path
+    pdf: Path | None = None
+    messages: list[str] = field(default_factory=list)  # what was skipped or failed, and why
+
+    def as_dict(self) -> dict:
+        return {"markdown": str(self.markdown), "latex": str(self.latex),
+                "pdf": str(self.pdf) if self.pdf else None, "messages": list(self.messages)}
+
+
+def numbered_sources(report: ReportState) -> list[SourceRef]:
+    return report.all_sources()
+
+
+def _source_numbers(report: ReportState) -> dict[tuple, int]:
+    return {(s.source, s.page, s.chunk_id): i for i, s in enumerate(numbered_sources(report), 1)}
+
+
+def _section_refs(section, numbers: dict[tuple, int]) -> list[int]:
+    refs = sorted({numbers[(s.source, s.page, s.chunk_id)] for s in section.sources
+                   if (s.source, s.page, s.chunk_id) in numbers})
+    return refs
+
+
+def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | None = None) -> str:
+    """The report as Markdown: title, sections with their source numbers, gaps, references."""
+    numbers = _source_numbers(report)
+    parts = [f"# {report.topic.strip()}", ""]
+    if subtitle:
+        parts += [f"*{subtitle}*", ""]
+    if report.is_empty:
+        parts += [f"> **{missing_note or SHORT_REPORT_NOTE}**", ""]
+    for s in report.sections:
+        parts += [f"## {s.title.strip()}", "", s.content.strip(), ""]
+        refs = _section_refs(s, numbers)
+        if refs:
+            parts += ["Sources: " + ", ".join(f"[{n}]" for n in refs), ""]
+    if report.deficient_topics:
+        parts += ["## Information not found in the documents", ""]
+        parts += [f"- {t}" for t in report.deficient_topics] + [""]
+    refs = numbered_sources(report)
+    parts += ["## References", ""]
+    if refs:
+        parts += [f"{i}. {r.label()}" for i, r in enumerate(refs, 1)]
+    else:
+        parts += ["No source was retrieved."]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+# -- LaTeX -----------------------------------------------------------------------------
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+                  "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
+                  "<": r"$<$", ">": r"$>$", "|": r"$|$"}  # math mode: right glyphs in the default OT1 encoding
+_UNICODE_TO_ASCII = {"\u2014": "---", "\u2013": "--", "\u2018": "`", "\u2019": "'", "\u201c": "``",
+                     "\u201d": "''", "\u2026": "...", "\u00a0": " ", "\u2022": "-", "\u00d7": "x",
+                     "\u2212": "-", "\u2192": "->", "\u00b0": " deg", "\u00ab": "<<", "\u00bb": ">>"}
+
+
+def _ascii(text: str) -> str:
+    """Text the base article class can typeset: accents dropped, typographic marks mapped, the rest '?'."""
+    out = []
+    for ch in text:
+        if ord(ch) < 128:
+            out.append(ch)
+            continue
+        if ch in _UNICODE_TO_ASCII:
+            out.append(_UNICODE_TO_ASCII[ch])
+            continue
+        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        out.append(base if base and all(ord(c) < 128 for c in base) else "?")
+    return "".join(out)
+
+
+def escape_latex(text: str) -> str:
+    """Escape model text for LaTeX (special characters, non-ASCII, control characters)."""
+    text = _ascii(text)
+    text = "".join(c for c in text if c in "\n\t" or ord(c) >= 32)
+    # `` and '' produced above are LaTeX quotes; escape everything else one character at a time.
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def _latex_body(markdown_text: str) -> str:
+    """Paragraphs and bullet lists of section content, escaped; **bold** becomes \\textbf."""
+    blocks, items = [], []
+
+    def flush_items():
+        if items:
+            blocks.append("\\begin{itemize}\n" + "\n".join(f"  \\item {i}" for i in items) + "\n\\end{itemize}")
+            items.clear()
+
+    para: list[str] = []
+
+    def flush_para():
+        if para:
+            blocks.append(" ".join(para))
+            para.clear()
+
+    for line in markdown_text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            flush_para()
+            flush_items()
+            continue
+        m = re.match(r"^(?:[-*\u2022]|\d+[.)])\s+(.*)$", stripped)
+        if m:
+            flush_para()
+            items.append(_inline(m.group(1)))
+        else:
+            flush_items()
+            para.append(_inline(stripped.lstrip("#").strip()))
+    flush_para()
+    flush_items()
+    return "\n\n".join(blocks)
+
+
+def _inline(text: str) -> str:
+    pieces = text.split("**")
+    if len(pieces) % 2 == 0:  # unbalanced: keep the asterisks as text
+        return escape_latex(text)
+    return "".join(escape_latex(p) if i % 2 == 0 else f"\\textbf{{{escape_latex(p)}}}" for i, p in enumerate(pieces))
+
+
+def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | None = None) -> str:
+    numbers = _source_numbers(report)
+    refs = numbered_sources(report)
+    lines = [r"\documentclass[11pt]{article}",
+             r"\title{" + escape_latex(report.topic.strip()) + "}",
+             r"\author{" + escape_latex(subtitle) + "}" if subtitle else r"\author{}",
+             r"\date{}",
+             r"\begin{document}",
+             r"\maketitle", ""]
+    if report.is_empty:
+        lines += [r"\noindent\textbf{" + escape_latex(missing_note or SHORT_REPORT_NOTE) + "}", ""]
+    for s in report.sections:
+        lines += [r"\section{" + escape_latex(s.title.strip()) + "}", _latex_body(s.content)]
+        cited = _section_refs(s, numbers)
+        if cited:
+            lines += ["", r"\noindent Sources: \cite{" + ",".join(f"ref{n}" for n in cited) + "}"]
+        lines.append("")
+    if report.deficient_topics:
+        lines += [r"\section*{Information not found in the documents}", r"\begin{itemize}"]
+        lines += [f"  \\item {escape_latex(t)}" for t in report.deficient_topics]
+        lines += [r"\end{itemize}", ""]
+    if refs:
+        lines += [r"\begin{thebibliography}{" + str(len(refs)) + "}"]
+        lines += [f"\\bibitem{{ref{i}}} {escape_latex(r.label())}" for i, r in enumerate(refs, 1)]
+        lines += [r"\end{thebibliography}"]
+    else:
+        lines += [r"\section*{References}", "No source was retrieved."]
+    lines += ["", r"\end{document}", ""]
+    return "\n".join(lines)
+
+
+# -- PDF -------------------------------------------------------------------------------
+def find_tex_engine() -> str | None:
+    return shutil.which("pdflatex")
+
+
+def build_pdf(tex_path: Path, *, timeout_s: float = 120.0) -> tuple[Path | None, str]:
+    """(pdf path or None, message). Two pdflatex passes resolve the citations; never raises."""
+    engine = find_tex_engine()
+    if engine is None:
+        return None, ("PDF skipped: no TeX engine (pdflatex) is installed; on Debian/Ubuntu: "
+                      "apt-get install texlive-latex-base. The Markdown and LaTeX files are written.")
+    tex_path = Path(tex_path)
+    with tempfile.TemporaryDirectory(prefix="qmix-latex-") as work:
+        cmd = [engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+               f"-output-directory={work}", str(tex_path.resolve())]
+        for _ in range(2):
+            try:
+                proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, errors="replace",
+                                      timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                return None, f"PDF failed: pdflatex ran longer than {timeout_s:.0f} s on {tex_path}"
+            if proc.returncode != 0:
+                errors = [ln for ln in proc.stdout.splitlines() if ln.startswith("!")]
+                where = "; ".join(errors[:3]) or proc.stdout.strip().splitlines()[-1:] or ["no log"]
+                return None, f"PDF failed: pdflatex exited with {proc.returncode} on {tex_path}: {where}"
+        built = Path(work) / (tex_path.stem + ".pdf")
+        if not built.exists():
+            return None, f"PDF failed: pdflatex wrote no PDF for {tex_path}"
+        target = tex_path.with_suffix(".pdf")
+        shutil.copyfile(built, target)
+    return target, f"PDF written with {engine}"
+
+
+def export_report(report: ReportState, out_dir: str | Path, *, basename: str = "report", pdf: bool = True,
+                  subtitle: str = "", missing_note: str | None = None) -> ExportResult:
+    """Write `<basename>.md`, `.tex` and (when possible) `.pdf` into `out_dir`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    md_path, tex_path = out / f"{basename}.md", out / f"{basename}.tex"
+    _write(md_path, to_markdown(report, subtitle=subtitle, missing_note=missing_note))
+    _write(tex_path, to_latex(report, subtitle=subtitle, missing_note=missing_note))
+    result = ExportResult(markdown=md_path, latex=tex_path)
+    if not pdf:
+        result.messages.append("PDF skipped: export.pdf=false")
+        return result
+    pdf_path, message = build_pdf(tex_path)
+    result.pdf = pdf_path
+    if pdf_path is None:
+        result.messages.append(message)
+    return result
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def references(report: ReportState) -> Sequence[str]:
+    return [r.label() for r in numbered_sources(report)]

@@ -1,0 +1,108 @@
+#!/usr/bin/env python
+"""Write one report from your documents with the handcrafted pipeline (or a QMIX checkpoint).
+
+    python experiments/write_report.py task="Sorting networks" docs=papers/
+    python experiments/write_report.py task="..." docs=papers/ export.pdf=false algo.rounds.drafting=4
+    python experiments/write_report.py task="..." docs=papers/ checkpoint=outputs/<run dir>
+
+Ingests the documents if needed (unchanged files are skipped), runs the pipeline on the
+embedded model by default, and writes report.md, report.tex, report.pdf (pdflatex; skipped
+with a message when no TeX engine is installed) and trace.json under
+<output_root>/<timestamp>_<slug>/. The same from Python: `from agents_llm import write_report`.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, List, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import hydra  # noqa: E402
+from hydra.core.config_store import ConfigStore  # noqa: E402
+from hydra.utils import to_absolute_path  # noqa: E402
+from omegaconf import MISSING, DictConfig, OmegaConf  # noqa: E402
+
+
+@dataclass
+class ExportConfig:
+    pdf: bool = True  # false: Markdown and LaTeX only
+
+
+@dataclass
+class WriteReportConfig:
+    task: str = MISSING
+    docs: Optional[str] = None
+    checkpoint: Optional[str] = None
+    data_root: Optional[str] = None
+    output_root: str = "outputs"
+    team: List[str] = field(default_factory=lambda: ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"])
+    seed: int = 0
+    max_rounds: Optional[int] = None
+    algo: Any = field(default_factory=dict)  # validated by algos (HandcraftedConfig) before any model call
+    engine: Any = field(default_factory=dict)
+    export: ExportConfig = field(default_factory=ExportConfig)
+    llm: Any = None
+    rag: Any = None
+    judge: Any = None
+
+
+def register_configs() -> None:
+    from agents_llm.backends.config import register_configs as register_llm
+    from agents_llm.judges.config import register_configs as register_judge
+    from rag.config import register_configs as register_rag
+
+    register_llm()
+    register_judge()
+    register_rag()
+    ConfigStore.instance().store(name="write_report_schema", node=WriteReportConfig)
+
+
+def _abs(path: Optional[str]) -> Optional[str]:
+    return to_absolute_path(path) if path else None
+
+
+def run(cfg: DictConfig) -> int:
+    from agents_llm.api import ReportInputError, run_report
+    from algos.handcrafted_phases import PhaseConfigError
+
+    try:
+        result = run_report(cfg.task, _abs(cfg.docs), data_root=_abs(cfg.data_root),
+                            output_root=to_absolute_path(cfg.output_root), checkpoint=_abs(cfg.checkpoint),
+                            algo=OmegaConf.to_container(cfg.algo, resolve=True), team=list(cfg.team),
+                            llm=cfg.llm, rag=cfg.rag, judge=cfg.judge,
+                            engine=OmegaConf.to_container(cfg.engine, resolve=True), pdf=cfg.export.pdf,
+                            max_rounds=cfg.max_rounds, seed=cfg.seed)
+    except (ReportInputError, PhaseConfigError, FileNotFoundError) as e:
+        print(f"write_report: {e}", file=sys.stderr)
+        return 2
+    rep = result.report
+    print(f"\n{'Short report' if result.short else 'Report'}: {rep.topic}")
+    print(f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(rep.all_sources())}, "
+          f"gaps: {len(rep.deficient_topics)}")
+    print(f"  rounds:     {result.rounds}, tokens: {result.tokens.get('total_tokens', 0)} "
+          f"(prompt {result.tokens.get('prompt_tokens', 0)}, completion {result.tokens.get('completion_tokens', 0)}), "
+          f"{result.seconds:.0f} s")
+    for name in ("markdown", "latex", "pdf", "trace"):
+        if result.files.get(name):
+            print(f"  {name + ':':<11} {result.files[name]}")
+    for m in result.messages:
+        print(f"  note: {m}")
+    return 0
+
+
+register_configs()
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="write_report")
+def main(cfg: DictConfig) -> None:
+    code = run(cfg)
+    if code:
+        sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
