@@ -31,12 +31,14 @@ def check_schema(schema: Any, backend: str = "") -> None:
 def extract_json(text: str) -> Any:
     """The first JSON value in `text`: whole text, fenced block, or first {...}/[...]."""
     candidates = [text.strip()] + [m.strip() for m in _FENCE.findall(text)]
+    # strict=False: llama.cpp's JSON grammar lets raw newlines into strings, which the
+    # strict parser rejects although the intent is unambiguous.
     for c in candidates:
         try:
-            return json.loads(c)
+            return json.loads(c, strict=False)
         except (json.JSONDecodeError, ValueError):
             pass
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     for i, ch in enumerate(text):
         if ch in "{[":
             try:

@@ -59,10 +59,12 @@ class LlamaCppBackend(LLMBackend):
     def _grammar(self, schema: Mapping[str, Any]):
         import llama_cpp
 
-        key = json.dumps(schema, sort_keys=True)
+        key = json.dumps(schema, sort_keys=True)  # lookup only: order-insensitive
         if key not in self._grammars:
             try:
-                self._grammars[key] = llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+                # The grammar follows the schema's own property order (e.g. reasoning before
+                # scores), so it is built from the unsorted text.
+                self._grammars[key] = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
             except Exception as e:  # the converter raises bare Exceptions/ValueErrors
                 raise LLMConfigError(f"llama.cpp cannot turn this JSON schema into a grammar: {e}",
                                      backend=self.name, endpoint=self.endpoint) from None

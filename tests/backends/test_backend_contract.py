@@ -127,3 +127,9 @@ def test_chat_sync_works_inside_a_running_event_loop():
         return b.chat_sync(MSG)
 
     assert run(inside_loop()).text.startswith("Scripted reply")
+
+
+def test_raw_newlines_inside_json_strings_are_tolerated():
+    b = ScriptedBackend(rules=[("rate", '{"score": 2, "note": "line one\nline two"}')])
+    schema = {"type": "object", "properties": {"score": {"type": "integer"}, "note": {"type": "string"}}}
+    assert run(b.chat(MSG, schema=schema)).parsed == {"score": 2, "note": "line one\nline two"}

@@ -76,3 +76,12 @@ def test_a_generation_past_its_timeout_stops_and_is_reported():
     assert time.perf_counter() - t0 < 3.0
     assert b._lock.acquire(timeout=2.0)
     b._lock.release()
+
+
+def test_json_keys_come_in_the_schema_order_not_alphabetical(backend):
+    schema = {"type": "object", "properties": {"zeta_reason": {"type": "string", "maxLength": 40},
+                                               "alpha_score": {"type": "integer", "minimum": 0, "maximum": 5}},
+              "required": ["zeta_reason", "alpha_score"]}
+    resp = asyncio.run(backend.chat([{"role": "user", "content": "Explain briefly, then score the sky 0-5."}],
+                                    schema=schema, max_tokens=64))
+    assert list(resp.parsed) == ["zeta_reason", "alpha_score"]
