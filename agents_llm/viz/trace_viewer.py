@@ -108,14 +108,14 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
     steps = build_steps(doc)
     geometry = [[edge_curve(by_name[e["sender"]], by_name[e["receiver"]], radius) for e in rnd["edges"]]
                 for rnd in doc["rounds"]]
-    last_pos = len(doc["rounds"]) - 1
     report_keys: dict[tuple, int] = {}
     reports: list[str] = []
     out_steps = []
     for i, step in enumerate(steps):
         rnd = doc["rounds"][step.round_pos]
-        after = step.kind != AGENT_STEP  # the Collector (or an idle round) has finished the round
-        final = step.round_pos == last_pos and i == len(steps) - 1
+        final = i == len(steps) - 1
+        # After the Collector (or an idle round) the round's report stands; the last step shows the end state.
+        after = step.kind != AGENT_STEP or final
         key = (step.round_pos, after, final)
         if key not in report_keys:
             report_keys[key] = len(reports)
