@@ -4,7 +4,7 @@ Each input is what experiments/evaluate.py writes: `{"algo", "env", "source",
 "episodes", "metrics": {return, return_std, length, report_score, length_score,
 tokens, act/<agent>/<action>, act/<agent>/top, ...}, "per_episode": [...]}`. The
 split is read from a `split` field when there is one, else from the file's path
-(a `train` or `holdout` path component), else taken as holdout, evaluate.py's
+(`train` or `holdout` in the file name or its two nearest folders), else taken as holdout, evaluate.py's
 default; the report says which it assumed.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from .metrics_columns import action_columns, action_labels  # noqa: E402
 
 COLLAPSED_TOP_SHARE = 0.95  # an agent doing one action this often looks collapsed
-_SPLIT_IN_PATH = re.compile(r"(?:^|[^a-z])(train|holdout|test)(?:[^a-z]|$)")
+_SPLIT_IN_PATH = re.compile(r"(?:^|[^a-z])(train|holdout)(?:[^a-z]|$)")
 
 
 @dataclass
@@ -80,7 +80,10 @@ def load_policy_eval(path: Path, notes: list[str]) -> PolicyEval | None:
         return None
     split = data.get("split")
     if not split:
-        m = _SPLIT_IN_PATH.search(str(path).lower())
+        # the nearest path components only: folders far up (a user's "tests/" dir) say nothing about the split
+        hits = [m for part in (path.stem, path.parent.name, path.parent.parent.name)
+                if (m := _SPLIT_IN_PATH.search(part.lower()))]
+        m = hits[0] if hits else None
         split = m.group(1) if m else "holdout"
         notes.append(f"{path}: no 'split' field; taken as {split} "
                      + ("(from its path)" if m else "(evaluate.py evaluates on the holdout settings)"))
@@ -125,7 +128,9 @@ def _score_vs_tokens(evals: list[PolicyEval], out: Path, result: EvalReport) -> 
             ax.scatter(*zip(*episodes), color=color, alpha=0.25, s=14)
         ax.scatter([x], [y], color=color, s=70, marker="o" if ev.split != "train" else "s",
                    label=f"{ev.policy} ({ev.split})", edgecolor="black", zorder=3)
-    front = pareto_front(points)
+    # The front compares policies on held-out topics; train points are drawn for reference only.
+    candidates = [i for i, ev in enumerate(shown) if ev.split == "holdout"] or list(range(len(shown)))
+    front = [candidates[k] for k in pareto_front([points[i] for i in candidates])]
     if front:
         fx, fy = zip(*(points[i] for i in front))
         ax.step(fx, fy, where="post", color="#d62828", linestyle="--", label="Pareto front", zorder=2)
@@ -133,7 +138,8 @@ def _score_vs_tokens(evals: list[PolicyEval], out: Path, result: EvalReport) -> 
     result.front = [f"{shown[i].policy} ({shown[i].split})" for i in front]
     ax.set_xlabel(f"{x_key} (mean per episode; lower is cheaper)")
     ax.set_ylabel(f"{y_key} (mean; higher is better)")
-    ax.set_title(f"{y_key} against {x_key}, Pareto front circled")
+    ax.set_title(f"{y_key} against {x_key}, Pareto front circled"
+                 + (" (holdout)" if len(candidates) < len(shown) else ""))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.savefig(out, dpi=90)
