@@ -88,6 +88,7 @@ class Collector:
                            self.prose_max_tokens)
         if prose is None:
             return CollectorResult("failed", "prose call failed")
+        prose = prompts.strip_echo(prose) or prose
         section_number = len(report.sections) + 1
         title, body = _split_title(prose, objective or f"Section {section_number}")
         filtered = filter_report_text(body)

@@ -191,7 +191,21 @@ def parse_gate(text: str) -> bool:
     return bool(re.match(r"^\W*yes\b", text.strip(), re.IGNORECASE))
 
 
-_OBJECTIVE = re.compile(r"OBJECTIVE\s*:\s*(.+)", re.IGNORECASE)
+_OBJECTIVE = re.compile(r"^\W*OBJECTIVE\s*:\s*(\w.+)", re.MULTILINE)
+# Small models often echo the prompt; these labels start lines we wrote, not the model.
+_ECHO = re.compile(r"^\W*(?:Task|Report topic|Current team objective|Message from \w+|Your previous output|"
+                   r"Instruction|Sections written so far|Progress summary|Retrieved sources[^:]*|Section goal|"
+                   r"Material from \w+|End of the previous section)\s*:", re.IGNORECASE)
+
+
+def strip_echo(text: str) -> str:
+    """The model's answer without lines (and what follows them) that echo our prompt labels."""
+    kept = []
+    for line in text.splitlines():
+        if _ECHO.match(line):
+            break  # an echoed label: the rest is the prompt coming back
+        kept.append(line)
+    return "\n".join(kept).strip()
 
 
 def parse_objective(text: str) -> str:

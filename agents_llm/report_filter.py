@@ -22,6 +22,7 @@ _JARGON = [
     r"\bmaterial (?:above|provided)\b", r"\bteam reward\b", r"\bappend(?:ed|ing)? to the report\b",
     r"\bas an ai\b", r"\blanguage model\b", r"\bhere is (?:the|a|my) (?:draft|section|report|summary)\b",
     r"\bI (?:will|have|can|would)\b", r"\bsure[,!]",
+    r"\b(?:the|my|our|your) task\b", r"\bfactual draft\b", r"\bformal style\b", r"\bwritten in a formal\b",
 ]
 # Transitions that announce what comes next instead of saying something.
 _TRANSITIONS = [
@@ -61,6 +62,7 @@ def filter_report_text(text: str) -> FilterResult:
     """Drop every sentence with pipeline jargon or a 'next section' transition."""
     removed: list[dict] = []
     out_lines: list[str] = []
+    seen: set[str] = set()  # a small model at temperature 0 repeats itself; keep the first copy
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped:
@@ -77,11 +79,20 @@ def filter_report_text(text: str) -> FilterResult:
         kept = []
         for sentence in _SENTENCE_END.split(stripped):
             hit = _offending(sentence)
+            norm = " ".join(re.findall(r"\w+", sentence.lower()))
             if hit:
                 removed.append({"sentence": sentence, "kind": hit[0], "match": hit[1]})
+            elif norm and norm in seen:
+                removed.append({"sentence": sentence, "kind": "repetition", "match": sentence.strip()[:40]})
             elif sentence.strip():
+                seen.add(norm)
                 kept.append(sentence.strip())
         if kept:
             out_lines.append(" ".join(kept))
     cleaned = re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip()
+    # A reply cut by max_tokens ends mid-sentence: drop the fragment when a full sentence precedes it.
+    m = re.search(r"(?<=[.!?])\s+([^.!?#\n][^.!?]*)$", cleaned)
+    if m and len(m.group(1).split()) >= 1 and not cleaned.endswith((".", "!", "?", ")", '"')):
+        removed.append({"sentence": m.group(1), "kind": "fragment", "match": m.group(1)[:40]})
+        cleaned = cleaned[: m.start(1)].rstrip()
     return FilterResult(cleaned, removed)

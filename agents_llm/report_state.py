@@ -98,7 +98,9 @@ class ReportState:
         refs = self.all_sources()
         if with_references and refs:
             parts.append("## References\n")
-            parts.extend(f"{i}. {r.label()}" for i, r in enumerate(refs, 1))
+            # Several chunks of one file and page are one reference for a reader.
+            labels = list(dict.fromkeys(r.label() for r in refs))
+            parts.extend(f"{i}. {label}" for i, label in enumerate(labels, 1))
         return "\n".join(parts).rstrip() + "\n"
 
     def to_dict(self) -> dict:

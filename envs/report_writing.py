@@ -153,7 +153,7 @@ def _action_of_plan(plan: RoundPlan, agents: list[str], table: ActionTable) -> d
 class ReportWritingEnv(ParallelEnv):
     metadata = {"name": "report_writing_v0", "render_modes": ["human", "ansi"], "is_parallelizable": True}
 
-    def __init__(self, *, team: Any = DEFAULT_TEAM, max_rounds: int = 6, min_rounds_before_terminate: int = 2,
+    def __init__(self, *, team: Any = DEFAULT_TEAM, max_rounds: int = 4, min_rounds_before_terminate: int = 2,
                  split: str = "train", tasks: Any = None, task_id: str | None = None, corpus: str | None = None,
                  store_path: str | None = None, llm: Any = None, judge: Any = None, rag: Any = None,
                  engine: Any = None, summary_dim: int = 32, token_scale: float | None = None,

@@ -32,10 +32,10 @@ from .retrieval import Retriever, format_evidence
 class EngineSettings:
     """Per-call budgets; small by default for a 135M model on a CPU."""
 
-    agent_max_tokens: int = 96
-    query_max_tokens: int = 40
-    collector_max_tokens: int = 192
-    summary_max_tokens: int = 64
+    agent_max_tokens: int = 64
+    query_max_tokens: int = 24
+    collector_max_tokens: int = 160
+    summary_max_tokens: int = 48
     gate_max_tokens: int = 16
     temperature: float = 0.0
     seed: int | None = 0
@@ -222,6 +222,7 @@ class RoundEngine:
             record["error"] = rec.calls[-1]["error"] if rec.calls else "call failed"
             fresh[name] = ""
             return
+        text = prompts.strip_echo(text) or text
         fresh[name] = text
         record["response"] = text
         if member.role.sets_objective:

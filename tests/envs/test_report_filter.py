@@ -25,3 +25,11 @@ def test_ordinary_words_are_not_jargon():
     # 'reviewer' is a role name, so the first sentence goes; the second one stays.
     result = filter_report_text(text)
     assert result.text == "A round number like 10 is fine."
+
+
+def test_drops_repeated_sentences_and_a_cut_off_fragment():
+    text = ("PettingZoo has a parallel API. Agents act at once.\n\n"
+            "PettingZoo has a parallel API! Each agent has a mask. The report is to be")
+    result = filter_report_text(text)
+    assert result.text == "PettingZoo has a parallel API. Agents act at once.\n\nEach agent has a mask."
+    assert [r["kind"] for r in result.removed] == ["repetition", "fragment"]
