@@ -60,8 +60,9 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
     parts = [f"# {report.topic.strip()}", ""]
     if subtitle:
         parts += [f"*{subtitle}*", ""]
-    if report.is_empty:
-        parts += [f"> **{missing_note or SHORT_REPORT_NOTE}**", ""]
+    note = missing_note or (SHORT_REPORT_NOTE if report.is_empty else None)
+    if note:  # a short or interrupted report says so before anything else
+        parts += [f"> **{note}**", ""]
     for s in report.sections:
         parts += [f"## {s.title.strip()}", "", s.content.strip(), ""]
         refs = _section_refs(s, numbers)
@@ -161,8 +162,9 @@ def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | Non
              r"\date{}",
              r"\begin{document}",
              r"\maketitle", ""]
-    if report.is_empty:
-        lines += [r"\noindent\textbf{" + escape_latex(missing_note or SHORT_REPORT_NOTE) + "}", ""]
+    note = missing_note or (SHORT_REPORT_NOTE if report.is_empty else None)
+    if note:
+        lines += [r"\noindent\textbf{" + escape_latex(note) + "}", ""]
     for s in report.sections:
         lines += [r"\section{" + escape_latex(s.title.strip()) + "}", _latex_body(s.content)]
         cited = _section_refs(s, numbers)

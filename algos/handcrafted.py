@@ -35,8 +35,8 @@ from typing import Any, Mapping, Optional, Sequence
 from .base import AlgoConfig, Algorithm, Capabilities
 from .handcrafted_phases import (COLLECTOR, CORRECTION_APPLIED, DEFAULT_ROUNDS, DRAFTING, DRAFTING_COMPLETE,
                                  EXIT_SIGNALS, NON_OUTPUT_MARKERS, PLANNING, REVIEW, REVISION, REVISION_COMPLETE,
-                                 SECTION_COMPLETE, SECTION_SKIPPED, Phase, PhaseConfigError, RoundPattern,
-                                 build_phases)
+                                 PHASE_ORDER, SECTION_COMPLETE, SECTION_SKIPPED, Phase, PhaseConfigError,
+                                 RoundPattern, build_phases)
 
 
 class SkipStrategy(str, Enum):
@@ -173,8 +173,8 @@ class HandcraftedConfig(AlgoConfig):
     # Round budget per phase (planning, research, drafting, review, revision); 0 skips a phase.
     rounds: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_ROUNDS))
     # Per phase, a list of {required: [...], optional: [...], edges: [[sender, receiver], ...]}
-    # replacing the default round patterns (receiver "Collector" = append).
-    patterns: dict[str, Any] = field(default_factory=dict)
+    # replacing the default round patterns (receiver "Collector" = append); null keeps the default.
+    patterns: dict[str, Any] = field(default_factory=lambda: {p: None for p in PHASE_ORDER})
     # Most corrections REVISION takes from REVIEW (each costs two rounds of the budget).
     max_corrections: int = 6
     # Question of the LLM_GATECHECK gate ({agent}, {phase}, {round} are filled in).

@@ -150,7 +150,7 @@ def build_phases(team: Sequence[str], rounds: Optional[Mapping[str, int]] = None
     phase, pattern and agent for anything the team cannot run.
     """
     rounds = dict(rounds or {})
-    patterns = dict(patterns or {})
+    patterns = {k: v for k, v in dict(patterns or {}).items() if v is not None}  # None: the default patterns
     for label in list(rounds) + list(patterns):
         if label not in PHASE_ORDER:
             src = "rounds" if label in rounds else "patterns"
