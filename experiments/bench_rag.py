@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300, help="queries timed per mode")
     parser.add_argument("--hashing-chunks", type=int, default=2_000, help="chunks ingested for the hashing throughput")
     parser.add_argument("--minilm-chunks", type=int, default=300, help="chunks ingested for the MiniLM throughput (0: skip)")
+    parser.add_argument("--torch-threads", type=int, default=1, help="torch threads for MiniLM (0: torch default)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -101,7 +102,7 @@ def main() -> None:
         minilm = None
         if args.minilm_chunks > 0:
             started = time.perf_counter()
-            minilm = MiniLMEmbedding()
+            minilm = MiniLMEmbedding(torch_threads=args.torch_threads or None)
             print(f"(MiniLM loaded in {time.perf_counter() - started:.1f} s)")
             write_corpus(root / "minilm_docs", args.minilm_chunks, 10, rng)
             measure_ingest("minilm", minilm, root / "minilm_docs", root / "store_minilm_tp", "minilm")

@@ -52,7 +52,8 @@ class HashingEmbedding:
             raise ValueError(f"hashing embedding dim must be >= 8, got {dim}")
         self.dim = dim
         self.max_tokens = max_tokens
-        self.identity = f"hashing:{dim}"
+        # v2: crc32 features (v1 used blake2b); stores built with v1 must not be mixed in.
+        self.identity = f"hashing-v2:{dim}"
         self.tokenizer = WordTokenizer()
 
     def _embed_one(self, text: str) -> np.ndarray:

@@ -134,7 +134,7 @@ def test_bm25_is_not_rebuilt_per_added_file(tmp_path, docs_dir):
 def test_store_refuses_a_different_embedding(tmp_path):
     cfg = make_rag_cfg(tmp_path / "store")
     open_store(cfg, embedding=HashingEmbedding(dim=384))
-    with pytest.raises(ValueError, match="built with embedding 'hashing:384'.*'hashing:128'"):
+    with pytest.raises(ValueError, match="built with embedding 'hashing-v2:384'.*'hashing-v2:128'"):
         open_store(cfg, embedding=HashingEmbedding(dim=128))
 
 
