@@ -103,7 +103,7 @@ def edge_curve(src: Node, dst: Node, radius: float) -> dict:
     else:
         dx, dy = dst.x - src.x, dst.y - src.y
         length = math.hypot(dx, dy) or 1.0
-        bend = 0.0 if COLLECTOR in (src.name, dst.name) else 0.18 * length
+        bend = 0.0 if COLLECTOR in (src.name, dst.name) else 0.3 * length  # keeps clear of the centre node
         px, py = -dy / length, dx / length
         mx, my = (src.x + dst.x) / 2 + bend * px, (src.y + dst.y) / 2 + bend * py
         sx, sy = _unit(mx - src.x, my - src.y)
