@@ -71,9 +71,12 @@ def filter_report_text(text: str) -> FilterResult:
         if stripped.startswith("#"):
             # A heading is kept unless it is scaffolding itself ("## Researcher notes").
             hit = _offending(stripped)
-            if hit:
+            if not re.search(r"\w", stripped) or stripped.lower() in seen:
+                removed.append({"sentence": stripped, "kind": "empty_or_repeated_heading", "match": stripped[:40]})
+            elif hit:
                 removed.append({"sentence": stripped, "kind": hit[0], "match": hit[1]})
             else:
+                seen.add(stripped.lower())
                 out_lines.append(stripped)
             continue
         kept = []

@@ -33,3 +33,8 @@ def test_drops_repeated_sentences_and_a_cut_off_fragment():
     result = filter_report_text(text)
     assert result.text == "PettingZoo has a parallel API. Agents act at once.\n\nEach agent has a mask."
     assert [r["kind"] for r in result.removed] == ["repetition", "fragment"]
+
+
+def test_drops_empty_and_repeated_headings():
+    result = filter_report_text("## Stepping\n\nAll agents act.\n\n##\n\n###\n\n## Stepping\n\nMasks matter.")
+    assert result.text == "## Stepping\n\nAll agents act.\n\nMasks matter."
