@@ -19,13 +19,29 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch_geometric.nn import GATv2Conv, GraphConv, SAGEConv
 
-GNN_LAYERS = {
-    "graphconv": lambda d: GraphConv(d, d, aggr="mean"),
-    "sage": lambda d: SAGEConv(d, d, aggr="mean"),
-    "gatv2": lambda d: GATv2Conv(d, d, heads=1, add_self_loops=False),
-}
+
+# torch_geometric is imported when a layer is built (it takes seconds to import), so
+# fixed policies and plugins that do not use the GNN start fast.
+def _graphconv(d: int) -> nn.Module:
+    from torch_geometric.nn import GraphConv
+
+    return GraphConv(d, d, aggr="mean")
+
+
+def _sage(d: int) -> nn.Module:
+    from torch_geometric.nn import SAGEConv
+
+    return SAGEConv(d, d, aggr="mean")
+
+
+def _gatv2(d: int) -> nn.Module:
+    from torch_geometric.nn import GATv2Conv
+
+    return GATv2Conv(d, d, heads=1, add_self_loops=False)
+
+
+GNN_LAYERS = {"graphconv": _graphconv, "sage": _sage, "gatv2": _gatv2}
 
 
 def block_diagonal_edges(adj: torch.Tensor) -> torch.Tensor:

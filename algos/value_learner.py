@@ -272,9 +272,10 @@ class ValueLearner(Algorithm):
     # --- analysis -----------------------------------------------------------------
     @torch.no_grad()
     def chosen_values(self, batch: Batch) -> torch.Tensor:
-        """Online Q_tot (mixed; IQL: sum of agents' Q) of the batch's actions, [B, T]."""
+        """Online team value of the batch's actions, [B, T]: the mixer's Q_tot, or for
+        independent learners the mean of the agents' Q (each estimates the team return)."""
         q = self._agent_qs(self.agent, batch)[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)
-        return self.mixer(q, batch.state[:, :-1]) if self.mixer is not None else q.sum(-1)
+        return self.mixer(q, batch.state[:, :-1]) if self.mixer is not None else q.mean(-1)
 
     # --- persistence --------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
