@@ -7,7 +7,7 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # One BLAS/OpenMP thread: two spinning threads on a busy 2-core machine collapse.
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install train test test-slow test-all
+.PHONY: install system-deps train test test-slow test-all
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[dev]"
@@ -16,6 +16,17 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Debian packages the slow tests use: headless Chromium + driver (trace viewer in a real
+# browser) and pdflatex (PDF export). Installed only when missing; needs root or sudo.
+SYSTEM_PKGS := chromium chromium-driver texlive-latex-base
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+system-deps:
+	@missing=$$(for p in $(SYSTEM_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages: $$missing"; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
 
 train: install
 	$(PYTHON) experiments/train.py algo=qmix
@@ -30,7 +41,7 @@ endef
 test: install
 	$(call run_pytest,)
 
-test-slow: install
+test-slow: install system-deps
 	$(call run_pytest,-m slow)
 
 test-all: test test-slow
