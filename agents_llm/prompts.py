@@ -195,7 +195,9 @@ _OBJECTIVE = re.compile(r"^\W*OBJECTIVE\s*:\s*(\w.+)", re.MULTILINE)
 # Small models often echo the prompt; these labels start lines we wrote, not the model.
 _ECHO = re.compile(r"^\W*(?:Task|Report topic|Current team objective|Message from \w+|Your previous output|"
                    r"Instruction|Sections written so far|Progress summary|Retrieved sources[^:]*|Section goal|"
-                   r"Material from \w+|End of the previous section)\s*:", re.IGNORECASE)
+                   r"Material from \w+|End of the previous section|"
+                   # the handcrafted pipeline's labels (agents_llm.phase_prompts)
+                   r"Sections of the report|Not covered by the sources[^:]*|Objective \([^)]*\))\s*:", re.IGNORECASE)
 
 
 def strip_echo(text: str) -> str:

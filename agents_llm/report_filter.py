@@ -20,6 +20,9 @@ _JARGON = [
     r"\b(?:this|next|previous|current) (?:communication )?round\b", r"\bcommunication rounds?\b",
     r"\bRAG\b", r"knowledge base", r"retrieved (?:sources|chunks|documents)", r"\bthe sources? (?:provided|above)\b",
     r"\bmaterial (?:above|provided)\b", r"\bteam reward\b", r"\bappend(?:ed|ing)? to the report\b",
+    # the handcrafted pipeline's tags and sentinels, also when echoed without their brackets
+    r"SECTION_ID", r"\b(?:SECTION_COMPLETE|SECTION_SKIPPED|CORRECTION_APPLIED|DRAFTING_COMPLETE|REVISION_COMPLETE)\b",
+    r"\bASSIGN NEXT (?:SECTION|CORRECTION)\b",
     r"\bas an ai\b", r"\blanguage model\b", r"\bhere is (?:the|a|my) (?:draft|section|report|summary)\b",
     r"\bI (?:will|have|can|would)\b", r"\bsure[,!]",
     r"\b(?:the|my|our|your) task\b", r"\bfactual draft\b", r"\bformal style\b", r"\bwritten in a formal\b",

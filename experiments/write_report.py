@@ -26,6 +26,8 @@ from hydra.core.config_store import ConfigStore  # noqa: E402
 from hydra.utils import to_absolute_path  # noqa: E402
 from omegaconf import MISSING, DictConfig, OmegaConf  # noqa: E402
 
+from agents_llm.engine import EngineSettings  # noqa: E402
+
 
 @dataclass
 class ExportConfig:
@@ -43,7 +45,7 @@ class WriteReportConfig:
     seed: int = 0
     max_rounds: Optional[int] = None
     algo: Any = field(default_factory=dict)  # validated by algos (HandcraftedConfig) before any model call
-    engine: Any = field(default_factory=dict)
+    engine: EngineSettings = field(default_factory=EngineSettings)  # per-call token budgets
     export: ExportConfig = field(default_factory=ExportConfig)
     llm: Any = None
     rag: Any = None
