@@ -15,7 +15,8 @@ The env contract (what ``algos`` relies on)
 * ``observation_space(agent)`` is ``Dict({"observation": Box(float32, (D,)),
   "action_mask": Box(0, 1, (A,), int8)})``; ``action_space(agent)`` is ``Discrete(A)``;
   all agents share D and A (parameter sharing with an agent id).
-* ``state()`` returns a flat float32 array; ``state_space`` is a ``Box``. For the
+* ``state()`` returns a flat float32 array; the env has a ``state_space`` attribute (a
+  ``Box``) so learners can size their mixer before the first reset. For the
   report env: record the state *before* the step together with the observation.
 * Rewards: cooperative. The learners use the **mean of the agents' rewards** as the
   team reward (identical to any agent's reward when the reward is shared).
@@ -26,19 +27,39 @@ The env contract (what ``algos`` relies on)
   empty (shape ``(2, 0)``). As a fallback ``infos[agent]["comm_graph"]`` is read.
   Envs without a graph (matrix games) simply have no such method: the graph is empty.
   Use :func:`get_comm_graph` to read it.
-* Optional per-round numbers in ``infos[agent]`` that training logs when present
-  (never required): ``report_score``, ``length_score`` (last value of the episode is
-  logged), ``tokens`` (tokens spent *in that round*; summed over the episode), and
-  ``rounds_since_append`` (int, rounds since the previous append including this one,
-  set on the round whose reward is an append's reward; the learners' switchable
-  reward-spreading transform spreads that reward evenly over those rounds).
+* Optional per-round numbers in ``infos[agent]`` (the first acting agent's infos are
+  read; put the same team numbers in every agent's infos). Training logs them when
+  present and never requires them: ``report_score``, ``length_score`` (the episode's
+  last value is logged), ``tokens`` (tokens spent *in that round*; summed over the
+  episode), and ``rounds_since_append``: on a round whose reward is an append's reward,
+  the number k >= 1 of rounds that reward covers (this round and the k - 1 before it,
+  back to the previous append); 0 or absent on every other round. The learners'
+  switchable reward-spreading transform spreads that reward evenly over those k rounds.
 * Optional ``artifacts()`` returning ``{name: path}`` (e.g. the last report and its
   trace); ``experiments/train.py`` prints them at the end of training.
 * Optional held-out evaluation: an env config may carry ``eval_overrides`` (a dict of
   factory keyword arguments, e.g. ``{split: holdout}``) that evaluation merges into
   the env's arguments. ``make`` never sees that key.
-* An env config may reference other config groups by interpolation, e.g.
-  ``llm: ${llm}`` in ``conf/env/report_writing.yaml``.
+* Config: ``conf/env/<name>.yaml`` is in Hydra's global package, so it can also set
+  the training budget that suits the env and pick the LLM groups it needs::
+
+      # @package _global_
+      defaults:
+        - override /llm: llamacpp      # groups null by default in conf/config.yaml
+        - override /judge: reference
+        - override /rag: default
+        - _self_
+      env:
+        name: report_writing_v0        # the registry name; the other keys go to the factory
+        llm: ${llm}                    # other groups reach the factory by interpolation
+        eval_overrides: {split: holdout}
+      train:
+        episodes: 40
+
+  Without a schema the yaml's keys are the schema (an unknown key still fails at start;
+  values are checked by the factory). A typed schema is optional: a dataclass, in a
+  module free of LLM imports, added to ``_ENV_CONFIGS`` in ``experiments/run_config.py``
+  becomes ``env/base_<name>`` for ``- base_<name>@env`` in that defaults list.
 """
 
 from __future__ import annotations
