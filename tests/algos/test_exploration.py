@@ -54,7 +54,7 @@ def test_algorithms_respect_masks_when_acting(name, two_step):
             assert all(masks[a][acts[a]] == 1 for a in spec.agents)
 
 
-def test_epsilon_follows_env_rounds(two_step, ):
+def test_epsilon_follows_env_rounds(two_step):
     env, spec = two_step
     learner = small_learner("qmix", spec, epsilon_start=1.0, epsilon_finish=0.0, epsilon_anneal_steps=10)
     from algos.training.rollout import run_episode

@@ -165,10 +165,10 @@ def test_interrupt_writes_a_checkpoint_exits_130_and_resume_continues(tmp_path):
     assert eps_after < eps_before  # epsilon keeps annealing from where it was...
     assert eps_before - eps_after < 0.01  # ...not restarted at epsilon_start
     assert (run_dir / ".hydra" / "config.yaml").exists()  # the original composition is kept
-    assert OmegaConf_load(run_dir / ".hydra" / "config.yaml")["algo"]["hidden_dim"] == 16
+    assert load_yaml(run_dir / ".hydra" / "config.yaml")["algo"]["hidden_dim"] == 16
 
 
-def OmegaConf_load(path):
+def load_yaml(path):
     from omegaconf import OmegaConf
 
     return OmegaConf.to_container(OmegaConf.load(path))
@@ -224,7 +224,7 @@ def test_multirun_four_jobs_each_with_config_csv_wandb_and_checkpoint(tmp_path, 
         assert (job / "checkpoints" / "final.pt").is_file()
         wb = list((job / "wandb").glob("offline-run-*"))
         assert len(wb) == 1
-        cfg = OmegaConf_load(job / "config.yaml")
+        cfg = load_yaml(job / "config.yaml")
         groups.setdefault(cfg["algo"]["name"], set()).add(_wandb_group(job))
     # W&B group = hash of the config without the seed: one group per algorithm
     assert set(groups) == {"qmix", "vdn"} and all(len(g) == 1 for g in groups.values())
