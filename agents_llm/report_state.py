@@ -9,18 +9,7 @@ import itertools
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-
-@dataclass(frozen=True)
-class SourceRef:
-    """One retrieved chunk a section rests on (the judge grounds sentences in `text`)."""
-
-    source: str
-    page: int | None = None
-    chunk_id: str = ""
-    text: str = ""
-
-    def label(self) -> str:
-        return f"{self.source}, p. {self.page}" if self.page is not None else self.source
+from rag.sources import SourceRef, dedup_sources
 
 
 @dataclass
@@ -122,10 +111,4 @@ class ReportState:
 
 
 def _dedup(sources: Iterable[SourceRef]) -> list[SourceRef]:
-    seen, out = set(), []
-    for s in sources:
-        key = (s.source, s.page, s.chunk_id)
-        if key not in seen:
-            seen.add(key)
-            out.append(s)
-    return out
+    return dedup_sources(sources)

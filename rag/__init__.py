@@ -38,7 +38,7 @@ from rag.retrieval import (
     load_reranker,
     query,
 )
-from rag.sources import SourceBuffer, SourceRef, merge_sources, render_references
+from rag.sources import SourceBuffer, SourceRef, dedup_sources, group_by_file, render_references
 from rag.store import RagStore, open_store
 
 __all__ = [
@@ -64,7 +64,8 @@ __all__ = [
     "ingest_paths",
     "load_document",
     "load_reranker",
-    "merge_sources",
+    "dedup_sources",
+    "group_by_file",
     "open_store",
     "query",
     "register_configs",

@@ -1,74 +1,98 @@
-"""SourceBuffer: the sources behind the report part being written.
+"""Sources: which retrieved chunks a piece of the report rests on.
 
-The Researcher adds what it retrieved; when the part is appended to the report, the
-Collector flushes the buffer into that section's sources. References render with page
-numbers.
+`SourceRef` is one chunk (file, page, chunk id and its text, which the reference judge
+grounds sentences in). The Researcher's retrievals go into a `SourceBuffer`; when the
+part is appended, the Collector flushes the buffer into that section's sources.
+`render_references` lists them per file with page numbers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
-
-
-class HasSource(Protocol):
-    source: str
-    source_path: str
-    page: Optional[int]
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 
 @dataclass(frozen=True)
 class SourceRef:
-    source: str
-    source_path: str
-    pages: Tuple[int, ...] = ()
+    source: str  # file name as cited
+    page: Optional[int] = None
+    chunk_id: str = ""
+    text: str = ""  # the chunk's (guarded) text
+    source_path: str = ""  # full path: two files with one name stay two sources
 
-    def render(self) -> str:
-        if not self.pages:
-            return self.source
-        label = "p." if len(self.pages) == 1 else "pp."
-        return f"{self.source}, {label} {', '.join(str(page) for page in self.pages)}"
+    @property
+    def file_key(self) -> str:
+        return self.source_path or self.source
+
+    @property
+    def key(self) -> Tuple[str, Optional[int], str]:
+        return (self.file_key, self.page, self.chunk_id)
+
+    def label(self) -> str:
+        return f"{self.source}, p. {self.page}" if self.page is not None else self.source
 
 
-def merge_sources(*groups: Iterable[SourceRef]) -> List[SourceRef]:
-    """Union of source references, one per file, pages merged and sorted, first-seen order."""
-    pages: Dict[str, set] = {}
-    names: Dict[str, str] = {}
+def dedup_sources(*groups: Iterable[SourceRef]) -> List[SourceRef]:
+    """Union of chunk references in first-seen order."""
+    seen, out = set(), []
     for group in groups:
         for ref in group:
-            names.setdefault(ref.source_path, ref.source)
-            pages.setdefault(ref.source_path, set()).update(ref.pages)
-    return [SourceRef(names[path], path, tuple(sorted(pages[path]))) for path in names]
+            if ref.key not in seen:
+                seen.add(ref.key)
+                out.append(ref)
+    return out
+
+
+def group_by_file(refs: Iterable[SourceRef]) -> List[Tuple[str, str, Tuple[int, ...]]]:
+    """(source, source_path, sorted pages) per file, in first-seen order."""
+    pages: Dict[str, set] = {}
+    names: Dict[str, str] = {}
+    for ref in refs:
+        names.setdefault(ref.file_key, ref.source)
+        pages.setdefault(ref.file_key, set())
+        if ref.page is not None:
+            pages[ref.file_key].add(ref.page)
+    return [(names[k], k, tuple(sorted(pages[k]))) for k in names]
+
+
+def as_source_ref(result: Any) -> SourceRef:
+    """A SourceRef from a retrieval result (anything with source, page, chunk_id, text)."""
+    if isinstance(result, SourceRef):
+        return result
+    return SourceRef(source=result.source, page=result.page, chunk_id=getattr(result, "chunk_id", ""),
+                     text=getattr(result, "text", ""), source_path=getattr(result, "source_path", ""))
 
 
 class SourceBuffer:
+    """The chunks retrieved since the last append."""
+
     def __init__(self) -> None:
         self._refs: List[SourceRef] = []
 
-    def add(self, results: Iterable[HasSource]) -> None:
-        for result in results:
-            pages = (result.page,) if result.page is not None else ()
-            self._refs.append(SourceRef(result.source, result.source_path, pages))
+    def add(self, results: Iterable[Any]) -> None:
+        self._refs = dedup_sources(self._refs, (as_source_ref(r) for r in results))
 
     def pending(self) -> List[SourceRef]:
-        return merge_sources(self._refs)
+        return list(self._refs)
 
     def flush(self) -> List[SourceRef]:
-        """The buffered sources, merged; the buffer is empty afterwards."""
-        refs = merge_sources(self._refs)
-        self._refs = []
+        """The buffered sources; the buffer is empty afterwards."""
+        refs, self._refs = self._refs, []
         return refs
 
     def flush_into(self, section_sources: List[SourceRef]) -> List[SourceRef]:
-        """Flush into a section's source list in place (merging); returns that list."""
-        merged = merge_sources(section_sources, self.flush())
-        section_sources[:] = merged
+        """Flush into a section's source list in place (deduplicated); returns that list."""
+        section_sources[:] = dedup_sources(section_sources, self.flush())
         return section_sources
 
     def __len__(self) -> int:
-        return len(merge_sources(self._refs))
+        return len(self._refs)
 
 
 def render_references(refs: Sequence[SourceRef]) -> str:
-    """A numbered reference list: `[1] report.pdf, pp. 2, 5`."""
-    return "\n".join(f"[{number}] {ref.render()}" for number, ref in enumerate(merge_sources(refs), start=1))
+    """A numbered reference list, one line per file: `[1] report.pdf, pp. 2, 5`."""
+    lines = []
+    for number, (source, _path, pages) in enumerate(group_by_file(refs), start=1):
+        label = "" if not pages else (" p. " if len(pages) == 1 else " pp. ") + ", ".join(map(str, pages))
+        lines.append(f"[{number}] {source}{',' + label if label else ''}")
+    return "\n".join(lines)

@@ -21,7 +21,9 @@ from typing import Any, Sequence
 from .. import phase_prompts, prompts
 from ..backends import LLMBackend, LLMError, TokenBudgetExceeded, TokenLedger
 from ..collector import Collector, CollectorResult
-from ..report_state import ReportState, SourceRef
+from rag.sources import SourceBuffer
+
+from ..report_state import ReportState
 from ..roles import TeamMember
 from ..round_plan import COLLECTOR, ActionTable, RoundPlan
 from .planning import execution_order_edges
@@ -52,15 +54,8 @@ class EpisodeContext:
     memory: dict[str, str] = field(default_factory=dict)  # each agent's previous output
     objective: str = ""  # the Current Team Objective, set by the Lead Architect
     rag_exhausted: bool = False
-    pending_sources: list[SourceRef] = field(default_factory=list)  # retrieved since the last append
+    sources: SourceBuffer = field(default_factory=SourceBuffer)  # retrieved since the last append
     budget_exhausted: str | None = None  # the ledger's reason, once spent
-
-    def add_sources(self, refs: Sequence[SourceRef]) -> None:
-        seen = {(s.source, s.page, s.chunk_id) for s in self.pending_sources}
-        for r in refs:
-            if (r.source, r.page, r.chunk_id) not in seen:
-                seen.add((r.source, r.page, r.chunk_id))
-                self.pending_sources.append(r)
 
 
 @dataclass
@@ -203,8 +198,7 @@ class RoundEngine:
                     return
                 ctx.rag_exhausted = False
                 evidence = format_evidence(chunks, self.settings.evidence_max_chars)
-                ctx.add_sources([SourceRef(source=c.source, page=c.page, chunk_id=c.chunk_id, text=c.text)
-                                 for c in chunks])
+                ctx.sources.add(chunks)
 
         if phase_prompts.handles(plan.phase):  # the handcrafted pipeline's phases
             messages = phase_prompts.agent_messages(member.role.name, phase=plan.phase, topic=report.topic,
@@ -280,9 +274,9 @@ class RoundEngine:
             collector = await self.collector.run(
                 call=lambda agent, kind, msgs, mt: self._call(ctx, rec, agent, kind, msgs, mt),
                 report=ctx.report, contributions=contributions, objective=ctx.objective,
-                sources=list(ctx.pending_sources), revise_section=plan.revise_section)
+                sources=ctx.sources.pending(), revise_section=plan.revise_section)
         if collector.status in ("appended", "revised"):
-            ctx.pending_sources.clear()
+            ctx.sources.flush()
 
         gate_passed, gate_rec = None, None
         if plan.gate_check is not None and not ctx.budget_exhausted:

@@ -66,12 +66,12 @@ def test_engine_flushes_pending_sources_only_on_append():
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
     joint = {a: T.solo for a in TEAM}
     asyncio.run(engine.run(plan_from_actions(TEAM, joint), ctx))
-    assert [s.chunk_id for s in ctx.pending_sources] == ["c0"] and ctx.report.is_empty
+    assert [s.chunk_id for s in ctx.sources.pending()] == ["c0"] and ctx.report.is_empty
     joint["DataAnalyst"] = T.append
     result = asyncio.run(engine.run(plan_from_actions(TEAM, joint), ctx))
     assert result.collector.status == "appended"
     assert [s.chunk_id for s in ctx.report.sections[0].sources] == ["c0"]
-    assert ctx.pending_sources == []
+    assert len(ctx.sources) == 0
 
 
 def test_researcher_reports_exhaustion_when_nothing_comes_back():

@@ -53,11 +53,14 @@ def _hit(source, page, path=None):
 def test_source_buffer_flushes_into_a_section_and_renders_pages():
     buffer = SourceBuffer()
     buffer.add([_hit("manual.pdf", 5), _hit("notes.md", None), _hit("manual.pdf", 2), _hit("manual.pdf", 5)])
-    assert len(buffer) == 2
+    assert len(buffer) == 3  # the repeated chunk counts once
     section_sources: list = []
     buffer.flush_into(section_sources)
     assert len(buffer) == 0 and buffer.flush() == []
-    assert section_sources == [SourceRef("manual.pdf", "/docs/manual.pdf", (2, 5)), SourceRef("notes.md", "/docs/notes.md", ())]
+    assert [(r.source, r.page, r.chunk_id, r.source_path) for r in section_sources] == [
+        ("manual.pdf", 5, "manual.pdf5", "/docs/manual.pdf"), ("notes.md", None, "notes.mdNone", "/docs/notes.md"),
+        ("manual.pdf", 2, "manual.pdf2", "/docs/manual.pdf")]
+    assert section_sources[0].text == "t"  # the chunk text travels with the reference (for grounding)
 
     buffer.add([_hit("manual.pdf", 9), _hit("other.pdf", 1)])
     buffer.flush_into(section_sources)
@@ -69,4 +72,4 @@ def test_source_buffer_flushes_into_a_section_and_renders_pages():
 def test_same_name_in_two_folders_stays_two_sources():
     buffer = SourceBuffer()
     buffer.add([_hit("a.pdf", 1, "/x/a.pdf"), _hit("a.pdf", 2, "/y/a.pdf")])
-    assert [ref.pages for ref in buffer.flush()] == [(1,), (2,)]
+    assert render_references(buffer.flush()) == "[1] a.pdf, p. 1\n[2] a.pdf, p. 2"
