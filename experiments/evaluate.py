@@ -61,7 +61,8 @@ def evaluate_run(cfg: DictConfig) -> dict:
         algo_cfg, env_cfg = cfg.algo, cfg.env
     torch.set_num_threads(cfg.torch_threads)
     seed_everything(cfg.seed)
-    env = make_env(env_cfg, evaluation=True)
+    out_dir = Path(cfg.eval.out).parent if cfg.eval.out else Path(HydraConfig.get().runtime.output_dir)
+    env = make_env(env_cfg, evaluation=True, output_dir=out_dir / "episodes")
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(algo_cfg.name, spec, algo_cfg, seed=cfg.seed, device=cfg.device)
     if state is not None:

@@ -59,12 +59,16 @@ def preload_plugins(argv: list[str]) -> None:
             load_plugins(value or [])
 
 
-def make_env(env_cfg: Any, *, evaluation: bool = False):
+def make_env(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None):
+    """Build the env a config names; an env that writes files (`output_dir: null` in its
+    config) writes them under `output_dir`, i.e. into the run folder."""
     args = OmegaConf.to_container(env_cfg, resolve=True) if isinstance(env_cfg, DictConfig) else dict(env_cfg)
     name = args.pop("name")
     overrides = args.pop("eval_overrides", None) or {}
     if evaluation:
         args.update(overrides)
+    if output_dir is not None and "output_dir" in args and args["output_dir"] is None:
+        args["output_dir"] = str(output_dir)
     return envs.make(name, **args)
 
 
@@ -175,8 +179,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
     seed_everything(cfg.seed)
     OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
 
-    env = make_env(cfg.env)
-    eval_env = make_env(cfg.env, evaluation=True)
+    env = make_env(cfg.env, output_dir=run_dir / "episodes")
+    eval_env = make_env(cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes")
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(cfg.algo.name, spec, cfg.algo, seed=cfg.seed, device=cfg.device)
     if hasattr(algo, "check_budget"):
