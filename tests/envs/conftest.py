@@ -3,41 +3,11 @@ the hashing embedding and a store in a temporary cache folder (built once per se
 from __future__ import annotations
 
 import asyncio
-import os
-from types import SimpleNamespace
 
-import pytest
 
 from agents_llm.backends.scripted import ScriptedBackend
-
-HASHING_RAG = {"embedding": {"backend": "hashing"}}
-HASHING_JUDGE = {"kind": "reference", "embedding": "hashing"}
-
-
-@pytest.fixture(scope="session", autouse=True)
-def isolated_cache(tmp_path_factory):
-    """Every store and corpus goes to a session temp dir, never the user's cache."""
-    path = tmp_path_factory.mktemp("qmix-cache")
-    old = os.environ.get("QMIX_CACHE_DIR")
-    os.environ["QMIX_CACHE_DIR"] = str(path)
-    yield path
-    if old is None:
-        os.environ.pop("QMIX_CACHE_DIR", None)
-    else:
-        os.environ["QMIX_CACHE_DIR"] = old
-
-
-class StubRetriever:
-    """Returns fixed chunks (or none) and remembers the queries it got."""
-
-    def __init__(self, texts=("PettingZoo offers a Parallel API where all agents act at once.",)):
-        self.texts = list(texts)
-        self.queries: list[list[str]] = []
-
-    def retrieve(self, queries):
-        self.queries.append(list(queries))
-        return [SimpleNamespace(text=t, source=f"doc{i}.md", page=i + 1, chunk_id=f"c{i}", scores={"rrf": 0.5})
-                for i, t in enumerate(self.texts)]
+from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, isolated_cache  # noqa: F401 (fixture)
+from tests.report_doubles import StubRetriever  # noqa: F401
 
 
 class SlowForRole(ScriptedBackend):

@@ -2,42 +2,20 @@
 depend on the role and phase in the prompt, a stub retriever, and the report env."""
 from __future__ import annotations
 
-import os
 import re
-from types import SimpleNamespace
 from typing import Callable
 
-import pytest
 
 from agents_llm.backends.scripted import ScriptedBackend
+from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, isolated_cache  # noqa: F401 (fixture)
+from tests.report_doubles import StubRetriever as _StubRetriever
 
-HASHING_RAG = {"embedding": {"backend": "hashing"}}
-HASHING_JUDGE = {"kind": "reference", "embedding": "hashing"}
 TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
 
 
-@pytest.fixture(scope="session", autouse=True)
-def isolated_cache(tmp_path_factory):
-    """Stores and corpora go to a session temp dir, never the user's cache."""
-    path = tmp_path_factory.mktemp("qmix-cache")
-    old = os.environ.get("QMIX_CACHE_DIR")
-    os.environ["QMIX_CACHE_DIR"] = str(path)
-    yield path
-    if old is None:
-        os.environ.pop("QMIX_CACHE_DIR", None)
-    else:
-        os.environ["QMIX_CACHE_DIR"] = old
-
-
-class StubRetriever:
-    """Fixed chunks (or none), whatever the query."""
-
-    def __init__(self, texts=("Sorting networks compare and swap pairs of values in a fixed order.",)):
-        self.texts = list(texts)
-
-    def retrieve(self, queries):
-        return [SimpleNamespace(text=t, source=f"doc{i}.md", page=i + 1, chunk_id=f"c{i}", scores={"rrf": 0.5})
-                for i, t in enumerate(self.texts)]
+class StubRetriever(_StubRetriever):
+    def __init__(self, texts=('Sorting networks compare and swap pairs of values in a fixed order.',)):
+        super().__init__(texts)
 
 
 ROLE_OF_SYSTEM = {"You are the Lead Architect": "LeadArchitect", "You are the Researcher": "Researcher",
