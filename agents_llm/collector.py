@@ -46,10 +46,11 @@ class CollectorResult:
     section_id: str | None = None
     title: str = ""
     removed_sentences: list[dict] = field(default_factory=list)
+    content: str | None = None  # the section's text as written (appended or revised), after the report filter
 
     def as_dict(self) -> dict:
         return {"status": self.status, "reason": self.reason, "section_id": self.section_id, "title": self.title,
-                "removed_sentences": self.removed_sentences}
+                "removed_sentences": self.removed_sentences, "content": self.content}
 
 
 def _split_title(text: str, fallback: str) -> tuple[str, str]:
@@ -112,4 +113,5 @@ class Collector:
             # The summary is internal memory, but it reaches prompts: keep it jargon-free too.
             report.progress_summary = filter_report_text(summary).text or report.progress_summary
         return CollectorResult(status, "" if summary is not None else "summary call failed; summary unchanged",
-                               section_id=section.id, title=section.title, removed_sentences=filtered.removed)
+                               section_id=section.id, title=section.title, removed_sentences=filtered.removed,
+                               content=section.content)

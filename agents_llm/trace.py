@@ -24,12 +24,17 @@ viewer animates it round by round). Top level:
                            chunk_id, score}], exhausted, error}
       calls [{agent, kind, prompt_tokens, completion_tokens, latency_s, start_s, end_s,
               cached, error}]   every LLM call; kind: agent|query|collector|summarizer|gate
-      collector {status, reason, section_id, title, removed_sentences}
-                           status: appended|revised|skipped|failed|idle
+      collector {status, reason, section_id, title, removed_sentences, content}
+                           status: appended|revised|skipped|failed|idle; content: the text
+                           the round wrote into section_id (after the report filter), null
+                           when it wrote nothing. Replaying the rounds' contents in order,
+                           a revision replacing its section's text, rebuilds the report as
+                           it stood after any round (`replay_report`); absent in older traces
       gate {agent, question, passed, response} or null
       tokens {round, episode}            tokens spent in the round / so far
       reward, report_score, length_score, rounds_since_append, scores {...}
-      report {chars, sections [{id, title, chars, sources}], progress_summary}
+      report {chars, sections [{id, title, chars, sources}], progress_summary,
+              changed_section {id, title, sources} or null}   an outline, no text
       timing {wall_s}
     ]
     end                    {reason, detail, rounds}; reason: terminated|truncated|
@@ -160,6 +165,26 @@ def load_trace(path: str | Path) -> dict:
     return doc
 
 
+def replay_report(rounds: list[dict]) -> list[list[dict]]:
+    """The report's sections after each round, rebuilt from the rounds' `collector.content`.
+
+    Entry i lists the sections ({id, title, content}, in report order) as they stood after
+    `rounds[i]`: an appended section joins at the end, a revised one keeps its place and
+    gets the new text. `content` is None where the trace did not record the text (traces
+    written before the field existed).
+    """
+    sections: dict[str, dict] = {}
+    states = []
+    for rnd in rounds:
+        c = rnd.get("collector") or {}
+        sid = c.get("section_id")
+        if sid and c.get("status") in ("appended", "revised"):
+            title = c.get("title") or sections.get(sid, {}).get("title") or ""
+            sections[sid] = {"id": sid, "title": title, "content": c.get("content")}
+        states.append([dict(s) for s in sections.values()])
+    return states
+
+
 _STR = {"type": "string"}
 _NUM = {"type": "number"}
 _INT = {"type": "integer"}
@@ -197,7 +222,8 @@ TRACE_SCHEMA: dict = {
                     "agent", "kind", "prompt_tokens", "completion_tokens", "latency_s", "error"]}},
                 "collector": {"type": "object", "required": ["status", "reason"],
                               "properties": {"status": {"enum": ["appended", "revised", "skipped", "failed",
-                                                                 "idle"]}}},
+                                                                 "idle"]},
+                                             "content": _NULLSTR}},
                 "tokens": {"type": "object", "required": ["round", "episode"]},
                 "report": {"type": "object", "required": ["chars", "sections", "progress_summary"]},
             }}},

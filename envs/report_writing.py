@@ -530,7 +530,8 @@ class ReportWritingEnv(ParallelEnv):
                 "changed_section": None}
         if changed:
             s = rep.get(changed)
-            snap["changed_section"] = {"id": s.id, "title": s.title, "content": s.content,
+            # Its text is the round's collector.content: not copied here a second time.
+            snap["changed_section"] = {"id": s.id, "title": s.title,
                                        "sources": [{"source": r.source, "page": r.page, "chunk_id": r.chunk_id}
                                                    for r in s.sources]}
         return snap

@@ -14,6 +14,7 @@ from agents_llm.round_plan import COLLECTOR, ActionTable
 from agents_llm.trace import SCHEMA_NAME, SCHEMA_VERSION
 
 DEFAULT_ROLES = ("LeadArchitect", "Researcher", "DataAnalyst", "Reviewer", "Researcher")
+TOPIC = "Synthetic topic"
 PHASES = ("outline", "research", "analysis", "writing", "review")
 
 
@@ -42,19 +43,20 @@ def _edges_for(agent: str, kind: str, target: str | None, names: list[str]) -> l
 
 def make_trace(rounds: int = 3, n_agents: int = 4, *, seed: int = 0, response_chars: int = 400,
                long_response: tuple[int, str, int] | None = None, source: str = "actions",
-               end_reason: str | None = None) -> dict:
+               end_reason: str | None = None, revise_rounds: tuple[int, ...] = ()) -> dict:
     """A schema-valid trace dict.
 
     `long_response=(round, agent, chars)` replaces one agent's response with a text of
     that many characters. `source="plan"` gives a handcrafted-pipeline trace (phase
-    labels, no action indices).
+    labels, no action indices). In `revise_rounds`, a round that reaches the Collector
+    rewrites the first section instead of appending one.
     """
     rng = random.Random(seed)
     team = _team(n_agents)
     names = [m["name"] for m in team]
     table = ActionTable(n_agents)
     action_names = table.names(names)
-    records, sections, episode_tokens = [], [], 0
+    records, sections, texts, episode_tokens = [], [], {}, 0
     for r in range(1, rounds + 1):
         choice = {a: rng.randrange(table.size - (1 if r < 3 else 0)) for a in names}  # no early terminate
         acting = [a for a in names if table.decode(choice[a])[0] != "terminate"]
@@ -100,15 +102,22 @@ def make_trace(rounds: int = 3, n_agents: int = 4, *, seed: int = 0, response_ch
                   "latency_s": 0.4, "start_s": 0.1 * i, "end_s": 0.1 * i + 0.4, "cached": False, "error": None}
                  for i, a in enumerate(acting)]
         if appenders:
-            sections.append({"id": f"s{len(sections) + 1}", "title": f"Section {len(sections) + 1}",
-                             "chars": 600 + 50 * r, "sources": ["paper.pdf"]})
-            collector = {"status": "appended", "reason": "", "section_id": sections[-1]["id"],
-                         "title": sections[-1]["title"], "removed_sentences": 0}
+            revise = r in revise_rounds and bool(sections)
+            if not revise:
+                sections.append({"id": f"s{len(sections) + 1}", "title": f"Section {len(sections) + 1}",
+                                 "chars": 0, "sources": ["paper.pdf"]})
+            section = sections[0] if revise else sections[-1]
+            opening = f"{'Revised' if revise else 'Text of'} {section['title']}, round {r}. "
+            content = (opening * ((600 + 50 * r) // len(opening) + 1))[: 600 + 50 * r].strip()
+            texts[section["id"]] = content
+            section["chars"] = len(content)
+            collector = {"status": "revised" if revise else "appended", "reason": "", "section_id": section["id"],
+                         "title": section["title"], "removed_sentences": 0, "content": content}
             calls.append({"agent": COLLECTOR, "kind": "collector", "prompt_tokens": 300, "completion_tokens": 150,
                           "latency_s": 0.8, "start_s": 1.0, "end_s": 1.8, "cached": False, "error": None})
         else:
             collector = {"status": "idle", "reason": "nothing reached the Collector", "section_id": None,
-                         "title": None, "removed_sentences": 0}
+                         "title": None, "removed_sentences": 0, "content": None}
         round_tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)
         episode_tokens += round_tokens
         chars = sum(s["chars"] for s in sections)
@@ -130,11 +139,12 @@ def make_trace(rounds: int = 3, n_agents: int = 4, *, seed: int = 0, response_ch
                        "progress_summary": f"After round {r}: {len(sections)} section(s)."},
             "timing": {"wall_s": 2.0},
         })
-    report_md = "\n\n".join(f"## {s['title']}\n\nText of {s['title']}." for s in sections)
+    report_md = "\n".join([f"# {TOPIC}\n"] + [f"## {s['title']}\n\n{texts[s['id']]}\n" for s in sections]) \
+        if sections else ""
     return {
         "schema": SCHEMA_NAME, "version": SCHEMA_VERSION,
         "episode": {"env": "report_writing_v0", "episode_id": f"synthetic-{seed}", "seed": seed,
-                    "task": {"id": "t1", "topic": "Synthetic topic", "split": "train", "corpus": "synthetic"},
+                    "task": {"id": "t1", "topic": TOPIC, "split": "train", "corpus": "synthetic"},
                     "team": team, "action_names": action_names,
                     "config": {"policy": "handcrafted" if source == "plan" else "qmix"}},
         "rounds": records,

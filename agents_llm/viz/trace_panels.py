@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from agents_llm.round_plan import COLLECTOR
+from agents_llm.trace import replay_report
 
 from .trace_steps import AGENT_STEP, COLLECTOR_STEP, ViewStep
 
@@ -157,12 +158,44 @@ def agent_panel_html(doc: dict, step: ViewStep, max_chars: int = DEFAULT_MAX_TEX
     return f'<h3>No agent ran in round {rnd["round"]}</h3><div class="kv">terminate votes: {votes}</div>'
 
 
+# Where the report panel's section texts go. The viewer ships each distinct section text
+# once and fills this slot per step, so a long episode's page does not repeat the whole
+# report at every step. Escaped text can never contain it (its "<" is escaped).
+REPORT_TEXT_SLOT = "<!--qv-report-text-->"
+
+
+def shown_sections(doc: dict, round_pos: int, after: bool, final: bool,
+                   replayed: list[list[dict]]) -> list[dict] | None:
+    """The replayed sections whose text the report panel shows, or None: nothing written
+    yet, a trace without section texts (older than `collector.content`: the outline is
+    all there is), or the last step, which shows the final report instead."""
+    shown_pos = round_pos if after else round_pos - 1
+    if shown_pos < 0 or (final and doc.get("report_markdown")):
+        return None
+    sections = replayed[shown_pos]
+    return sections if any(s.get("content") is not None for s in sections) else None
+
+
+def section_text_html(section: dict, max_chars: int = DEFAULT_MAX_TEXT_CHARS) -> str:
+    """One replayed section as escaped markdown text (clipped like any other text)."""
+    content = section.get("content")
+    return clip(f'## {section.get("title")}\n\n{"(text not recorded)" if content is None else content}\n\n',
+                max_chars)
+
+
 def report_panel_html(doc: dict, round_pos: int, after: bool, final: bool,
-                      max_chars: int = DEFAULT_MAX_TEXT_CHARS) -> str:
-    """The report as it stood: before round `round_pos` (after the previous one) or after it."""
+                      max_chars: int = DEFAULT_MAX_TEXT_CHARS, replayed: list[list[dict]] | None = None,
+                      text_slot: bool = False) -> str:
+    """The report as it stood: before round `round_pos` (after the previous one) or after it.
+
+    Its text is rebuilt from the rounds' collector contents (`replayed`, from
+    `replay_report`, computed here when not given); the last step shows the final report.
+    With `text_slot`, the section texts are left out and `REPORT_TEXT_SLOT` marks their place.
+    """
     rounds = doc["rounds"]
     rnd = rounds[round_pos]
-    shown = rnd if after else (rounds[round_pos - 1] if round_pos > 0 else None)
+    shown_pos = round_pos if after else round_pos - 1
+    shown = rounds[shown_pos] if shown_pos >= 0 else None
     title = f'after round {rnd["round"]}' if after else f'at the start of round {rnd["round"]}'
     if shown is None:
         return f'<h3>Report {title}</h3><p class="none">(empty: nothing written yet)</p>'
@@ -177,6 +210,12 @@ def report_panel_html(doc: dict, round_pos: int, after: bool, final: bool,
             + f' · tokens: round {_fmt(tokens.get("round"))}, episode {_fmt(tokens.get("episode"))}</div>')
     html += ('<table class="sections"><tr><th>id</th><th>title</th><th>chars</th><th>sources</th></tr>'
              f'{rows}</table>' if rows else '<p class="none">(no sections yet)</p>')
+    sections = shown_sections(doc, round_pos, after, final,
+                              replayed if replayed is not None else replay_report(rounds))
+    if sections is not None:
+        topic = (doc["episode"].get("task") or {}).get("topic") or ""
+        body = REPORT_TEXT_SLOT if text_slot else "".join(section_text_html(s, max_chars) for s in sections)
+        html += f'<h4>Report text</h4><pre class="report-text">{_e("# " + topic)}\n\n{body}</pre>'
     html += f'<h4>Progress summary</h4><pre>{clip(report.get("progress_summary"), max_chars)}</pre>'
     if final:
         end = doc["end"]

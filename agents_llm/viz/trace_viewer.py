@@ -3,9 +3,10 @@
 Bokeh draws the communication graph (a node per agent and the Collector, an edge per
 message) and the controls (timeline slider, play/pause, previous/next); the side
 panels show the active agent's action, prompt and response, and the report as it
-stood at that step. BokehJS is inlined (`bokeh.resources.INLINE`), so the page opens
-without a network. All step data is computed here and shipped as one JSON string
-that a small CustomJS callback reads; panel HTML is escaped in `trace_panels`.
+stood at that step (its text rebuilt by replaying the rounds' collector contents).
+BokehJS is inlined (`bokeh.resources.INLINE`), so the page opens without a network.
+All step data is computed here and shipped as one JSON string that a small CustomJS
+callback reads; panel HTML is escaped in `trace_panels`.
 """
 from __future__ import annotations
 
@@ -21,10 +22,13 @@ from bokeh.models import (Button, ColumnDataSource, CustomJS, Div, HoverTool, In
 from bokeh.plotting import figure
 from bokeh.resources import INLINE
 
+from agents_llm.trace import replay_report
+
 from .config import DEFAULT_PLAY_INTERVAL_MS
 from .trace_loading import read_trace
-from .trace_panels import (DEFAULT_MAX_TEXT_CHARS, agent_panel_html, empty_episode_html, episode_header_html,
-                           report_panel_html, step_header_html)
+from .trace_panels import (DEFAULT_MAX_TEXT_CHARS, REPORT_TEXT_SLOT, agent_panel_html, empty_episode_html,
+                           episode_header_html, report_panel_html, section_text_html, shown_sections,
+                           step_header_html)
 from .trace_steps import (AGENT_STEP, EDGE_APPEND, EDGE_IN, EDGE_OTHER, EDGE_OUT, build_steps, edge_curve,
                           edge_style, layout_nodes, node_radius, node_style)
 
@@ -55,7 +59,8 @@ previous.data = s.p;
 arrows.data = s.a;
 header.text = s.h;
 agent_panel.text = s.g;
-report_panel.text = data.reports[s.r];
+// The report panel: its HTML with the slot filled by this state's section texts (each shipped once).
+report_panel.text = data.reports[s.r].split(slot).join(data.report_texts[s.r].map((j) => data.texts[j]).join(""));
 """
 
 _PLAY_JS = """
@@ -108,8 +113,12 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
     steps = build_steps(doc)
     geometry = [[edge_curve(by_name[e["sender"]], by_name[e["receiver"]], radius) for e in rnd["edges"]]
                 for rnd in doc["rounds"]]
+    replayed = replay_report(doc["rounds"])  # the report's sections after each round, once
     report_keys: dict[tuple, int] = {}
     reports: list[str] = []
+    report_texts: list[list[int]] = []  # per report: indices into `texts`, in report order
+    text_keys: dict[tuple, int] = {}
+    texts: list[str] = []  # each distinct section text once, escaped
     out_steps = []
     for i, step in enumerate(steps):
         rnd = doc["rounds"][step.round_pos]
@@ -119,7 +128,16 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
         key = (step.round_pos, after, final)
         if key not in report_keys:
             report_keys[key] = len(reports)
-            reports.append(report_panel_html(doc, step.round_pos, after, final, max_text_chars))
+            reports.append(report_panel_html(doc, step.round_pos, after, final, max_text_chars, replayed,
+                                             text_slot=True))
+            indices = []
+            for section in shown_sections(doc, step.round_pos, after, final, replayed) or []:
+                tkey = (section["title"], section["content"])
+                if tkey not in text_keys:
+                    text_keys[tkey] = len(texts)
+                    texts.append(section_text_html(section, max_text_chars))
+                indices.append(text_keys[tkey])
+            report_texts.append(indices)
         split = {"fresh": [], "previous": []}
         for edge, geo in zip(rnd["edges"], geometry[step.round_pos]):
             split["fresh" if edge["timing"] == "fresh" else "previous"].append((edge, geo))
@@ -140,7 +158,15 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
                   "role": [n.role for n in nodes]},
         "steps": out_steps,
         "reports": reports,
+        "report_texts": report_texts,
+        "texts": texts,
     }
+
+
+def report_html(payload: dict, index: int) -> str:
+    """Report panel `index` of a payload, assembled as the page does it."""
+    texts = "".join(payload["texts"][j] for j in payload["report_texts"][index])
+    return payload["reports"][index].replace(REPORT_TEXT_SLOT, texts)
 
 
 def _panel(text: str, width: int, height: int | None, css_class: str) -> Div:
@@ -207,12 +233,12 @@ def build_viewer_html(doc: dict, source: str, *, max_text_chars: int = DEFAULT_M
     next_button = Button(label="Next ▶", width=80, css_classes=["qv-next"])
     header = _panel(first["h"], 560, None, "qv-step")
     agent_panel = _panel(first["g"], 560, 760, "qv-agent")
-    report_panel = _panel(payload["reports"][first["r"]], 440, 760, "qv-report")
+    report_panel = _panel(report_html(payload, first["r"]), 440, 760, "qv-report")
     key = f"{source}:{doc['episode'].get('episode_id', '')}"
     slider.js_on_change("value", CustomJS(
         args=dict(payload=json.dumps(payload, ensure_ascii=False, separators=(",", ":")), key=key, slider=slider,
                   nodes=nodes, fresh=fresh, previous=previous, arrows=arrows, header=header,
-                  agent_panel=agent_panel, report_panel=report_panel),
+                  agent_panel=agent_panel, report_panel=report_panel, slot=REPORT_TEXT_SLOT),
         code=_SHOW_STEP_JS))
     play.js_on_change("active", CustomJS(args=dict(toggle=play, slider=slider, interval=play_interval_ms, key=key),
                                          code=_PLAY_JS))

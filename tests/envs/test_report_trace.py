@@ -61,7 +61,8 @@ def test_episode_trace_validates_against_the_schema_and_hides_secrets(tmp_path, 
     assert r1["agents"]["Researcher"]["retrieval"]["chunks"][0]["source"] == "doc0.md"
     assert all(c["prompt_tokens"] > 0 for c in r1["calls"])
     assert sum(c["prompt_tokens"] + c["completion_tokens"] for c in r2["calls"]) == r2["tokens"]["round"]
-    assert r2["collector"]["status"] == "appended" and r2["report"]["changed_section"]["content"]
+    assert r2["collector"]["status"] == "appended" and r2["collector"]["content"]
+    assert r2["report"]["changed_section"]["id"] == r2["collector"]["section_id"]
     assert r2["rounds_since_append"] == 2 and r2["reward"] != 0.0
     assert r3["report"]["sections"][0]["id"] == "S1"
     assert doc["report_markdown"].startswith("# ")
