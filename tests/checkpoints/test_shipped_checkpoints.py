@@ -1,0 +1,30 @@
+"""The checkpoints shipped under checkpoints/ load and do what their cards say."""
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+import algos
+import envs
+from algos.training import checkpoint as ckpt
+from algos.training.rollout import evaluate
+
+ROOT = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in ROOT.iterdir() if p.is_dir()))
+def test_every_shipped_checkpoint_has_a_card_and_its_config(name):
+    folder = ROOT / name
+    assert (folder / "CARD.md").is_file(), f"{folder} needs a CARD.md (how trained, on what, scores)"
+    state = ckpt.load(folder / "final.pt")
+    assert state["algo_name"] == OmegaConf.load(folder / "config.yaml").algo.name
+
+
+def test_two_step_checkpoint_plays_the_optimal_joint_policy():
+    state = ckpt.load(ROOT / "qmix_two_step" / "final.pt")
+    cfg = OmegaConf.create(state["config"])
+    env = envs.make(cfg.env.name)
+    spec = algos.EnvSpec.from_env(env)
+    algo = algos.build(cfg.algo.name, spec, cfg.algo, seed=0)
+    algo.load_state_dict(state["algo"])
+    assert evaluate(env, algo, spec, episodes=4, seed=123)["return"] == pytest.approx(8.0)
