@@ -65,7 +65,10 @@ def test_env_config_can_set_the_training_budget_and_user_wins():
     assert _compose(["env=two_step", "train.episodes=7"]).train.episodes == 7
 
 
-def test_llm_groups_are_selectable_but_off_by_default():
-    assert _compose([]).llm is None
-    cfg = _compose(["llm=scripted"])
-    assert cfg.llm.backend == "scripted"
+def test_llm_groups_follow_the_env_and_the_command_line_wins():
+    assert _compose(["env=two_step"]).llm is None  # a matrix game needs no LLM
+    default = _compose([])  # the report env selects the embedded model and the reference judge
+    assert default.env.name == "report_writing_v0"
+    assert default.llm.backend == "llamacpp" and default.judge.kind == "reference"
+    assert _compose(["llm=scripted"]).llm.backend == "scripted"
+    assert _compose(["llm=scripted", "env=two_step"]).llm.backend == "scripted"
