@@ -32,8 +32,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from .export import export_report
 from .report_state import ReportState
-
-DEFAULT_TEAM = ("LeadArchitect", "Researcher", "DataAnalyst", "Reviewer")
+from .roles import DEFAULT_TEAM
 
 
 class ReportInputError(ValueError):
