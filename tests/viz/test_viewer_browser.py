@@ -2,7 +2,7 @@
 import time
 
 import pytest
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -15,14 +15,31 @@ from .conftest import INJECTION, first_active_agent, injected_trace, open_viewer
 pytestmark = pytest.mark.slow
 
 
+def fresh(read, what: str):
+    """Bokeh replaces widgets' DOM while playing: an element found a moment ago can be gone
+    when read. Look it up again on a stale read instead of failing on the race."""
+    for _ in range(20):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    raise AssertionError(f"{what} kept being replaced while it was read")
+
+
 def panel_text(driver, css_class: str) -> str:
-    host = find_deep(driver, f".{css_class}")
-    assert host is not None, f"no element .{css_class} on the page"
-    return host.shadow_root.find_element(By.CSS_SELECTOR, ".bk-clearfix").text
+    def read():
+        host = find_deep(driver, f".{css_class}")
+        assert host is not None, f"no element .{css_class} on the page"
+        return host.shadow_root.find_element(By.CSS_SELECTOR, ".bk-clearfix").text
+    return fresh(read, f"the .{css_class} panel")
 
 
 def slider_value(driver) -> int:
-    return int(float(find_deep(driver, ".noUi-handle").get_attribute("aria-valuenow")))
+    return fresh(lambda: int(float(find_deep(driver, ".noUi-handle").get_attribute("aria-valuenow"))), "the slider")
+
+
+def play_text(driver) -> str:
+    return fresh(lambda: play_button(driver).text, "the play button")
 
 
 def play_button(driver):
@@ -66,12 +83,12 @@ def test_slider_and_play_step_through_the_episode(browser, save_trace, tmp_path)
     play_button(browser).click()
     wait_for(lambda: slider_value(browser) >= before_play + 3, what="play to advance the slider")
     assert panel_text(browser, "qv-agent") != panel_before_play
-    assert "Pause" in play_button(browser).text
+    assert "Pause" in play_text(browser)
     play_button(browser).click()  # pause
-    wait_for(lambda: "Play" in play_button(browser).text, what="the button to turn back into Play")
+    wait_for(lambda: "Play" in play_text(browser), what="the button to turn back into Play")
     paused_at = slider_value(browser)
     time.sleep(0.6)  # four play intervals: a running timer would have moved on
-    assert slider_value(browser) == paused_at and "Play" in play_button(browser).text
+    assert slider_value(browser) == paused_at and "Play" in play_text(browser)
 
     shot = tmp_path / "viewer.png"
     assert browser.save_screenshot(str(shot))
