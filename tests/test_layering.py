@@ -1,0 +1,114 @@
+"""Dependencies point one way: rag <- agents_llm <- envs <- algos <- experiments.
+
+Every arrow is checked on the source (each absolute import of a project package) and on
+what an import really loads (a fresh interpreter importing every module of a lower layer
+must not pull in a higher one). Exceptions are listed once, here, with their reason.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("rag", "agents_llm", "envs", "algos")
+# What each package may import (itself included). `experiments` may import anything.
+ALLOWED = {
+    "rag": {"rag"},
+    "agents_llm": {"agents_llm", "rag"},
+    "envs": {"envs", "agents_llm", "rag"},
+    # algos sees the env contract (envs/__init__.py) and nothing of the LLM side.
+    "algos": {"algos", "envs"},
+}
+# (importing module, imported package): why the arrow may point the other way.
+EXCEPTIONS = {
+    # The write_report API builds the env and runs a fixed policy or a checkpoint; it
+    # imports them inside the function that needs them, so `import agents_llm` stays free.
+    ("agents_llm.api", "envs"): "write_report() runs the report env",
+    ("agents_llm.api", "algos"): "write_report() runs a policy or checkpoint",
+}
+# Modules of `envs` that algos may import: only the registry and contract.
+ALGOS_MAY_IMPORT_FROM_ENVS = {"envs"}
+
+
+def _modules(package: str):
+    for path in sorted((ROOT / package).rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        yield ".".join(parts), path
+
+
+def _absolute_imports(path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, node.lineno))
+    return found
+
+
+def test_every_source_import_follows_the_layers():
+    violations = []
+    for package in PACKAGES:
+        for module, path in _modules(package):
+            for name, line in _absolute_imports(path):
+                top = name.split(".")[0]
+                if top not in PACKAGES + ("experiments",) or top in ALLOWED[package]:
+                    if package == "algos" and top == "envs" and name not in ALGOS_MAY_IMPORT_FROM_ENVS:
+                        violations.append(f"{path.relative_to(ROOT)}:{line} imports {name}: algos may use only "
+                                          f"the env contract ({sorted(ALGOS_MAY_IMPORT_FROM_ENVS)})")
+                    continue
+                if (module, top) in EXCEPTIONS:
+                    continue
+                violations.append(f"{path.relative_to(ROOT)}:{line} imports {name}: {package} may import only "
+                                  f"{sorted(ALLOWED[package])} (add a justified entry to EXCEPTIONS in "
+                                  f"tests/test_layering.py if this arrow must exist)")
+    assert not violations, "layering broken:\n" + "\n".join(violations)
+
+
+def test_exceptions_are_still_needed():
+    """An exception nobody uses any more is removed, so the list stays the truth."""
+    used = set()
+    for package in PACKAGES:
+        for module, path in _modules(package):
+            for name, _ in _absolute_imports(path):
+                used.add((module, name.split(".")[0]))
+    stale = sorted(set(EXCEPTIONS) - used)
+    assert not stale, f"remove these entries from EXCEPTIONS, nothing imports that way now: {stale}"
+
+
+_PROBE = """
+import importlib, json, sys
+loaded = {}
+for name in json.loads(sys.argv[1]):
+    importlib.import_module(name)
+print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))
+"""
+
+
+@pytest.mark.parametrize("package,forbidden", [
+    ("rag", {"agents_llm", "envs", "algos", "experiments"}),
+    ("algos", {"agents_llm", "rag", "experiments"}),
+])
+def test_importing_a_layer_loads_nothing_above_it(package, forbidden):
+    modules = [m for m, _ in _modules(package)]
+    out = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(modules)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert not loaded & forbidden, f"importing every module of {package} loaded {sorted(loaded & forbidden)}"
+
+
+def test_importing_envs_registry_loads_no_llm_code():
+    out = subprocess.run([sys.executable, "-c", "import envs, sys; print('agents_llm' in sys.modules)"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "False", "`import envs` must stay lazy: the report env is registered by import path"
