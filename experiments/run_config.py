@@ -172,26 +172,38 @@ def check_no_credentials(cfg: DictConfig) -> None:
 
 class CredentialGuard(Callback):
     """Hydra callback (conf/config.yaml: hydra.callbacks) that runs `check_no_credentials`
-    before a run or sweep writes anything. A sweep value is only known per job, after Hydra
-    saved that job's .hydra/ files: then the saved files are scrubbed before the job fails."""
+    before a run or sweep writes anything, and exits with status 2 and the (redacted) reason.
+    Hydra turns an exception in a callback into a warning and carries on, so this exits
+    instead of raising. A sweep value is only known per job, after Hydra saved that job's
+    .hydra/ files: those files are scrubbed before the job exits."""
+
+    @staticmethod
+    def _refuse(error: ConfigValueError) -> None:
+        import sys
+
+        print(f"{Path(sys.argv[0]).name}: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
-        check_no_credentials(config)
+        try:
+            check_no_credentials(config)
+        except ConfigValueError as e:
+            self._refuse(e)
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        check_no_credentials(config)
+        self.on_run_start(config)
 
     def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
             check_no_credentials(config)
-        except ConfigValueError:
+        except ConfigValueError as e:
             from agents_llm.redaction import redact_text
 
             subdir = OmegaConf.select(config, "hydra.output_subdir")
             if subdir is not None:
                 for saved in (Path(config.hydra.runtime.output_dir) / subdir).glob("*.yaml"):
                     saved.write_text(redact_text(saved.read_text()))
-            raise
+            self._refuse(e)
 
 
 _ENV_CONFIGS = {"two_step": TwoStepEnvConfig, "one_step_3x3": OneStep3x3EnvConfig}
