@@ -166,8 +166,9 @@ def check_no_credentials(cfg: DictConfig) -> None:
     if found:
         key, value = found[0]
         raise ConfigValueError(
-            f"{key} must not carry credentials ({redact_text(value)}): URLs are written to configs, checkpoints, "
-            "logs and traces. Put an API key in the environment variable named by llm.api_key_env instead.")
+            f"{key} must not carry credentials, but {redact_text(value)} has a user:password@ part; URLs are "
+            "written to configs, checkpoints, logs and traces, so put an API key in the environment variable "
+            "named by llm.api_key_env instead")
 
 
 class CredentialGuard(Callback):

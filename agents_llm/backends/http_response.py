@@ -58,6 +58,8 @@ def require(data: Any, path: Sequence[str | int], kind: type | tuple[type, ...],
     """`data[path...]`, which must exist and be of `kind`; else LLMResponseError naming the field."""
     value, where = data, ""
     for step in path:
+        if value is None:  # a parent is null (e.g. "usage": null)
+            raise LLMResponseError(f"malformed response: {where} is null", backend=backend, endpoint=endpoint)
         where += f"[{step}]" if isinstance(step, int) else (f".{step}" if where else str(step))
         try:
             value = value[step]

@@ -117,6 +117,6 @@ class OpenAIBackend(LLMBackend):
 def check_base_url(url: str, *, key: str, backend: str) -> None:
     """Refuse a URL with credentials in it: they would be copied into every config, trace and log."""
     if url_userinfo(url or ""):
-        raise LLMConfigError(f"{key} must not carry credentials ({redact_text(url)}): a URL is written to configs, "
-                             "traces and logs; put the key in the environment variable named by llm.api_key_env",
-                             backend=backend)
+        raise LLMConfigError(f"{key} must not carry credentials, but {redact_text(url)} has a user:password@ part; "
+                             "a URL is written to configs, traces and logs, so put the key in the environment "
+                             "variable named by llm.api_key_env", backend=backend)
