@@ -196,3 +196,8 @@ def validate_rag_config(cfg: Any) -> None:
     require(cfg.ingest.max_chunks_per_file >= 1, "ingest.max_chunks_per_file",
             f"must be >= 1, got {cfg.ingest.max_chunks_per_file}")
     require(cfg.guard.max_chunk_chars >= 100, "guard.max_chunk_chars", "must be >= 100")
+    health = getattr(cfg, "health", None)
+    if health is not None:
+        for key in ("max_source_share", "max_duplicate_share"):
+            value = getattr(health, key)
+            require(0.0 < value <= 1.0, f"health.{key}", f"must be in (0, 1], got {value}")
