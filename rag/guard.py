@@ -122,11 +122,28 @@ _INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
     ("delimiter", re.compile(r"<{3,}|>{3,}|<\s*/?\s*data\b[^>]*>", re.IGNORECASE)),
 ]
 
+# A pattern can only match where one of its words occurs (in the lower-cased view):
+# checking that first with `in` skips the regex for almost all benign text.
+_OVERRIDE_VERBS = ("ignor", "disregard", "forget", "overrid", "bypass", "skip", "drop", "discard")
+_PATTERN_WORDS: Tuple[Tuple[str, ...], ...] = (
+    _OVERRIDE_VERBS,
+    _OVERRIDE_VERBS,
+    ("new ", "updated ", "real ", "actual ", "true ", "revised "),
+    ("you are now", "from now on", "pretend", "act as"),
+    ("system prompt", "hidden instructions", "hidden prompt", "your instructions", "your prompt", "your rules"),
+    ("developer mode", "jailbreak", "do anything now", "dan mode"),
+    ("<|", "inst]", "<<sys", "<</sys", "system>", "assistant>", "user>", "tool>", "im_start", "im_end"),
+    ("system", "assistant", "developer"),
+    _OVERRIDE_VERBS,
+    ("<<<", ">>>", "data"),
+)
+assert len(_PATTERN_WORDS) == len(_INJECTION_PATTERNS)
+
 # HTML comments are invisible in rendered markdown/HTML, so nothing in one is content a
 # reader saw: they are dropped whole.
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 # A word broken by a hyphen at a line end ("instruc-\ntions").
-_HYPHENATED_BREAK = re.compile(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
+_HYPHENATED_BREAK = re.compile(r"-(?<=[^\W\d_]-)[ \t]*\n[ \t]*(?=[^\W\d_])")
 # Three or more single letters separated by blanks ("I g n o r e"): closed up for matching.
 _LETTER_SPACED = re.compile(r"(?<!\S)(?:[^\W\d_][ \t]){2,}[^\W\d_](?!\S)")
 # Inside an HTML comment any role word followed by a colon is an attempt to speak.
@@ -182,6 +199,20 @@ def _is_invisible(char: str) -> bool:
     return category in ("Cc", "Cf") or 0xFE00 <= ord(char) <= 0xFE0F or 0xE0100 <= ord(char) <= 0xE01EF
 
 
+# Every character `_is_invisible` accepts, as code point ranges (Unicode 14, Python 3.11;
+# tests/rag/test_injection_set.py checks the table against the running Unicode database).
+INVISIBLE_RANGES = [
+    (0x0000, 0x0008), (0x000B, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x034F, 0x034F), (0x0600, 0x0605),
+    (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x115F, 0x1160),
+    (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0x2800, 0x2800),
+    (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE007F),
+    (0xE0100, 0xE01EF),
+]
+_INVISIBLE = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in INVISIBLE_RANGES) + "]")
+_TAG_TEXT = re.compile("[\U000E0020-\U000E007E]")
+
+
 def strip_invisible(text: str) -> Tuple[str, int, str]:
     """NFKC, line separators as newlines, invisible characters removed.
 
@@ -189,15 +220,9 @@ def strip_invisible(text: str) -> Tuple[str, int, str]:
     characters spelled (ASCII smuggled in the tag block), for the record."""
     normalised = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
     normalised = normalised.replace("\u2028", "\n").replace("\u2029", "\n")
-    kept, smuggled, removed = [], [], 0
-    for char in normalised:
-        if _is_invisible(char):
-            removed += 1
-            if 0xE0020 <= ord(char) <= 0xE007E:
-                smuggled.append(chr(ord(char) - 0xE0000))
-            continue
-        kept.append(char)
-    return "".join(kept), removed, "".join(smuggled)
+    smuggled = "".join(chr(ord(char) - 0xE0000) for char in _TAG_TEXT.findall(normalised))
+    cleaned = _INVISIBLE.sub("", normalised)
+    return cleaned, len(normalised) - len(cleaned), smuggled
 
 
 def _without(text: str, drops: List[Tuple[int, int]]) -> Tuple[str, List[int]]:
@@ -214,7 +239,8 @@ def _without(text: str, drops: List[Tuple[int, int]]) -> Tuple[str, List[int]]:
     return "".join(pieces), origin
 
 
-_RUNS = re.compile(r"[!-~]+|\s+|.", re.DOTALL)
+# What the view changes: blank runs other than one plain space, and non-ASCII characters.
+_IRREGULAR = re.compile(r"[ \t\n\r\f\v]{2,}|[\t\n\r\f\v]|[^\x00-\x7f]")
 
 
 def matching_view(text: str) -> Tuple[str, List[int]]:
@@ -227,16 +253,17 @@ def matching_view(text: str) -> Tuple[str, List[int]]:
     drops = [match.span() for match in _HYPHENATED_BREAK.finditer(text)]
     for match in _LETTER_SPACED.finditer(text):
         drops.extend((index, index + 1) for index in range(match.start(), match.end()) if text[index] in " \t")
-    closed, closed_origin = _without(text, sorted(drops))
+    closed, closed_origin = _without(text, sorted(drops)) if drops else (text, range(len(text)))
     lookalikes = _latin_lookalikes()
     view: List[str] = []
     origin: List[int] = []
-    for run in _RUNS.finditer(closed):
-        piece, start = run.group(0), run.start()
-        if "!" <= piece[0] <= "~":  # printable ASCII: as it is
-            view.append(piece)
-            origin.extend(closed_origin[start:start + len(piece)])
-        elif piece.isspace():
+    cursor = 0
+    for spot in _IRREGULAR.finditer(closed):
+        start, piece = spot.start(), spot.group(0)
+        view.append(closed[cursor:start])  # regular text: as it is
+        origin.extend(closed_origin[cursor:start])
+        cursor = spot.end()
+        if piece.isspace():
             view.append("\n" if "\n" in piece else " ")
             origin.append(closed_origin[start])
         elif unicodedata.category(piece) == "Mn":
@@ -249,6 +276,8 @@ def matching_view(text: str) -> Tuple[str, List[int]]:
                 mapped = base if base.isascii() and base.isalpha() else piece
             view.append(mapped)
             origin.extend([closed_origin[start]] * len(mapped))
+    view.append(closed[cursor:])
+    origin.extend(closed_origin[cursor:])
     return "".join(view), origin
 
 
@@ -259,8 +288,11 @@ def _match_spans(text: str) -> List[Tuple[int, int, str, str]]:
     # other pattern sees it as a plain space, so "ignore all\nprevious instructions"
     # is one phrase.
     flat = view.replace("\n", " ")
+    lower = flat.lower()
     spans = []
-    for kind, pattern in _INJECTION_PATTERNS:
+    for (kind, pattern), words in zip(_INJECTION_PATTERNS, _PATTERN_WORDS):
+        if not any(word in lower for word in words):
+            continue
         haystack = view if kind == "role_prefix" else flat
         for match in pattern.finditer(haystack):
             if match.end() <= match.start():
