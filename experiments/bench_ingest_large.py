@@ -2,6 +2,7 @@
 
     python experiments/bench_ingest_large.py                 # an 18 MB single-line text file
     python experiments/bench_ingest_large.py --mb 4 --cap 0  # 0: no cap (rag.ingest default otherwise)
+    python experiments/bench_ingest_large.py --chunk-only    # chunk the whole file, no store, no cap
 
 Writes a text file of --mb megabytes on one line (pseudo-words, no paragraph break),
 ingests it into a fresh store and prints the chunks stored, what the summary says about
@@ -52,12 +53,27 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=18.0, help="size of the single-line file")
     parser.add_argument("--cap", type=int, default=None,
                         help="rag.ingest.max_chunks_per_file (0: no cap; default: the config's)")
+    parser.add_argument("--chunk-only", action="store_true",
+                        help="only chunk the whole file with rag.chunking.chunk_text (memory of chunking alone)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         big = root / "docs" / "one_line.txt"
         big.parent.mkdir()
         write_single_line(big, args.mb)
+        if args.chunk_only:
+            from rag.chunking import chunk_text
+
+            tokenizer = HuggingFaceTokenizer(bundled_minilm_path() / "tokenizer.json", special_tokens=2)
+            text = big.read_text()
+            before = peak_rss_mb()
+            started = time.perf_counter()
+            chunks = chunk_text(text, big.name, tokenizer, max_tokens=256, overlap_tokens=32)
+            seconds = time.perf_counter() - started
+            after = peak_rss_mb()
+            print(f"file: {big.stat().st_size / 2**20:.1f} MiB on one line; {len(chunks)} chunks in {seconds:.1f} s")
+            print(f"peak RSS: {before:.0f} MiB before chunking, {after:.0f} MiB after (+{after - before:.0f} MiB)")
+            return
         cfg = OmegaConf.structured(RagConfig)
         cfg.store.path = str(root / "store")
         cfg.embedding.backend = "hashing"
