@@ -30,15 +30,18 @@ class EmbeddingChoice(str, Enum):
 
 
 # Named (target, width) pairs of the Gaussian length score, in characters.
-# - smollm2_cpu (the default): what the default CPU team (SmolLM2-135M, the env's default
-#   4-round budget and per-call token budgets) writes: measured with
-#   experiments/bench_length.py (README, "Reward"); the target is what an episode that
-#   appends in every round reaches, the width half of it, so a one-append report and a
-#   full one differ by about 0.3-0.5 in length score.
+# - smollm2_cpu (the default): fits what the default CPU team (SmolLM2-135M, the env's
+#   4-round budget, 160 completion tokens per Collector call) writes. Derived from six
+#   real default episodes (checkpoints/qmix_report_writing_smollm2/CARD.md: length scores
+#   0.013-0.021 under 25,000 +- 8,500, i.e. 0 to ~1,370 characters, at 5,800-10,800 tokens
+#   per episode: 1,450-2,700 tokens and at most ~340 characters per round): the target is
+#   the longest report such an episode reached, rounded (1,400), the width half of it, so
+#   an empty report scores 0.14, one append of ~340 characters 0.32, a full one ~1.0.
+#   experiments/bench_length.py re-measures it for any model and budget.
 # - original: the original report writer's 25,000 +- 8,500, which assumed large API
 #   models writing for dozens of rounds; with a small model's reports of hundreds of
-#   characters its score stays near 0.01 and never moves.
-LENGTH_PRESETS = {"smollm2_cpu": (1200.0, 600.0), "original": (25000.0, 8500.0)}
+#   characters its score stays at 0.013-0.021 and never moves.
+LENGTH_PRESETS = {"smollm2_cpu": (1400.0, 700.0), "original": (25000.0, 8500.0)}
 
 
 @dataclass
