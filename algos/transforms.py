@@ -4,8 +4,14 @@
 earned and puts ``rounds_since_append = k`` (k >= 1) in that round's infos: the reward
 was produced by the last k rounds. Spreading moves it evenly over those k rounds, so
 the rounds that prepared an append share its credit (the original's step buffer).
-Rounds after the last append keep their own reward (normally 0). Switch it with the
-algo config flag ``spread_append_reward``.
+Rounds after the last append keep their own reward (normally 0).
+
+It is kept for replication (``reward_spreading: even``) and is BIASED under a max
+target: the reward a round receives then depends on when the *next* append comes, i.e.
+on later actions, so it is no longer a function of the round's state and action and
+Q-learning's fixed point moves (measured on ``delayed_reward_v0``: the learners settle
+for the early, smaller payoff). The unbiased way to give the preparing rounds credit is
+the learner's ``reward_spreading: nstep`` (n-step targets reaching to the append).
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import numpy as np
 from .buffer import Episode
 
 ROUNDS_SINCE_APPEND = "rounds_since_append"
+# The learners' ``reward_spreading`` choices (documented at ValueLearnerConfig.reward_spreading).
+REWARD_SPREADING = ("none", "nstep", "even")
 
 
 def spread_append_rewards(rewards: np.ndarray, rounds_since_append: np.ndarray) -> np.ndarray:
