@@ -9,8 +9,9 @@ Rounds after the last append keep their own reward (normally 0).
 It is kept for replication (``reward_spreading: even``) and is BIASED under a max
 target: the reward a round receives then depends on when the *next* append comes, i.e.
 on later actions, so it is no longer a function of the round's state and action and
-Q-learning's fixed point moves (measured on ``delayed_reward_v0``: the learners settle
-for the early, smaller payoff). The unbiased way to give the preparing rounds credit is
+Q-learning's fixed point moves (measured on a delayed-reward game with optimum 4.0: QMIX,
+VDN and IQL settled for the early 3.2 in 9 of 9 runs; ``delayed_reward_v0`` reproduces
+that setting). The unbiased way to give the preparing rounds credit is
 the learner's ``reward_spreading: nstep`` (n-step targets reaching to the append).
 """
 
