@@ -102,3 +102,18 @@ def test_qmix_learns_to_query_the_teammate_and_use_its_message(seed):
     graph (the GNN) tells an agent its teammate's bit; without it 1.0 is the best."""
     result, optimum = _run("teammate_signal", "qmix", seed)
     assert result["return"] == pytest.approx(optimum), result
+
+
+@pytest.mark.slow
+def test_even_spreading_biases_qmix_away_from_the_delayed_payoff():
+    """The original's even spreading makes a round's reward depend on when the next
+    append comes; the max target then no longer finds the late, larger payoff."""
+    result, optimum = _run("delayed_reward", "qmix", 0, reward_spreading="even")
+    assert result["return"] < optimum - 0.3, result
+
+
+@pytest.mark.slow
+def test_nstep_credit_to_the_append_keeps_the_optimum():
+    result, optimum = _run("delayed_reward", "qmix", 0, reward_spreading="nstep")
+    assert result["return"] == pytest.approx(optimum), result
+    assert result["q_max"] <= optimum + 0.3, result
