@@ -9,7 +9,7 @@ Add your own with ``algos.register(name, cls)`` -- see ``algos/base.py`` for the
 interface and ``experiments/train.py`` for loading a plugin module by config.
 """
 
-from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
+from .base import AlgoConfig, Algorithm, Capabilities, EnvContractError, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer, collate
 from .iql import IQL, IQLConfig
 from .mixers import MIXERS, Mixer, QMixer, VDNMixer, register_mixer
@@ -29,7 +29,7 @@ register("handcrafted", HandcraftedPipeline, config_name="base_handcrafted")
 register("preset", PresetTopology, config_name="base_preset")
 
 __all__ = [
-    "AlgoConfig", "Algorithm", "Capabilities", "EnvSpec", "Batch", "Episode", "EpisodeBuffer", "collate",
+    "AlgoConfig", "Algorithm", "Capabilities", "EnvContractError", "EnvSpec", "Batch", "Episode", "EpisodeBuffer", "collate",
     "MIXERS", "Mixer", "QMixer", "VDNMixer", "register_mixer", "QMIX", "QMIXConfig", "VDN", "VDNConfig",
     "IQL", "IQLConfig", "RandomConfig", "RandomPolicy", "HandcraftedConfig", "HandcraftedPipeline",
     "PresetConfig", "PresetTopology", "ValueLearner", "ValueLearnerConfig",

@@ -57,6 +57,13 @@ class AlgoConfig:
     name: str = MISSING
 
 
+CONTRACT = "the env contract in envs/__init__.py"
+
+
+class EnvContractError(TypeError, ValueError):
+    """An env breaks the contract ``algos`` relies on (see ``envs/__init__.py``)."""
+
+
 @dataclass
 class EnvSpec:
     """Sizes an algorithm is built from, read off the env's spaces."""
@@ -66,6 +73,10 @@ class EnvSpec:
     n_actions: int
     state_dim: int
     extras: dict[str, Any] = field(default_factory=dict)
+    # The env's declaration (attribute ``time_limit_observable``): True when the limit that
+    # truncates its episodes is visible in the observation, so reaching it is terminal for
+    # the TD target; False when it is not (bootstrap); None when the env says nothing.
+    time_limit_observable: Optional[bool] = None
 
     @property
     def n_agents(self) -> int:
@@ -73,27 +84,82 @@ class EnvSpec:
 
     @classmethod
     def from_env(cls, env: Any) -> "EnvSpec":
-        """Read the spec off a PettingZoo parallel env following the contract in ``envs``."""
+        """Read the spec off a PettingZoo parallel env following the contract in ``envs``.
+
+        Fails here, naming the attribute and the contract, rather than later inside a
+        learner: observation spaces must be the documented ``Dict`` of ``observation``
+        (a ``Box``) and ``action_mask``; an env with ``state()`` must declare ``state_space``.
+        """
+        base = getattr(env, "unwrapped", env)
+        name = type(base).__name__
         agents = list(env.possible_agents)
+        if not agents:
+            raise EnvContractError(f"{name}.possible_agents is empty; {CONTRACT} needs at least one agent")
         obs_dims, n_actions = set(), set()
         for a in agents:
             space = env.observation_space(a)
-            obs_space = space["observation"] if hasattr(space, "spaces") else space
-            obs_dims.add(int(np.prod(obs_space.shape)))
             act_space = env.action_space(a)
             if not hasattr(act_space, "n"):
-                raise TypeError(f"agent {a}: only Discrete action spaces are supported, got {act_space}")
+                raise EnvContractError(f"{name}.action_space({a!r}) is {act_space}: only Discrete action spaces are supported ({CONTRACT})")
+            _check_observation_space(name, a, space, int(act_space.n))
+            obs_dims.add(int(np.prod(space["observation"].shape)))
             n_actions.add(int(act_space.n))
         if len(obs_dims) != 1 or len(n_actions) != 1:
-            raise ValueError(
-                f"all agents must share observation size and action count for parameter sharing; "
+            raise EnvContractError(
+                f"all agents must share observation size and action count for parameter sharing ({CONTRACT}); "
                 f"got obs sizes {sorted(obs_dims)} and action counts {sorted(n_actions)}"
             )
         state_space = getattr(env, "state_space", None)
         if state_space is None:
-            state_space = getattr(getattr(env, "unwrapped", env), "state_space", None)
+            state_space = getattr(base, "state_space", None)
+        has_state = callable(getattr(env, "state", None)) or callable(getattr(base, "state", None))
+        if state_space is None and has_state and not _state_is_unimplemented(env):
+            raise EnvContractError(
+                f"{name} has state() but no state_space attribute: declare state_space = gymnasium.spaces.Box(...) "
+                f"so learners can size their mixer before the first reset ({CONTRACT})"
+            )
+        if state_space is not None and not (hasattr(state_space, "shape") and state_space.shape):
+            raise EnvContractError(f"{name}.state_space must be a flat Box, got {state_space!r} ({CONTRACT})")
         state_dim = int(np.prod(state_space.shape)) if state_space is not None else 0
-        return cls(agents=agents, obs_dim=obs_dims.pop(), n_actions=n_actions.pop(), state_dim=state_dim)
+        declared = getattr(env, "time_limit_observable", getattr(base, "time_limit_observable", None))
+        if declared is not None and not isinstance(declared, (bool, np.bool_)):
+            raise EnvContractError(f"{name}.time_limit_observable must be True, False or absent, got {declared!r} ({CONTRACT})")
+        return cls(
+            agents=agents, obs_dim=obs_dims.pop(), n_actions=n_actions.pop(), state_dim=state_dim,
+            time_limit_observable=None if declared is None else bool(declared),
+        )
+
+
+def _check_observation_space(env_name: str, agent: str, space: Any, n_actions: int) -> None:
+    where = f"{env_name}.observation_space({agent!r})"
+    spaces = getattr(space, "spaces", None)
+    if not isinstance(spaces, Mapping) or "observation" not in spaces:
+        raise EnvContractError(
+            f"{where} is {space!r}: it must be Dict({{'observation': Box(float32, (D,)), "
+            f"'action_mask': Box(0, 1, (A,), int8)}}) ({CONTRACT}); wrap a plain Box in that Dict"
+        )
+    obs = spaces["observation"]
+    if not hasattr(obs, "shape") or obs.shape is None or len(obs.shape) == 0 or not hasattr(obs, "low"):
+        raise EnvContractError(f"{where}['observation'] must be a Box of shape (D,), got {obs!r} ({CONTRACT})")
+    mask = spaces.get("action_mask")
+    if mask is None:
+        raise EnvContractError(f"{where} has no 'action_mask' entry: add Box(0, 1, ({n_actions},), int8) ({CONTRACT})")
+    if tuple(getattr(mask, "shape", ()) or ()) != (n_actions,):
+        raise EnvContractError(
+            f"{where}['action_mask'] must have shape ({n_actions},) like the Discrete({n_actions}) action space, "
+            f"got {getattr(mask, 'shape', mask)!r} ({CONTRACT})"
+        )
+
+
+def _state_is_unimplemented(env: Any) -> bool:
+    """PettingZoo's ``ParallelEnv.state`` raises NotImplementedError: such an env has no state."""
+    try:
+        from pettingzoo import ParallelEnv
+    except ImportError:  # pragma: no cover - pettingzoo is a dependency
+        return False
+    base = getattr(env, "unwrapped", env)
+    fn = getattr(type(base), "state", None)
+    return fn is None or fn is getattr(ParallelEnv, "state", None)
 
 
 class Algorithm(ABC):

@@ -3,8 +3,10 @@
 An :class:`Episode` holds one finished episode as numpy arrays, time-major, with the
 observation, mask, state and graph of *every decision point plus the final one*
 (``T + 1`` entries) and one action/reward per round (``T`` entries). ``terminated`` says
-whether the last round ended the episode for real (no bootstrap) or it was cut by a
-round budget (bootstrap from the final observation).
+whether the last round ended the episode for real (no bootstrap); ``truncated`` that the
+env cut it at a time limit, and ``time_limit_observable`` whether the env declared that
+limit visible to the agents (see ``envs/__init__.py``). The learner turns an observable
+cut into a terminal round and bootstraps from the final observation through any other.
 
 The buffer samples whole episodes and collates them, padded to the longest, into a
 :class:`Batch` of torch tensors with a ``filled`` mask over rounds.
@@ -30,6 +32,8 @@ class Episode:
     terminated: bool  # True: the last round is terminal (no bootstrap)
     adj: np.ndarray  # [T+1, N, N] bool: adj[t, j, i] = edge j -> i of the graph visible at decision t
     extras: dict[str, np.ndarray] = field(default_factory=dict)  # per-round info arrays [T]
+    truncated: bool = False  # the env cut the episode at a time limit (truncations), not a termination
+    time_limit_observable: Optional[bool] = None  # the env's declaration for that cut (None: undeclared)
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -71,6 +75,9 @@ class Batch:
     terminated: torch.Tensor  # [B, T] float: 1 at a terminal round
     filled: torch.Tensor  # [B, T] float: 1 where the round exists
     adj: torch.Tensor  # [B, T+1, N, N] bool
+    # [B, T] float: 1 where a round ends a credit block -- an append (``rounds_since_append``
+    # > 0), or every round of an episode that reports no appends. n-step targets reach to it.
+    block_end: torch.Tensor | None = None
 
     @property
     def batch_size(self) -> int:
@@ -96,6 +103,7 @@ def collate(episodes: list[Episode], device: str | torch.device = "cpu") -> Batc
     terminated = np.zeros((B, T), np.float32)
     filled = np.zeros((B, T), np.float32)
     adj = np.zeros((B, T + 1, N, N), bool)
+    block_end = np.ones((B, T), np.float32)
     for b, e in enumerate(episodes):
         t = len(e)
         obs[b, : t + 1] = e.obs
@@ -107,11 +115,14 @@ def collate(episodes: list[Episode], device: str | torch.device = "cpu") -> Batc
         if e.terminated and t > 0:
             terminated[b, t - 1] = 1.0
         adj[b, : t + 1] = e.adj
+        since = e.extras.get("rounds_since_append")
+        if since is not None:
+            block_end[b, :t] = np.asarray(since, np.float32) > 0
     # A row with no available action (e.g. agents' masks after termination) would make
     # max() -inf; those values are never used unmasked, so treat them as unrestricted.
     avail |= ~avail.any(-1, keepdims=True)
     as_t = lambda x: torch.from_numpy(x).to(device)  # noqa: E731
-    return Batch(as_t(obs), as_t(avail), as_t(state), as_t(actions), as_t(rewards), as_t(terminated), as_t(filled), as_t(adj))
+    return Batch(as_t(obs), as_t(avail), as_t(state), as_t(actions), as_t(rewards), as_t(terminated), as_t(filled), as_t(adj), as_t(block_end))
 
 
 class EpisodeBuffer:

@@ -12,6 +12,12 @@ Batching: the GNN does not depend on the recurrent state, so for training it run
 *once* over every episode, round and agent of a batch: B x (T+1) graphs of N nodes
 become one block-diagonal graph (node index ``((b * T1) + t) * N + i``). Only the GRU
 steps through time.
+
+Speed (measured with experiments/bench_learner.py): ``graphconv`` runs as
+torch-geometric's ``DenseGraphConv`` on the batch of small dense adjacency matrices --
+the same parameters and arithmetic as ``GraphConv`` over the block-diagonal edge list,
+without the gather/scatter over edges -- and the encoder adds the agent-id and
+last-action columns of its weight by lookup instead of multiplying one-hot columns.
 """
 
 from __future__ import annotations
@@ -26,9 +32,11 @@ from .pyg_codegen import generated_code_in_memory
 # torch_geometric is imported when a layer is built (it takes seconds to import), so
 # fixed policies and plugins that do not use the GNN start fast.
 def _graphconv(d: int) -> nn.Module:
-    from torch_geometric.nn import GraphConv
+    # Dense form of GraphConv(d, d, aggr="mean"): identical parameters (lin_rel with bias,
+    # lin_root without) and output; a batched matmul over [G, N, N] replaces the scatter.
+    from torch_geometric.nn import DenseGraphConv
 
-    return GraphConv(d, d, aggr="mean")
+    return DenseGraphConv(d, d, aggr="mean")
 
 
 def _sage(d: int) -> nn.Module:
@@ -44,6 +52,7 @@ def _gatv2(d: int) -> nn.Module:
 
 
 GNN_LAYERS = {"graphconv": _graphconv, "sage": _sage, "gatv2": _gatv2}
+DENSE_LAYERS = ("graphconv",)  # layers that take (x [G, N, H], adj [G, N, N]) instead of an edge list
 
 
 def block_diagonal_edges(adj: torch.Tensor) -> torch.Tensor:
@@ -74,6 +83,8 @@ class GNNRecurrentAgent(nn.Module):
         in_dim = obs_dim + n_agents + (n_actions if obs_last_action else 0)
         self.encoder = nn.Linear(in_dim, hidden_dim)
         n_layers = 0 if gnn_layer == "none" else gnn_layers
+        self.obs_dim = obs_dim
+        self.dense_gnn = gnn_layer in DENSE_LAYERS
         with generated_code_in_memory():  # torch-geometric would leave its generated code in /tmp
             self.convs = nn.ModuleList(GNN_LAYERS[gnn_layer](hidden_dim) for _ in range(n_layers))
         self.rnn = nn.GRUCell(hidden_dim, hidden_dim)
@@ -83,30 +94,41 @@ class GNNRecurrentAgent(nn.Module):
     def init_hidden(self, batch: int) -> torch.Tensor:
         return self.encoder.weight.new_zeros(batch, self.n_agents, self.hidden_dim)
 
-    def _features(self, obs: torch.Tensor, last_action: torch.Tensor | None) -> torch.Tensor:
-        """obs [..., N, D], last_action [..., N] long (-1 = none) -> inputs [..., N, F]."""
-        ids = self.agent_ids.expand(*obs.shape[:-1], self.n_agents)
-        parts = [obs, ids]
+    def _encode(self, obs: torch.Tensor, last_action: torch.Tensor | None) -> torch.Tensor:
+        """relu(encoder(obs ++ agent id one-hot ++ own last action one-hot)), computed as
+        obs @ W_obs + W_id[:, i] + W_act[:, a] (the one-hot columns are lookups).
+        obs [..., N, D], last_action [..., N] long (-1 = none) -> [..., N, H]."""
+        D, N = self.obs_dim, self.n_agents
+        w = self.encoder.weight  # [H, D + N (+ A)]
+        x = F.linear(obs, w[:, :D], self.encoder.bias) + w[:, D : D + N].t()  # ids broadcast over leading dims
         if self.obs_last_action:
-            la = last_action.clamp(min=0)
-            onehot = F.one_hot(la, self.n_actions).to(obs.dtype) * (last_action >= 0).unsqueeze(-1).to(obs.dtype)
-            parts.append(onehot)
-        return torch.cat(parts, dim=-1)
+            table = torch.cat([w.new_zeros(1, self.hidden_dim), w[:, D + N :].t()])  # row 0: no action yet
+            x = x + F.embedding(last_action + 1, table)
+        return F.relu(x)
 
-    def _embed(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
-        """x [..., N, F], adj [..., N, N] -> node embeddings [..., N, H] (one batched graph)."""
-        lead = x.shape[:-1]
-        h = F.relu(self.encoder(x)).reshape(-1, self.hidden_dim)
+    def _embed(self, obs: torch.Tensor, last_action: torch.Tensor | None, adj: torch.Tensor) -> torch.Tensor:
+        """obs [..., N, D], adj [..., N, N] -> node embeddings [..., N, H] (one batched graph)."""
+        lead = obs.shape[:-1]
+        h = self._encode(obs, last_action).reshape(-1, self.hidden_dim)
         if len(self.convs):
-            edge_index = block_diagonal_edges(adj)
-            for conv in self.convs:
-                h = h + F.relu(conv(h, edge_index))
+            if self.dense_gnn:
+                n = self.n_agents
+                # DenseGraphConv reads adj[g, i, j] as j -> i; ours is adj[g, j, i]
+                a = adj.reshape(-1, n, n).transpose(1, 2).to(h.dtype)
+                h = h.reshape(-1, n, self.hidden_dim)
+                for conv in self.convs:
+                    h = h + F.relu(conv(h, a))
+                h = h.reshape(-1, self.hidden_dim)
+            else:
+                edge_index = block_diagonal_edges(adj)
+                for conv in self.convs:
+                    h = h + F.relu(conv(h, edge_index))
         return h.reshape(*lead, self.hidden_dim)
 
     def forward_step(self, obs, last_action, adj, hidden):
         """One round. obs [B, N, D], last_action [B, N], adj [B, N, N], hidden [B, N, H]
         -> (q [B, N, A], hidden [B, N, H])."""
-        e = self._embed(self._features(obs, last_action), adj)
+        e = self._embed(obs, last_action, adj)
         B, N, H = e.shape
         h = self.rnn(e.reshape(B * N, H), hidden.reshape(B * N, H))
         return self.head(h).reshape(B, N, self.n_actions), h.reshape(B, N, H)
@@ -119,7 +141,7 @@ class GNNRecurrentAgent(nn.Module):
         weights run over the sequence through torch's fused GRU (the same arithmetic
         as stepping the cell; the input projection is one matmul for all rounds)."""
         obs, last_action, adj = obs.transpose(0, 1), last_action.transpose(0, 1), adj.transpose(0, 1)
-        e = self._embed(self._features(obs, last_action), adj)  # [T1, B, N, H]
+        e = self._embed(obs, last_action, adj)  # [T1, B, N, H]
         T1, B, N, H = e.shape
         cell = self.rnn
         hs, _ = torch.gru(

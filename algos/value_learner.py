@@ -12,12 +12,25 @@ Loss over a batch of episodes (rounds t = 0..T-1, padded rounds masked out):
 with y_{t+1} replaced by Q'_{t+1} on an episode's last round, Q' the target network's
 value of the online network's greedy masked action (double Q) or of its own max.
 The terminal round is in the loss (it is the round that carries the payoff) and it does
-not bootstrap; a round cut by the round budget bootstraps from the final observation.
+not bootstrap.
+
+Time limits (Pardo et al., "Time Limits in Reinforcement Learning", ICML 2018): a round
+cut by a limit the agents can see (the round budget is in the report env's observation)
+is terminal -- nothing follows it in the MDP the agents face -- so it does not
+bootstrap; a cut the agents cannot see bootstraps from the final observation. The env
+declares which (``time_limit_observable``, see ``envs/__init__.py``);
+``ValueLearnerConfig.time_limit_observable`` overrides it.
+
+Reward spreading (``reward_spreading``): ``nstep`` sets lambda_t = 1 inside an append's
+credit block (the rounds since the previous append), so every round that prepared an
+append regresses on the append's reward itself, with the trace cut where the next
+joint action is not greedy (Watkins) so the target stays the max target.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
@@ -30,7 +43,7 @@ from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer
 from .mixers import MIXERS, Mixer, QMixer
 from .networks import GNNRecurrentAgent
-from .transforms import apply_reward_spreading
+from .transforms import REWARD_SPREADING, apply_reward_spreading
 
 
 @dataclass
@@ -63,8 +76,29 @@ class ValueLearnerConfig(AlgoConfig):
     epsilon_finish: float = 0.05
     epsilon_anneal_steps: int = 2000  # env rounds (summed over agents' joint steps) to go from start to finish
     # --- reward ---
-    spread_append_reward: bool = True  # spread each append's reward over the rounds since the previous append
+    # Credit for an append over the rounds since the previous one (the env's
+    # ``rounds_since_append`` infos):
+    #   none  -- (default) each round learns from the reward it earned; credit reaches the
+    #            preparing rounds through bootstrapping alone (slower, unbiased).
+    #   nstep -- n-step targets reaching to the append: every round of the block regresses
+    #            on the append's discounted reward directly (faster credit), with the trace
+    #            cut where the next joint action is not greedy, so the target is still the
+    #            max target (unbiased; while exploring, traces are short and it is closer to
+    #            ``none``).
+    #   even  -- the original's even spreading, for replication only: BIASED. A round's
+    #            reward then depends on later actions (when the next append comes), so the
+    #            max target no longer targets the true values (measured on a delayed-reward
+    #            game: the learners settled for the early, smaller payoff in 9 of 9 runs).
+    reward_spreading: str = "none"
+    spread_append_reward: Optional[bool] = None  # deprecated alias: true = reward_spreading "even", false = "none"
     reward_scale: float = 1.0  # rewards are multiplied by this before learning
+    # --- time limits ---
+    # Is the limit that truncates an episode visible to the agents? true: the cut round is
+    # terminal for the TD target (the budget is part of the MDP: a round counter in the
+    # observation); false: bootstrap from the final observation (a limit they cannot see);
+    # null: the env's declaration (``time_limit_observable`` attribute or infos), and
+    # bootstrap with a warning when the env declares nothing.
+    time_limit_observable: Optional[bool] = None
     # --- checkpoints ---
     save_buffer: bool = True  # include the replay buffer in state_dict (exact resume)
 
@@ -128,6 +162,8 @@ class ValueLearner(Algorithm):
         if cfg.target_update not in ("hard", "soft"):
             raise ValueError(f"target_update must be 'hard' or 'soft', got {cfg.target_update!r}")
         cfg.validate()
+        self.reward_spreading = self._resolve_spreading(cfg)
+        self._warned_undeclared_limit = False
         with torch.random.fork_rng():
             torch.manual_seed(seed)
             self.agent = GNNRecurrentAgent(
@@ -145,6 +181,40 @@ class ValueLearner(Algorithm):
         self.n_updates = 0
         self.n_target_updates = 0
         self.begin_episode()
+
+    @staticmethod
+    def _resolve_spreading(cfg: ValueLearnerConfig) -> str:
+        mode = cfg.reward_spreading
+        if mode not in REWARD_SPREADING:
+            raise ValueError(f"reward_spreading must be one of {list(REWARD_SPREADING)}, got {mode!r}")
+        if cfg.spread_append_reward is not None:
+            legacy = "even" if cfg.spread_append_reward else "none"
+            if mode not in ("none", legacy):
+                raise ValueError(
+                    f"spread_append_reward={cfg.spread_append_reward} (deprecated) contradicts reward_spreading={mode!r}; "
+                    "set reward_spreading only"
+                )
+            mode = legacy
+        return mode
+
+    def cut_is_terminal(self, episode: Episode) -> bool:
+        """Whether this episode's time-limit cut ends the MDP (no bootstrap)."""
+        if self.cfg.time_limit_observable is not None:
+            return bool(self.cfg.time_limit_observable)
+        declared = episode.time_limit_observable
+        if declared is None:
+            declared = self.spec.time_limit_observable
+        if declared is None:
+            if not self._warned_undeclared_limit:
+                warnings.warn(
+                    "the env truncated an episode but does not declare time_limit_observable (envs/__init__.py); "
+                    "bootstrapping through the cut as for a limit the agents cannot see. Declare it on the env or "
+                    "set algo.time_limit_observable.",
+                    stacklevel=3,
+                )
+                self._warned_undeclared_limit = True
+            return False
+        return bool(declared)
 
     def _build_mixer(self) -> Mixer:
         name = self.cfg.mixer
@@ -184,7 +254,9 @@ class ValueLearner(Algorithm):
     def observe(self, episode: Episode) -> None:
         self.t_env += len(episode)
         self.episodes_seen += 1
-        if self.cfg.spread_append_reward:
+        if episode.truncated and not episode.terminated and self.cut_is_terminal(episode):
+            episode = dataclasses.replace(episode, terminated=True)
+        if self.reward_spreading == "even":
             episode = apply_reward_spreading(episode)
         if self.cfg.reward_scale != 1.0:
             episode = copy.copy(episode)
@@ -203,11 +275,18 @@ class ValueLearner(Algorithm):
         last = torch.cat([torch.full_like(batch.actions[:, :1], -1), batch.actions], dim=1)  # [B, T+1, N]
         return net.forward_sequence(batch.obs, last, batch.adj)  # [B, T+1, N, A]
 
-    def td_targets(self, rewards: torch.Tensor, terminated: torch.Tensor, filled: torch.Tensor, next_v: torch.Tensor) -> torch.Tensor:
-        """rewards/terminated/filled [B, T] (IQL: [B, T, N] after broadcasting), next_v = Q'_{t+1} same shape."""
-        lam, gamma = self.cfg.td_lambda, self.cfg.gamma
-        if lam == 0.0:
-            return rewards + gamma * (1.0 - terminated) * next_v
+    def td_targets(
+        self, rewards: torch.Tensor, terminated: torch.Tensor, filled: torch.Tensor, next_v: torch.Tensor, lam: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """rewards/terminated/filled [B, T] (IQL: [B, T, N] after broadcasting), next_v = Q'_{t+1} same shape.
+
+        ``lam`` (same shape, optional) is a per-round lambda_t: how much of y_{t+1} (rather
+        than Q'_{t+1}) round t's target takes; default ``cfg.td_lambda`` everywhere."""
+        gamma = self.cfg.gamma
+        if lam is None:
+            if self.cfg.td_lambda == 0.0:
+                return rewards + gamma * (1.0 - terminated) * next_v
+            lam = torch.full_like(rewards, self.cfg.td_lambda)
         T = rewards.shape[1]
         ys = [None] * T
         y_next = next_v[:, T - 1]
@@ -215,20 +294,35 @@ class ValueLearner(Algorithm):
             boot = next_v[:, t]
             if t + 1 < T:
                 last = filled[:, t + 1] == 0  # round t is the episode's last
-                cont = torch.where(last, boot, (1 - lam) * boot + lam * y_next)
+                lam_t = lam[:, t]
+                cont = torch.where(last, boot, (1 - lam_t) * boot + lam_t * y_next)
             else:
                 cont = boot
             ys[t] = rewards[:, t] + gamma * (1.0 - terminated[:, t]) * cont
             y_next = ys[t]
         return torch.stack(ys, dim=1)
 
+    def _block_lambda(self, batch: Batch, a_star: torch.Tensor, per_agent: bool) -> torch.Tensor:
+        """lambda_t for ``reward_spreading=nstep``: 1 while round t is inside an append's
+        credit block and round t+1's action is the online greedy one (Watkins's cut),
+        ``td_lambda`` elsewhere. a_star [B, T+1, N, 1]."""
+        greedy_next = torch.zeros_like(batch.actions, dtype=torch.bool)  # [B, T, N]
+        greedy_next[:, :-1] = batch.actions[:, 1:] == a_star[:, 1:-1, :, 0]
+        block_end = batch.block_end if batch.block_end is not None else torch.ones_like(batch.rewards)
+        inside = (block_end == 0).unsqueeze(-1)  # [B, T, 1]
+        follow = inside & (greedy_next if per_agent else greedy_next.all(-1, keepdim=True))
+        lam = torch.where(follow, 1.0, self.cfg.td_lambda).to(batch.rewards.dtype)
+        return lam if per_agent else lam.squeeze(-1)
+
     def train_on_batch(self, batch: Batch) -> dict[str, float]:
         q_all = self._agent_qs(self.agent, batch)  # [B, T+1, N, A]
         q_taken = q_all[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)  # [B, T, N]
         with torch.no_grad():
             tq_all = self._agent_qs(self.target_agent, batch)
-            if self.cfg.double_q:
+            nstep = self.reward_spreading == "nstep"
+            if self.cfg.double_q or nstep:
                 a_star = q_all.detach().masked_fill(~batch.avail, -float("inf")).argmax(-1, keepdim=True)
+            if self.cfg.double_q:
                 tq = tq_all.gather(-1, a_star).squeeze(-1)  # [B, T+1, N]
             else:
                 tq = tq_all.masked_fill(~batch.avail, -float("inf")).max(-1).values
@@ -243,7 +337,8 @@ class ValueLearner(Algorithm):
         else:  # independent learners: every agent regresses on the team reward
             chosen = q_taken
             mask, rewards, terminated = (x.unsqueeze(-1).expand_as(q_taken) for x in (mask, rewards, terminated))
-        targets = self.td_targets(rewards, terminated, mask, next_v).detach()
+        lam = self._block_lambda(batch, a_star, per_agent=self.mixer is None) if nstep else None
+        targets = self.td_targets(rewards, terminated, mask, next_v, lam).detach()
         td = (chosen - targets) * mask
         loss = (td**2).sum() / mask.sum().clamp(min=1.0)
 

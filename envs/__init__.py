@@ -15,9 +15,26 @@ The env contract (what ``algos`` relies on)
 * ``observation_space(agent)`` is ``Dict({"observation": Box(float32, (D,)),
   "action_mask": Box(0, 1, (A,), int8)})``; ``action_space(agent)`` is ``Discrete(A)``;
   all agents share D and A (parameter sharing with an agent id).
+  Anything else (a bare ``Box``, a Dict without ``action_mask``, a mask of the wrong
+  length) is refused by ``algos.EnvSpec.from_env`` with an error naming what is wrong.
 * ``state()`` returns a flat float32 array; the env has a ``state_space`` attribute (a
-  ``Box``) so learners can size their mixer before the first reset. For the
-  report env: record the state *before* the step together with the observation.
+  ``Box``) so learners can size their mixer before the first reset (``EnvSpec.from_env``
+  refuses an env with ``state()`` but no ``state_space``; an env with no state at all
+  suits VDN and IQL, not QMIX). For the report env: record the state *before* the step
+  together with the observation.
+* Time limits. ``terminations`` end the MDP; ``truncations`` cut an episode at a limit.
+  Every env that truncates declares whether that limit is **observable**, i.e. visible
+  in the observation (a round counter, rounds left): attribute
+  ``time_limit_observable = True | False``. A per-episode ``infos[agent]
+  ["time_limit_observable"]`` on the truncated round overrides it (an env with a
+  visible round budget and a hidden wall-clock cut). Observable: reaching the limit is
+  part of the MDP the agents face, so the learners treat the cut round as terminal
+  (the value after it is 0); not observable: they bootstrap from the final observation,
+  as for a cut the agents could not foresee (Pardo et al., "Time Limits in Reinforcement
+  Learning", ICML 2018). An env that declares nothing is bootstrapped through, with a
+  warning; ``algo.time_limit_observable`` overrides any declaration. The matrix games,
+  ``delayed_reward_v0``, ``teammate_signal_v0`` and the report env (round budget in the
+  observation) declare ``True``.
 * Rewards: cooperative. The learners use the **mean of the agents' rewards** as the
   team reward (identical to any agent's reward when the reward is shared).
 * Communication graph (for graph-based agents such as our QMIX): the graph of the
@@ -34,7 +51,8 @@ The env contract (what ``algos`` relies on)
   episode), and ``rounds_since_append``: on a round whose reward is an append's reward,
   the number k >= 1 of rounds that reward covers (this round and the k - 1 before it,
   back to the previous append); 0 or absent on every other round. The learners'
-  switchable reward-spreading transform spreads that reward evenly over those k rounds.
+  ``reward_spreading`` reads it (off by default; ``nstep``: n-step targets reaching to
+  the append; ``even``: the original's biased even spreading, for replication).
 * Optional ``artifacts()`` returning ``{name: path}`` (e.g. the last report and its
   trace); ``experiments/train.py`` prints them at the end of training.
 * Optional held-out evaluation: an env config may carry ``eval_overrides`` (a dict of
@@ -133,6 +151,8 @@ def get_comm_graph(env: Any, infos: dict | None = None) -> np.ndarray:
 # --- built-in envs -------------------------------------------------------------------
 register("two_step_v0", "envs.matrix_games:TwoStepGame")
 register("one_step_3x3_v0", "envs.matrix_games:OneStep3x3Game")
+register("delayed_reward_v0", "envs.delayed_reward:DelayedRewardGame")
+register("teammate_signal_v0", "envs.teammate_signal:TeammateSignalGame")
 
 # --- report-writing env (owned by the env author) ------------------------------------
 # Lazy: `envs.report_writing` (and the LLM code behind it) is only imported when

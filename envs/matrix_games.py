@@ -6,8 +6,15 @@
   no effect and the first step pays 0. State 2A pays ``[[7, 7], [7, 7]]``, state 2B pays
   ``[[0, 1], [1, 8]]`` (row = agent 0's action, column = agent 1's). The optimal joint
   return is 8; VDN's additive value cannot represent 2B and settles for 7.
+  Options that a lucky labelling cannot pass: ``action_permutation_seed`` relabels the
+  actions of every agent in every state by a seeded permutation (so the good action
+  need not have the same index for both agents, nor in both steps), and
+  ``payoff_scale`` multiplies every payoff (optimum ``8 * payoff_scale``).
 * ``OneStep3x3Game`` (``one_step_3x3_v0``): pymarl2's one-step non-monotonic game,
   ``[[8, -12, -12], [-12, 0, 0], [-12, 0, 0]]``, one step, three actions.
+
+Both have a fixed horizon the agents see (the state one-hot tells the step), so they
+declare ``time_limit_observable = True``; they end by termination, never truncation.
 
 Observations follow the project contract (see ``envs/__init__.py``): a dict with a
 float32 ``observation`` (here the one-hot of the game state, which every agent sees) and
@@ -29,6 +36,7 @@ class _MatrixGame(ParallelEnv):
 
     n_states: int
     n_actions: int
+    time_limit_observable = True  # the step is in the observation (envs/__init__.py contract)
 
     def __init__(self, n_agents: int = 2):
         self.possible_agents = [f"agent_{i}" for i in range(n_agents)]
@@ -96,7 +104,12 @@ class _MatrixGame(ParallelEnv):
 
 
 class TwoStepGame(_MatrixGame):
-    """States: 0 = first step, 1 = 2A, 2 = 2B."""
+    """States: 0 = first step, 1 = 2A, 2 = 2B.
+
+    ``action_permutation_seed``: None keeps the paper's labels; an int draws, per state
+    and agent, a permutation ``perm[state, agent]`` mapping the action an agent sends to
+    the paper's action (``canonical_action``). ``payoff_scale`` (> 0) scales every payoff.
+    """
 
     metadata = {"name": "two_step_v0", "render_modes": [], "is_parallelizable": True}
     n_states = 3
@@ -104,15 +117,38 @@ class TwoStepGame(_MatrixGame):
     PAYOFF_2A = np.array([[7.0, 7.0], [7.0, 7.0]], dtype=np.float32)
     PAYOFF_2B = np.array([[0.0, 1.0], [1.0, 8.0]], dtype=np.float32)
 
-    def __init__(self):
+    def __init__(self, action_permutation_seed: int | None = None, payoff_scale: float = 1.0):
         super().__init__(n_agents=2)
+        if not float(payoff_scale) > 0.0:
+            raise ValueError(f"payoff_scale must be > 0, got {payoff_scale}")
+        self.payoff_scale = float(payoff_scale)
+        self.action_permutation_seed = action_permutation_seed
+        identity = np.tile(np.arange(self.n_actions), (self.n_states, 2, 1))
+        if action_permutation_seed is None:
+            self.permutation = identity
+        else:
+            rng = np.random.default_rng(action_permutation_seed)
+            self.permutation = np.stack([[rng.permutation(self.n_actions) for _ in range(2)] for _ in range(self.n_states)])
+
+    @property
+    def optimal_return(self) -> float:
+        return 8.0 * self.payoff_scale
+
+    def canonical_action(self, state: int, agent: int, action: int) -> int:
+        """The paper's action that ``action`` of agent index ``agent`` means in ``state``."""
+        return int(self.permutation[state, agent, action])
+
+    def labelled_action(self, state: int, agent: int, canonical: int) -> int:
+        """The action agent ``agent`` must send in ``state`` to play the paper's ``canonical``."""
+        return int(np.flatnonzero(self.permutation[state, agent] == canonical)[0])
 
     def _transition(self, joint: Sequence[int]) -> tuple[float, bool]:
+        a0, a1 = (self.canonical_action(self._state, i, a) for i, a in enumerate(joint))
         if self._state == 0:
-            self._state = 1 if joint[0] == 0 else 2
+            self._state = 1 if a0 == 0 else 2
             return 0.0, False
         payoff = self.PAYOFF_2A if self._state == 1 else self.PAYOFF_2B
-        return float(payoff[joint[0], joint[1]]), True
+        return float(payoff[a0, a1]) * self.payoff_scale, True
 
 
 class OneStep3x3Game(_MatrixGame):
@@ -133,8 +169,8 @@ class OneStep3x3Game(_MatrixGame):
         return float(self.PAYOFF[joint[0], joint[1]]), True
 
 
-def two_step_v0() -> TwoStepGame:
-    return TwoStepGame()
+def two_step_v0(**kwargs: Any) -> TwoStepGame:
+    return TwoStepGame(**kwargs)
 
 
 def one_step_3x3_v0(**kwargs: Any) -> OneStep3x3Game:

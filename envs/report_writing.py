@@ -155,6 +155,10 @@ def _action_of_plan(plan: RoundPlan, agents: list[str], table: ActionTable) -> d
 
 class ReportWritingEnv(ParallelEnv):
     metadata = {"name": "report_writing_v0", "render_modes": ["human", "ansi"], "is_parallelizable": True}
+    # The round budget is in the observation (round/max, rounds left), so reaching it is
+    # terminal for value targets (envs/__init__.py contract). A token-budget cut is
+    # observable only when tokens are scaled by that budget (see `time_limit_observable` in infos).
+    time_limit_observable = True
 
     def __init__(self, *, team: Any = DEFAULT_TEAM, max_rounds: int = 4, min_rounds_before_terminate: int = 2,
                  split: str = "train", tasks: Any = None, task_id: str | None = None, corpus: str | None = None,
@@ -516,6 +520,9 @@ class ReportWritingEnv(ParallelEnv):
             common["budget_exhausted"] = budget
         if end_reason:
             common["end_reason"] = end_reason
+        if truncated:
+            episode_budget = self.llm_cfg.get("episode_token_budget")
+            common["time_limit_observable"] = not budget or (episode_budget is not None and float(episode_budget) == self.token_scale)
         infos = {a: dict(common, action=self.table.name(self._last_actions[a], self.possible_agents),
                          effective_action=plan.effective.get(a, "acting" if a in plan.acting else "idle"),
                          denied=denied.get(a, ""), agent_tokens=sum(

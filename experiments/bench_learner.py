@@ -3,6 +3,7 @@
 
     python experiments/bench_learner.py                       # 32 episodes x 20 rounds x 4 agents
     python experiments/bench_learner.py --updates 100 --threads 2
+    python experiments/bench_learner.py --breakdown-only      # only where an update's time goes
 
 Both sides get identical tensors (observations, actions, rewards, terminals, states)
 and do one full update each iteration: forward of the online and target networks over
@@ -15,6 +16,13 @@ target-update bookkeeping.
 * torchrl: the same encoder -> GRU -> MLP agent without the GNN (torchrl has no graph
   agent), ``torchrl.modules.QMixer`` and ``torchrl.objectives.multiagent.QMixerLoss``
   with a TD(0) estimator and ``HardUpdate``.
+
+The sides run in alternating rounds (ours, ..., torchrl, ours, ...) so a machine shared
+with other jobs loads them alike; the figure is the median over the rounds of each
+round's ratio (at least 9 rounds). Then the breakdown of one of our updates (torch's
+profiler): the online and target forwards, the GNN message passing inside them, the
+mixers, backward, optimizer, and the Python/dispatch overhead (wall time no kernel
+accounts for).
 
 torchrl is the ``bench`` extra: ``pip install torchrl==0.14.1 "tensordict>=0.14.3,<0.15"``.
 """
@@ -76,6 +84,54 @@ def interleaved_rates(steps: dict, updates: int, warmup: int, rounds: int) -> di
     return rates
 
 
+def build_ours(batch, spec, hidden: int, **overrides):
+    cfg = {"hidden_dim": hidden, "batch_size": batch.batch_size, "learning_starts": batch.batch_size, "target_update_interval": 50, "save_buffer": False, **overrides}
+    return algos.build("qmix", spec, cfg, seed=0)
+
+
+def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[str, float]]]:
+    """Milliseconds per update: (wall, [(part, ms)]), from torch's profiler over ``updates``
+    updates. Parts are labelled by wrapping the learner's pieces; "Python and dispatch
+    overhead" is the wall time that no kernel (aten op) accounts for."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    def labelled(label, fn):
+        def wrapper(*a, **k):
+            with record_function(label):
+                return fn(*a, **k)
+
+        return wrapper
+
+    agent_qs = learner._agent_qs
+    learner._agent_qs = lambda net, b: labelled("online forward" if net is learner.agent else "target forward", agent_qs)(net, b)
+    for net in (learner.agent, learner.target_agent):
+        for conv in net.convs:
+            conv.forward = labelled("  of which GNN message passing (forward)", conv.forward)
+    for mixer in (learner.mixer, learner.target_mixer):
+        mixer.forward = labelled("mixers (online + target, forward)", mixer.forward)
+    learner.optimizer.step = labelled("optimizer (Adam step)", learner.optimizer.step)
+    backward = torch.Tensor.backward
+    torch.Tensor.backward = lambda self, *a, **k: labelled("backward", backward)(self, *a, **k)
+    try:
+        for _ in range(2):
+            learner.train_on_batch(batch)
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            t0 = time.perf_counter()
+            for _ in range(updates):
+                learner.train_on_batch(batch)
+            wall = time.perf_counter() - t0
+    finally:
+        torch.Tensor.backward = backward
+    events = prof.key_averages()
+    ms = lambda x: x / 1e3 / updates  # noqa: E731  (profiler times are in microseconds)
+    order = ["online forward", "  of which GNN message passing (forward)", "target forward", "mixers (online + target, forward)", "backward", "optimizer (Adam step)"]
+    totals = {e.key: e.cpu_time_total for e in events}
+    kernels = sum(e.self_cpu_time_total for e in events if e.key.startswith("aten::"))
+    parts = [(k, ms(totals.get(k, 0.0))) for k in order]
+    parts.append(("Python and dispatch overhead (wall - kernels)", max(wall * 1e3 / updates - ms(kernels), 0.0)))
+    return wall * 1e3 / updates, parts
+
+
 def ours_step(batch, spec, hidden: int, per_episode_loop: bool = False, **overrides):
     cfg = {"hidden_dim": hidden, "batch_size": batch.batch_size, "learning_starts": batch.batch_size, "target_update_interval": 50, "save_buffer": False, **overrides}
     learner = algos.build("qmix", spec, cfg, seed=0)
@@ -87,7 +143,7 @@ def ours_step(batch, spec, hidden: int, per_episode_loop: bool = False, **overri
         def looped(net, b):
             parts = []
             for i in range(b.batch_size):
-                one = type(b)(*(getattr(b, f)[i : i + 1] for f in ("obs", "avail", "state", "actions", "rewards", "terminated", "filled", "adj")))
+                one = type(b)(*(getattr(b, f)[i : i + 1] for f in ("obs", "avail", "state", "actions", "rewards", "terminated", "filled", "adj", "block_end")))
                 parts.append(batched(net, one))
             return torch.cat(parts)
 
@@ -171,25 +227,7 @@ def torchrl_step(batch, N: int, D: int, A: int, S: int, hidden: int):
     return step
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--batch", type=int, default=32, help="episodes per update")
-    p.add_argument("--rounds-per-episode", type=int, default=20, help="rounds per episode")
-    p.add_argument("--agents", type=int, default=4)
-    p.add_argument("--obs-dim", type=int, default=64)
-    p.add_argument("--state-dim", type=int, default=128)
-    p.add_argument("--hidden", type=int, default=64)
-    p.add_argument("--updates", type=int, default=10, help="updates per timed round")
-    p.add_argument("--rounds", type=int, default=5, help="alternating timed rounds per side")
-    p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--threads", type=int, default=1)
-    args = p.parse_args()
-    torch.set_num_threads(args.threads)
-    B, T, N, D, S = args.batch, args.rounds_per_episode, args.agents, args.obs_dim, args.state_dim
-    A = 5 + N  # the report env's action count
-    batch = collate(make_episodes(B, T, N, D, A, S, seed=0))
-    spec = algos.EnvSpec(agents=[f"agent_{i}" for i in range(N)], obs_dim=D, n_actions=A, state_dim=S)
-    print(f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s)")
+def compare(batch, spec, args, N, D, A, S) -> None:
     steps = {
         "ours": (ours_step(batch, spec, args.hidden), 1.0),
         "ours_nognn": (ours_step(batch, spec, args.hidden, gnn_layer="none"), 1.0),
@@ -212,11 +250,45 @@ def main() -> int:
     print(f"  ours (GNN-GRU agent, double Q):                 {med['ours']:6.1f} updates/s   (rounds: {fmt(rates['ours'])})")
     print(f"  ours without the GNN (torchrl's agent shape):   {med['ours_nognn']:6.1f} updates/s   (rounds: {fmt(rates['ours_nognn'])})")
     print(f"  ours, agent called per episode (Agent-Q-Mix):   {med['ours_loop']:6.1f} updates/s   (rounds: {fmt(rates['ours_loop'])})")
-    if torchrl is not None:
-        print(f"  torchrl {torchrl.__version__} (GRU agent, QMixer + QMixerLoss): {med['torchrl']:6.1f} updates/s   (rounds: {fmt(rates['torchrl'])})")
-        ratios = [a / b for a, b in zip(rates["ours"], rates["torchrl"])]
-        print(f"  ratio ours / torchrl: {med['ours'] / med['torchrl']:.2f}x (per round: {' '.join(f'{r:.2f}' for r in ratios)}; target >= 1.5x)")
-        print(f"  ratio ours without GNN / torchrl: {med['ours_nognn'] / med['torchrl']:.2f}x; batched / per-episode loop: {med['ours'] / med['ours_loop']:.1f}x")
+    if torchrl is None:
+        return
+    print(f"  torchrl {torchrl.__version__} (GRU agent, QMixer + QMixerLoss): {med['torchrl']:6.1f} updates/s   (rounds: {fmt(rates['torchrl'])})")
+    ratios = [a / b for a, b in zip(rates["ours"], rates["torchrl"])]
+    ratios_nognn = [a / b for a, b in zip(rates["ours_nognn"], rates["torchrl"])]
+    print(f"  ratio ours / torchrl, median of {len(ratios)} alternating rounds: {np.median(ratios):.2f}x "
+          f"(per round: {' '.join(f'{r:.2f}' for r in ratios)}; target >= 1.5x)")
+    print(f"  ratio ours without GNN / torchrl: {np.median(ratios_nognn):.2f}x; batched / per-episode loop: {med['ours'] / med['ours_loop']:.1f}x")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--batch", type=int, default=32, help="episodes per update")
+    p.add_argument("--rounds-per-episode", type=int, default=20, help="rounds per episode")
+    p.add_argument("--agents", type=int, default=4)
+    p.add_argument("--obs-dim", type=int, default=64)
+    p.add_argument("--state-dim", type=int, default=128)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--updates", type=int, default=10, help="updates per timed round")
+    p.add_argument("--rounds", type=int, default=9, help="alternating timed rounds per side (>= 9 for a stable median)")
+    p.add_argument("--breakdown-updates", type=int, default=5, help="updates profiled for the time breakdown (0: none)")
+    p.add_argument("--breakdown-only", action="store_true", help="skip the comparison, print only the breakdown")
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1)
+    args = p.parse_args()
+    torch.set_num_threads(args.threads)
+    B, T, N, D, S = args.batch, args.rounds_per_episode, args.agents, args.obs_dim, args.state_dim
+    A = 5 + N  # the report env's action count
+    batch = collate(make_episodes(B, T, N, D, A, S, seed=0))
+    spec = algos.EnvSpec(agents=[f"agent_{i}" for i in range(N)], obs_dim=D, n_actions=A, state_dim=S)
+    print(f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s)")
+    if not args.breakdown_only:
+        compare(batch, spec, args, N, D, A, S)
+    if args.breakdown_updates > 0:
+        wall, parts = update_breakdown(build_ours(batch, spec, args.hidden), batch, args.breakdown_updates)
+        print(f"  where one of our updates goes ({args.breakdown_updates} profiled updates, {wall:.1f} ms each with the profiler on;")
+        print("  forward parts exclude their backward, which is all in 'backward'):")
+        for name, t in parts:
+            print(f"    {name:48s} {t:7.1f} ms  {100 * t / wall:5.1f} %")
     return 0
 
 

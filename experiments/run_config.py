@@ -36,6 +36,8 @@ class EnvConfig:
 @dataclass
 class TwoStepEnvConfig(EnvConfig):
     name: str = "two_step_v0"
+    action_permutation_seed: Optional[int] = None  # None: the paper's labels; an int: seeded per-state, per-agent relabelling
+    payoff_scale: float = 1.0  # every payoff times this (> 0); optimum 8 * payoff_scale
 
 
 @dataclass

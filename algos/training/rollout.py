@@ -106,7 +106,8 @@ def run_episode(
     info_last: dict[str, float] = {}
     info_sum: dict[str, float] = {}
     q_values: list[float] = []
-    terminated = False
+    terminated = truncated = False
+    limit_observable: Optional[bool] = getattr(getattr(env, "unwrapped", env), "time_limit_observable", None)
     emits_plans = algo.capabilities.emits_plans
     if emits_plans and not hasattr(env, "step_plan"):
         raise TypeError(f"{type(algo).__name__} hands the env round plans, but {type(env).__name__} has no "
@@ -156,6 +157,10 @@ def run_episode(
         done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
         if all(done.values()):
             terminated = all(terms.get(a, False) for a in acting)
+            truncated = not terminated
+            # a per-episode declaration in infos overrides the env attribute (envs/__init__.py)
+            if "time_limit_observable" in info0:
+                limit_observable = bool(info0["time_limit_observable"])
             break
     # the final observation (bootstrap target for a truncated episode)
     o, m = _split(obs, spec) if obs else ({}, {})
@@ -175,6 +180,8 @@ def run_episode(
         terminated=terminated,
         adj=np.stack(g_list),
         extras={k: np.asarray(extras[k], np.float32) for k in seen_extras},
+        truncated=truncated,
+        time_limit_observable=limit_observable,
     ).validate()
     stats = EpisodeStats(
         ret=float(sum(r_list)),

@@ -21,7 +21,7 @@ def _compose(overrides):
 
 
 @pytest.mark.parametrize("algo", ["qmix", "vdn", "iql", "random"])
-@pytest.mark.parametrize("env", ["two_step", "one_step_3x3"])
+@pytest.mark.parametrize("env", ["two_step", "one_step_3x3", "delayed_reward", "teammate_signal"])
 def test_every_algo_and_env_option_composes_and_builds(algo, env):
     cfg = _compose([f"algo={algo}", f"env={env}"])
     assert cfg.algo.name == algo

@@ -86,7 +86,7 @@ def test_terminated_episode_and_learner_consume_it():
         ep, _ = run_episode(env, learner, spec, explore=True, seed=i)
         assert ep.terminated and len(ep) == 2
         learner.observe(ep)
-    assert learner.buffer.episodes[-1].rewards.tolist() == [0.5, 0.5]  # append reward spread
+    assert learner.buffer.episodes[-1].rewards.tolist() == [0.0, 1.0]  # default: the reward stays at the round that earned it
     metrics = learner.update()
     assert np.isfinite(metrics["loss"]) and metrics["grad_norm"] > 0
     ev = evaluate(env, learner, spec, 2)
