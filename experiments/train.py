@@ -94,8 +94,9 @@ def check_rollout(rollout: Any) -> None:
 
 
 def vectorized(rollout: Any) -> bool:
-    """True when episodes run through the concurrent runner instead of the sequential loop."""
-    return rollout.num_envs > 1 or rollout.backend == "ray"
+    """True when episodes run through the concurrent runner instead of the sequential loop
+    (whose exploration draws from the algorithm's one random stream, not one per episode)."""
+    return rollout.num_envs > 1 or rollout.backend == "ray" or rollout.sync_every is not None
 
 
 def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluation: bool, output_dir: Path, loop: Any,
