@@ -192,3 +192,20 @@ def test_more_requests_in_flight_than_server_slots_is_warned_once():
             runner.run_episodes([(i, i) for i in range(3)], explore=False)
     slot_warnings = [w for w in seen if "llm.server_slots=2" in str(w.message)]
     assert len(slot_warnings) == 1 and "llm.max_concurrent_requests" in str(slot_warnings[0].message)
+
+
+def test_missing_ray_is_a_clear_message(monkeypatch):
+    import builtins
+
+    from algos.training import ray_rollout
+
+    real_import = builtins.__import__
+
+    def no_ray(name, *args, **kwargs):
+        if name == "ray" or name.startswith("ray."):
+            raise ImportError("No module named 'ray'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_ray)
+    with pytest.raises(ImportError, match=r"rollout.backend=ray needs Ray, an optional extra: pip install -e '.\[ray\]'"):
+        ray_rollout.import_ray()
