@@ -500,6 +500,11 @@ class ReportWritingEnv(ParallelEnv):
                   "delta_length": float(step_info.get("delta_length", 0.0))}
         if result.gate_passed is not None:
             common["gate_passed"] = result.gate_passed
+        # LLM calls that failed after the backend's retries (a server down): counted, the first one quoted.
+        failed = [c["error"] for c in result.calls if c.get("error") and not str(c["error"]).startswith(("skipped", "token budget"))]
+        common["llm_calls_failed"] = len(failed)
+        if failed:
+            common["llm_error"] = failed[0]
         # What a plan-emitting fixed policy (algos.handcrafted) reads back: plain data only.
         common["round_outputs"] = dict(result.outputs)
         common["collector_section"] = result.collector.section_id

@@ -18,8 +18,10 @@ episode order, are the same for any ``num_envs``.
 The event loop lives as long as the runner (``asyncio.Runner``): HTTP clients built
 once (an AsyncOpenAI client) stay usable across rounds and episodes.
 
-An episode whose step raises (an LLM server down after the backend's retries) is
-dropped with its reason (:class:`EpisodeFailure`, logged); the others go on. ``algos``
+An episode whose step raises, or in which the env reports failed LLM calls
+(``infos["llm_calls_failed"]``, ``infos["llm_error"]``) and no call succeeded (a server
+down past the backend's retries), is dropped with its reason (:class:`EpisodeFailure`,
+logged); the others go on. ``algos``
 imports no LLM code: the runner speaks only the env API.
 """
 
@@ -93,6 +95,8 @@ class EpisodeRecorder:
         self.q_values: list[float] = []
         self.terminated = False
         self.start = time.perf_counter()
+        self.calls_failed = 0  # an env's optional `llm_calls_failed` per round, summed
+        self.first_error: Optional[str] = None  # and its first `llm_error`
 
     def decision(self, o: dict, m: dict, state: np.ndarray, graph: np.ndarray) -> None:
         self.o.append(self.algo._stack(o))
@@ -121,6 +125,16 @@ class EpisodeRecorder:
             if k in info0:
                 self.seen_extras.add(k)
             self.extras[k].append(float(info0.get(k, 0)))
+        self.calls_failed += int(info0.get("llm_calls_failed", 0) or 0)
+        if self.first_error is None and info0.get("llm_error"):
+            self.first_error = str(info0["llm_error"])
+
+    def lost_reason(self) -> Optional[str]:
+        """Why the episode is worth nothing: LLM calls failed and none succeeded (no token
+        spent), e.g. a server that refuses connections past the backend's retries."""
+        if self.calls_failed and not self.info_sum.get("tokens", 0.0):
+            return f"all LLM calls failed ({self.calls_failed}); first: {self.first_error}"
+        return None
 
     def finish(self) -> tuple[Episode, EpisodeStats]:
         spec, T = self.spec, len(self.a)
@@ -184,6 +198,13 @@ class VectorRollout:
             raise RuntimeError("VectorRollout is closed")
         return self._runner.run(self._run(list(episodes), explore))
 
+    @property
+    def loop(self) -> asyncio.Runner:
+        """The event loop (an ``asyncio.Runner``) the episodes run on, e.g. to close a client on it."""
+        if self._runner is None:
+            raise RuntimeError("VectorRollout is closed")
+        return self._runner
+
     def close(self) -> None:
         if self._runner is not None:
             for env in self.envs:
@@ -233,7 +254,12 @@ class VectorRollout:
                     out.failures.append(EpisodeFailure(s.index, s.seed, reason))
                     slots[i] = None
                 elif outcome:  # done
-                    out.results.append(self._finish(self.envs[i], s))
+                    lost = s.recorder.lost_reason()
+                    if lost is None:
+                        out.results.append(self._finish(self.envs[i], s))
+                    else:
+                        log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, lost)
+                        out.failures.append(EpisodeFailure(s.index, s.seed, lost))
                     slots[i] = None
         out.results.sort(key=lambda r: r.index)
         out.failures.sort(key=lambda f: f.index)
