@@ -16,6 +16,7 @@ continues from it with the same counters, epsilon, replay buffer and RNG states.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import sys
@@ -27,6 +28,10 @@ from typing import Any, Optional
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout without `pip install -e .`
+# Launchers that run each job in a fresh process (submitit: SLURM or local) unpickle the
+# task, which imports run_config from experiments/: let those processes find it too.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    dict.fromkeys(p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p))
 
 import hydra  # noqa: E402
 import numpy as np  # noqa: E402
