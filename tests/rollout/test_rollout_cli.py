@@ -44,6 +44,7 @@ def same_curves(a, b):
         assert {k: ra.get(k) for k in keys} == {k: rb.get(k) for k in keys}
 
 
+@pytest.mark.slow
 def test_train_gives_the_same_learner_for_one_and_four_envs(tmp_path):
     one = train(tmp_path, "one", "rollout.num_envs=1", "rollout.sync_every=4")
     four = train(tmp_path, "four", "rollout.num_envs=4")  # sync_every defaults to num_envs
