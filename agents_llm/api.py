@@ -18,7 +18,9 @@ every module the library itself uses.
 Bad input fails before any model call, with the path or key that was wrong: an empty
 task, a docs path that does not exist, a folder with no readable document, a phase
 config naming an unknown agent. A run that breaks midway still writes the report so far
-and its trace before the error propagates.
+and its trace before the error propagates; a run whose LLM failed (server down, every
+call timing out: the episode ended with reason `llm_error`) raises `ReportLLMError`
+naming the cause, after writing what it had.
 """
 from __future__ import annotations
 
@@ -37,6 +39,15 @@ from .roles import DEFAULT_TEAM
 
 class ReportInputError(ValueError):
     """The task, documents or configuration cannot produce a report; says which and why."""
+
+
+class ReportLLMError(RuntimeError):
+    """The LLM failed during the run: the report is not the team's work but the absence of
+    it. The message names the cause; the report so far and the trace were written."""
+
+    def __init__(self, message: str, files: Mapping[str, Optional[str]] | None = None):
+        super().__init__(message)
+        self.files = dict(files or {})
 
 
 @dataclass
@@ -186,6 +197,12 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     except BaseException as e:  # keep what was written, then re-raise below
         error = e
     report = env.report if env.report is not None else ReportState(topic=task)
+    end = env.trace.end if env.trace is not None else {}
+    llm_failure = end.get("detail") if end.get("reason") == "llm_error" else None
+    rounds_llm = [r.get("llm") or {} for r in (env.trace.rounds if env.trace is not None else [])]
+    llm_calls, llm_errors = sum(r.get("calls", 0) for r in rounds_llm), sum(r.get("errors", 0) for r in rounds_llm)
+    if llm_errors:
+        messages.append(f"{llm_errors} of {llm_calls} LLM call(s) failed (see calls[].error in the trace)")
 
     # 4. the outputs: written whatever happened
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -195,7 +212,9 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     tokens_usage = env.ledger.total if getattr(env, "ledger", None) is not None else None
     subtitle = f"Written by the {policy_name} policy, {datetime.now():%Y-%m-%d}"
     note = None
-    if report.is_empty:
+    if llm_failure:
+        note = f"The run stopped because the language model failed: {llm_failure}"
+    elif report.is_empty:
         gaps = "; ".join(report.deficient_topics[:6])
         note = ("Short report: the documents" + (f" in {corpus}" if docs is not None else "")
                 + " did not give enough evidence to write any section on this topic"
@@ -209,6 +228,9 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
                   "pdf": str(exported.pdf) if exported.pdf else None})
     if error is not None:
         raise error
+    if llm_failure:
+        raise ReportLLMError(f"the LLM failed after {stats.length if stats else 0} round(s): {llm_failure}; "
+                             f"the report so far and the trace are in {out_dir}", files)
     tokens: dict[str, Any] = tokens_usage.as_dict() if tokens_usage is not None else {}
     if tokens_usage is not None:
         tokens["by_caller"] = {k: v.as_dict() for k, v in env.ledger.by_caller.items()}

@@ -107,9 +107,9 @@ def section_list(report: ReportState, *, excerpts: bool) -> str:
     """The live sections as '[SECTION_ID: S1] Title (N chars)', optionally with an excerpt."""
     lines = []
     for s in report.sections[:MAX_SECTIONS_LISTED]:
-        line = f"[SECTION_ID: {s.id}] {s.title} ({s.chars} chars)"
+        line = f"[SECTION_ID: {s.id}] {prompts.untrusted(s.title, 120)} ({s.chars} chars)"
         if excerpts and s.content:
-            body = " ".join(s.content.split())
+            body = prompts.untrusted(" ".join(s.content.split()), len(s.content) + 1)
             if len(body) > MAX_SECTION_EXCERPT:
                 body = body[: MAX_SECTION_EXCERPT - 3].rstrip() + "..."
             line += f": {body}"
@@ -125,14 +125,14 @@ def agent_messages(role: str, *, phase: str, topic: str, objective_text: str, re
     """The chat for one agent's turn in a handcrafted phase."""
     parts = [f"Report topic: {topic}"]
     if objective_text:
-        parts.append(f"Current team objective: {objective_text}")
+        parts.append(f"Current team objective: {prompts.untrusted(objective_text, 300)}")
     if phase in (REVIEW, REVISION):
         parts.append("Sections of the report:\n" + section_list(report, excerpts=phase == REVIEW))
     elif report.sections:
-        parts.append("Sections written so far: " + "; ".join(s.title for s in report.sections))
+        parts.append("Sections written so far: " + "; ".join(prompts.untrusted(s.title, 120) for s in report.sections))
     if role == "LeadArchitect" and report.deficient_topics:
         parts.append("Not covered by the sources (do not plan or write about these): "
-                     + "; ".join(report.deficient_topics[:8]))
+                     + "; ".join(prompts.untrusted(topic, 120) for topic in report.deficient_topics[:8]))
     parts += prompts.context_lines(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
     if instruction:
         parts.append(f"Instruction: {instruction}")

@@ -38,73 +38,26 @@ viewer animates it round by round). Top level:
       timing {wall_s}
     ]
     end                    {reason, detail, rounds}; reason: terminated|truncated|
-                           budget_exhausted|error|running
+                           budget_exhausted|llm_error|error|running (llm_error: the
+                           LLM calls failed; detail names the cause)
     report_markdown        the final report
 
-Secrets never reach disk: keys that name secrets (api_key, authorization, token,
-password, secret) are replaced, and every string is scrubbed of bearer tokens,
-`sk-...` keys, `key=...` pairs and the values of secret-named environment variables.
+Secrets never reach disk: the whole document passes through `agents_llm.redaction.redact`
+(secret-named keys, URL credentials, header echoes, bearer tokens, `sk-...` keys,
+`password: ...`/`credential ...` phrases, values of secret-named environment variables).
 """
 from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from .redaction import REDACTED, redact, redact_text  # noqa: F401  (the one redaction; re-exported)
+
 SCHEMA_NAME = "qmix-report-gym/trace"
 SCHEMA_VERSION = 1
-REDACTED = "[REDACTED]"
-
-_SECRET_KEY = re.compile(r"(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|bearer|password|passwd|"
-                         r"secret|^token$|_token$)", re.IGNORECASE)
-_SECRET_PATTERNS = [
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"),
-    re.compile(r"\bsk-[A-Za-z0-9_-]{12,}"),
-    re.compile(r"\b(?:hf|ghp|gho|ghs|xox[bpa]|glpat)[-_][A-Za-z0-9_-]{12,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"(?i)\b(api[_-]?key|token|secret|password)(\s*[:=]\s*)['\"]?[^\s'\",;]{6,}"),
-]
-_ENV_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-
-
-def _env_secret_values() -> list[str]:
-    vals = [v for k, v in os.environ.items() if _ENV_SECRET_NAME.search(k) and len(v) >= 8]
-    return sorted(set(vals), key=len, reverse=True)
-
-
-def redact_text(text: str, env_values: list[str] | None = None) -> str:
-    for value in env_values if env_values is not None else _env_secret_values():
-        text = text.replace(value, REDACTED)
-    for pattern in _SECRET_PATTERNS:
-        if pattern.groups >= 2:
-            text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-        else:
-            text = pattern.sub(REDACTED, text)
-    return text
-
-
-def redact(value: Any, env_values: list[str] | None = None) -> Any:
-    """A deep copy of `value` with secrets replaced by '[REDACTED]'."""
-    env_values = _env_secret_values() if env_values is None else env_values
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if isinstance(k, str) and _SECRET_KEY.search(k) and isinstance(v, (str, int, float)) and v not in ("", None):
-                # A config key such as api_key_env names a variable, not a secret: keep it.
-                out[k] = v if k.endswith("_env") else REDACTED
-            else:
-                out[k] = redact(v, env_values)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [redact(v, env_values) for v in value]
-    if isinstance(value, str):
-        return redact_text(value, env_values)
-    return value
-
-
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -228,8 +181,8 @@ TRACE_SCHEMA: dict = {
                 "report": {"type": "object", "required": ["chars", "sections", "progress_summary"]},
             }}},
         "end": {"type": "object", "required": ["reason", "detail", "rounds"],
-                "properties": {"reason": {"enum": ["terminated", "truncated", "budget_exhausted", "error",
-                                                   "running"]}}},
+                "properties": {"reason": {"enum": ["terminated", "truncated", "budget_exhausted", "llm_error",
+                                                   "error", "running"]}}},
         "report_markdown": _STR,
     },
 }

@@ -20,6 +20,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .pyg_codegen import generated_code_in_memory
+
 
 # torch_geometric is imported when a layer is built (it takes seconds to import), so
 # fixed policies and plugins that do not use the GNN start fast.
@@ -72,7 +74,8 @@ class GNNRecurrentAgent(nn.Module):
         in_dim = obs_dim + n_agents + (n_actions if obs_last_action else 0)
         self.encoder = nn.Linear(in_dim, hidden_dim)
         n_layers = 0 if gnn_layer == "none" else gnn_layers
-        self.convs = nn.ModuleList(GNN_LAYERS[gnn_layer](hidden_dim) for _ in range(n_layers))
+        with generated_code_in_memory():  # torch-geometric would leave its generated code in /tmp
+            self.convs = nn.ModuleList(GNN_LAYERS[gnn_layer](hidden_dim) for _ in range(n_layers))
         self.rnn = nn.GRUCell(hidden_dim, hidden_dim)
         self.head = nn.Sequential(nn.Linear(hidden_dim, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, n_actions))
         self.register_buffer("agent_ids", torch.eye(n_agents), persistent=False)

@@ -68,6 +68,32 @@ class ValueLearnerConfig(AlgoConfig):
     # --- checkpoints ---
     save_buffer: bool = True  # include the replay buffer in state_dict (exact resume)
 
+    def validate(self) -> None:
+        """Range checks, each naming its key (called when the learner is built, and by train.py at start)."""
+        def bad(key: str, want: str) -> ValueError:
+            return ValueError(f"algo.{key} must be {want}, got {getattr(self, key)!r}")
+
+        for key, low in (("hidden_dim", 1), ("gnn_layers", 0), ("mixing_embed_dim", 1), ("hypernet_embed", 1),
+                         ("batch_size", 1), ("buffer_size", 1), ("updates_per_episode", 1),
+                         ("target_update_interval", 1), ("epsilon_anneal_steps", 0)):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise bad(key, f"an integer >= {low}")
+        for key in ("gamma", "td_lambda", "epsilon_start", "epsilon_finish"):
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                raise bad(key, "in [0, 1]")
+        if not 0.0 < self.tau <= 1.0:
+            raise bad("tau", "in (0, 1]")
+        if not (self.lr > 0 and np.isfinite(self.lr)):
+            raise bad("lr", "a finite number > 0")
+        if not np.isfinite(self.reward_scale):
+            raise bad("reward_scale", "finite")
+        if self.hypernet_layers not in (1, 2):
+            raise bad("hypernet_layers", "1 or 2")
+        if self.learning_starts < self.batch_size:
+            raise ValueError(f"algo.learning_starts ({self.learning_starts}) must be >= algo.batch_size "
+                             f"({self.batch_size})")
+
 
 class LinearSchedule:
     def __init__(self, start: float, finish: float, steps: int):
@@ -101,10 +127,7 @@ class ValueLearner(Algorithm):
         super().__init__(spec, cfg, seed=seed, device=device)
         if cfg.target_update not in ("hard", "soft"):
             raise ValueError(f"target_update must be 'hard' or 'soft', got {cfg.target_update!r}")
-        if cfg.learning_starts < cfg.batch_size:
-            raise ValueError(f"learning_starts ({cfg.learning_starts}) must be >= batch_size ({cfg.batch_size})")
-        if not 0.0 <= cfg.td_lambda <= 1.0:
-            raise ValueError(f"td_lambda must be in [0, 1], got {cfg.td_lambda}")
+        cfg.validate()
         with torch.random.fork_rng():
             torch.manual_seed(seed)
             self.agent = GNNRecurrentAgent(

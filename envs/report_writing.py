@@ -31,7 +31,10 @@ the report is empty or before `min_rounds_before_terminate` rounds. A masked cho
 not an error: it falls back to solo_process and is recorded (infos `denied`, trace).
 
 Episode end: termination when at least half of the agents vote terminate; truncation at
-`max_rounds` or when the token budget runs out (`infos[...]["end_reason"]`). Stepping
+`max_rounds`, when the token budget runs out, or when the LLM failed (reason `llm_error`:
+the server could not be used, or no call of a round succeeded; `infos[...]["llm_error"]`
+and the trace's `end.detail` give the cause) (`infos[...]["end_reason"]`). Every round's
+infos count its LLM calls and failed calls (`llm_calls`, `llm_errors`). Stepping
 after the end raises. The trace and report are kept whatever happens, including an
 exception inside a round (the episode is then closed with reason "error" and the
 exception re-raised).
@@ -476,11 +479,13 @@ class ReportWritingEnv(ParallelEnv):
         self._last_graph = (np.asarray(edges, dtype=np.int64).T.reshape(2, -1) if edges
                             else np.zeros((2, 0), dtype=np.int64))
 
-        terminated = bool(plan.terminate)
+        llm_failure = result.llm_failure
+        terminated = bool(plan.terminate) and llm_failure is None
         budget = self.ctx.budget_exhausted
-        truncated = not terminated and (self.round >= self.max_rounds or budget is not None)
-        end_reason = ("terminated" if terminated else "budget_exhausted" if budget else
-                      "truncated" if truncated else "")
+        truncated = not terminated and (self.round >= self.max_rounds or budget is not None
+                                        or llm_failure is not None)
+        end_reason = ("llm_error" if llm_failure else "terminated" if terminated else
+                      "budget_exhausted" if budget else "truncated" if truncated else "")
 
         record = {"round": self.round, "source": source, **result.record,
                   "tokens": {"round": result.tokens, "episode": self.ledger.total.total},
@@ -497,14 +502,12 @@ class ReportWritingEnv(ParallelEnv):
                   "round": self.round, "chars": self.report.chars, "rag_exhausted": self.ctx.rag_exhausted,
                   "judge_flagged": bool(step_info.get("judge_flagged", False)),
                   "delta_score": float(step_info.get("delta_score", 0.0)),
-                  "delta_length": float(step_info.get("delta_length", 0.0))}
+                  "delta_length": float(step_info.get("delta_length", 0.0)),
+                  "llm_calls": result.llm_calls, "llm_errors": result.llm_errors}
+        if llm_failure:
+            common["llm_error"] = llm_failure
         if result.gate_passed is not None:
             common["gate_passed"] = result.gate_passed
-        # LLM calls that failed after the backend's retries (a server down): counted, the first one quoted.
-        failed = [c["error"] for c in result.calls if c.get("error") and not str(c["error"]).startswith(("skipped", "token budget"))]
-        common["llm_calls_failed"] = len(failed)
-        if failed:
-            common["llm_error"] = failed[0]
         # What a plan-emitting fixed policy (algos.handcrafted) reads back: plain data only.
         common["round_outputs"] = dict(result.outputs)
         common["collector_section"] = result.collector.section_id
@@ -523,7 +526,8 @@ class ReportWritingEnv(ParallelEnv):
         truncations = {a: truncated for a in agents_now}
         obs = self._observe()
         if terminated or truncated:
-            detail = budget or ("majority voted terminate" if terminated else f"round budget {self.max_rounds}")
+            detail = llm_failure or budget or ("majority voted terminate" if terminated
+                                               else f"round budget {self.max_rounds}")
             self._finish(end_reason, detail)
         return obs, rewards, terminations, truncations, infos
 

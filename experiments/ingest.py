@@ -4,19 +4,22 @@
     python experiments/ingest.py 'docs=[a.pdf,notes/]' rag.embedding.backend=hashing
     python experiments/ingest.py docs=[] 'delete=[old.pdf]'
 
-Bad files are skipped with their reason; the summary at the end lists them.
+Bad files are skipped with their reason; the summary at the end lists them. A `docs`
+path that does not exist stops the run before the store is touched (exit status 2).
+Each run gets its own folder, outputs/ingest/<date>/<time>_<id>.
 """
 
 from __future__ import annotations
 
 import sys
+import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hydra  # noqa: E402
 from hydra.utils import to_absolute_path  # noqa: E402
-from omegaconf import DictConfig, ListConfig  # noqa: E402
+from omegaconf import DictConfig, ListConfig, OmegaConf  # noqa: E402
 
 from rag import ingest_paths, open_store, register_configs  # noqa: E402
 
@@ -30,10 +33,18 @@ def as_path_list(value) -> list[str]:
 
 
 register_configs()
+# A short random id in the run folder (conf/ingest.yaml), as train runs have: two runs in
+# one second get two folders.
+OmegaConf.register_new_resolver("run_id", lambda: uuid.uuid4().hex[:6], use_cache=True, replace=True)
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="ingest")
 def main(cfg: DictConfig) -> int:
+    docs = as_path_list(cfg.docs)
+    missing = [path for path in docs if not Path(path).exists() and not Path(path).is_symlink()]
+    if missing:
+        print("ingest: nothing ingested, docs path(s) not found: " + ", ".join(missing), file=sys.stderr)
+        sys.exit(2)
     cfg.rag.store.path = to_absolute_path(cfg.rag.store.path)
     store = open_store(cfg.rag)
     for source in cfg.delete:
@@ -43,7 +54,7 @@ def main(cfg: DictConfig) -> int:
             print(f"deleted {source}: {removed} chunk(s)")
         except KeyError as error:
             print(f"delete skipped: {error.args[0]}", file=sys.stderr)
-    report = ingest_paths(store, as_path_list(cfg.docs))
+    report = ingest_paths(store, docs)
     print(report.render())
     print(f"Store {store.path}: {len(store)} chunk(s) from {len(store.sources)} source(s)")
     return 0

@@ -2,23 +2,30 @@
 
     python experiments/query.py 'q="transformer attention cost"'
     python experiments/query.py 'q=["QX-7741-B failure", "pump seal leak"]' rag.query.mode=bm25
+
+Before the results it checks the store's health (rag.health.check_store) and warns on
+stderr when one source or near-duplicate chunks dominate it (thresholds: rag.health).
+Each run gets its own folder, outputs/query/<date>/<time>_<id>.
 """
 
 from __future__ import annotations
 
 import sys
+import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hydra  # noqa: E402
 from hydra.utils import to_absolute_path  # noqa: E402
-from omegaconf import DictConfig, ListConfig  # noqa: E402
+from omegaconf import DictConfig, ListConfig, OmegaConf  # noqa: E402
 
 from rag import load_reranker, open_store, query, register_configs  # noqa: E402
+from rag.health import check_store  # noqa: E402
 from rag.retrieval import QueryTimings  # noqa: E402
 
 register_configs()
+OmegaConf.register_new_resolver("run_id", lambda: uuid.uuid4().hex[:6], use_cache=True, replace=True)
 
 
 def _fmt(value) -> str:
@@ -29,6 +36,8 @@ def _fmt(value) -> str:
 def main(cfg: DictConfig) -> int:
     cfg.rag.store.path = to_absolute_path(cfg.rag.store.path)
     store = open_store(cfg.rag)
+    for warning in check_store(store).warnings:
+        print(f"store health warning: {warning}", file=sys.stderr)
     queries = list(cfg.q) if isinstance(cfg.q, ListConfig) else [str(cfg.q)]
     timings = QueryTimings()
     results = query(store, queries, reranker=load_reranker(cfg.rag.query.rerank), timings=timings)

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, List, Optional
+from pathlib import Path
+from typing import Any, Iterator, List, Optional
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING, OmegaConf
+from hydra.experimental.callback import Callback
+from omegaconf import MISSING, DictConfig, OmegaConf
 
 
 @dataclass
@@ -63,6 +65,10 @@ class TrainConfig:
     checkpoint_every: int = 100  # periodic checkpoint every N episodes (0: only the final one)
     keep_checkpoints: int = 3  # periodic checkpoints kept besides last.pt and final.pt
     max_rounds: int = 10_000  # safety cap on rounds per episode
+    # Stop training (exit 1, last checkpoint kept) when at least this share (0-1] of one
+    # episode's LLM calls failed (server down, timeouts, malformed answers): such an
+    # episode measures the server, not the policy. 1.0: only when every call failed.
+    llm_error_share_stop: float = 0.5
 
 
 @dataclass
@@ -111,6 +117,115 @@ class RunConfig:
     plugins: List[str] = field(default_factory=list)  # modules/.py files imported first; they may register algos/envs
     resume: Optional[str] = None  # train.py: a run dir to continue (same dir, same counters)
     checkpoint: Optional[str] = None  # evaluate.py: a checkpoint file or run dir to evaluate
+
+
+class ConfigValueError(ValueError):
+    """A setting outside its range, or one that must not be written down; the message names the key."""
+
+
+WANDB_MODES = ("offline", "online", "disabled")
+SEED_MAX = 2**32 - 1  # numpy's legacy seeding takes [0, 2**32)
+
+
+def _int_at_least(cfg: Any, key: str, low: int) -> None:
+    value = OmegaConf.select(cfg, key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigValueError(f"{key} must be an integer >= {low}, got {value!r}")
+
+
+def validate_run_config(cfg: DictConfig) -> None:
+    """Range-check every numeric training setting, and the algorithm's own config, before
+    anything is built. Raises ConfigValueError naming the key."""
+    for key, low in (("train.episodes", 1), ("train.log_every", 1), ("train.eval_every", 0),
+                     ("train.eval_episodes", 1), ("train.checkpoint_every", 0), ("train.keep_checkpoints", 1),
+                     ("train.max_rounds", 1), ("eval.episodes", 1), ("eval.seed", 0), ("seed", 0),
+                     ("torch_threads", 1)):
+        _int_at_least(cfg, key, low)
+    if cfg.seed > SEED_MAX:
+        raise ConfigValueError(f"seed must be <= {SEED_MAX}, got {cfg.seed}")
+    share = cfg.train.llm_error_share_stop
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
+        raise ConfigValueError(f"train.llm_error_share_stop must be in (0, 1], got {share!r}")
+    if cfg.logger.wandb_mode not in WANDB_MODES:
+        raise ConfigValueError(f"logger.wandb_mode must be one of {', '.join(WANDB_MODES)}, "
+                               f"got {cfg.logger.wandb_mode!r}")
+    from algos.registry import to_config
+
+    algo_cfg = to_config(cfg.algo.name, cfg.algo)
+    validate = getattr(algo_cfg, "validate", None)
+    if callable(validate):
+        try:
+            validate()
+        except ValueError as e:
+            raise ConfigValueError(str(e)) from None
+
+
+# -- credentials never reach a written config -------------------------------------------
+def _strings(node: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted key, value) of every string in a plain container."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _strings(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _strings(v, f"{prefix}[{i}]")
+    elif isinstance(node, str):
+        yield prefix, node
+
+
+def check_no_credentials(cfg: DictConfig) -> None:
+    """Refuse a URL with `user:password@` anywhere in the config or the command line, before
+    Hydra writes `.hydra/*.yaml` (and before config.yaml, checkpoints, W&B and traces)."""
+    from agents_llm.redaction import redact_text, url_userinfo
+
+    # Unresolved: interpolations stay text, and the values they point at are checked where they are set.
+    plain = OmegaConf.to_container(cfg, resolve=False)
+    plain.pop("hydra", None)  # Hydra's own node; of it only the command line is user input (below)
+    found = [(k, v) for k, v in _strings(plain) if url_userinfo(v)]
+    overrides = OmegaConf.select(cfg, "hydra.overrides.task", default=None) or []
+    found += [(str(o).split("=", 1)[0].lstrip("+~"), str(o)) for o in overrides if url_userinfo(str(o))]
+    if found:
+        key, value = found[0]
+        raise ConfigValueError(
+            f"{key} must not carry credentials, but {redact_text(value)} has a user:password@ part; URLs are "
+            "written to configs, checkpoints, logs and traces, so put an API key in the environment variable "
+            "named by llm.api_key_env instead")
+
+
+class CredentialGuard(Callback):
+    """Hydra callback (conf/config.yaml: hydra.callbacks) that runs `check_no_credentials`
+    before a run or sweep writes anything, and exits with status 2 and the (redacted) reason.
+    Hydra turns an exception in a callback into a warning and carries on, so this exits
+    instead of raising. A sweep value is only known per job, after Hydra saved that job's
+    .hydra/ files: those files are scrubbed before the job exits."""
+
+    @staticmethod
+    def _refuse(error: ConfigValueError) -> None:
+        import sys
+
+        print(f"{Path(sys.argv[0]).name}: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            check_no_credentials(config)
+        except ConfigValueError as e:
+            self._refuse(e)
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self.on_run_start(config)
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            check_no_credentials(config)
+        except ConfigValueError as e:
+            from agents_llm.redaction import redact_text
+
+            subdir = OmegaConf.select(config, "hydra.output_subdir")
+            if subdir is not None:
+                for saved in (Path(config.hydra.runtime.output_dir) / subdir).glob("*.yaml"):
+                    saved.write_text(redact_text(saved.read_text()))
+            self._refuse(e)
 
 
 _ENV_CONFIGS = {"two_step": TwoStepEnvConfig, "one_step_3x3": OneStep3x3EnvConfig}

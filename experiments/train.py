@@ -11,11 +11,21 @@
 A run dir holds: config.yaml (resolved) and .hydra/, train.csv and eval.csv,
 tensorboard/ and wandb/ (offline) when enabled, checkpoints/{last,final,ep_*}.pt.
 Ctrl-C writes checkpoints/last.pt and exits with status 130; `resume=<run dir>`
-continues from it with the same counters, epsilon, replay buffer and RNG states.
+continues from it with the same counters, epsilon, replay buffer and RNG states. An
+interrupt inside an episode drops that episode: the checkpoint holds the RNG states of
+its start, so the resumed run replays it and ends with the same parameters as an
+uninterrupted one.
+
+Settings are range-checked before anything is built (exit 2, naming the key); a URL
+with credentials anywhere in the config is refused before Hydra writes a file. Each
+episode's LLM calls and failed calls are logged (`llm_calls`, `llm_errors`); when at
+least `train.llm_error_share_stop` of one episode's calls failed, training stops
+(exit 1) with the cause, keeping the last checkpoint.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 import signal
@@ -45,8 +55,9 @@ from algos.plugins import load_plugins  # noqa: E402
 from algos.training import checkpoint as ckpt  # noqa: E402
 from algos.training.loggers import CSVLogger, MultiLogger, TensorBoardLogger, WandbLogger, config_hash  # noqa: E402
 from algos.training.rollout import action_distribution, evaluate, run_episode  # noqa: E402
+from agents_llm.redaction import redact  # noqa: E402
 from algos.training.vector_rollout import evaluate_vectorized  # noqa: E402
-from run_config import RolloutConfig, register_configs  # noqa: E402
+from run_config import ConfigValueError, RolloutConfig, register_configs, validate_run_config  # noqa: E402
 
 # Keys that may change when resuming a run; everything else comes from the checkpoint.
 RESUMABLE_PREFIXES = ("train.", "logger.", "eval.", "rollout.", "device", "torch_threads")
@@ -131,9 +142,9 @@ def seed_everything(seed: int) -> None:
 
 
 class InterruptGuard:
-    """Ctrl-C raises KeyboardInterrupt at once, except inside ``critical()`` (observe +
-    update), where it is deferred to the end of the block so the learner's state stays
-    consistent for the checkpoint."""
+    """Ctrl-C raises KeyboardInterrupt at once, except inside ``critical()`` or between
+    ``enter()`` and ``leave()`` (observe, update, logs, evaluation, checkpoint), where it
+    is deferred to the end so the learner's state stays consistent for the checkpoint."""
 
     def __init__(self) -> None:
         self.in_critical = False
@@ -151,16 +162,23 @@ class InterruptGuard:
         else:
             raise KeyboardInterrupt
 
+    def enter(self) -> None:
+        self.in_critical = True
+
+    def leave(self) -> None:
+        self.in_critical = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
     @contextmanager
     def critical(self):
-        self.in_critical = True
+        self.enter()
         try:
             yield
         finally:
             self.in_critical = False
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt
+        self.leave()
 
 
 def resume_config(cfg: DictConfig, saved: dict) -> DictConfig:
@@ -201,7 +219,7 @@ def _mean_dicts(rows: list[dict[str, float]]) -> dict[str, float]:
 class Loggers:
     """CSV files per kind (train.csv, eval.csv) + TensorBoard/W&B with kind/ prefixes."""
 
-    def __init__(self, cfg: DictConfig, run_dir: Path, wandb_id: Optional[str]):
+    def __init__(self, cfg: DictConfig, run_dir: Path, wandb_id: Optional[str], container: dict):
         self.run_dir = run_dir
         self.csv = {k: CSVLogger(run_dir / f"{k}.csv") for k in ("train", "eval")}
         self.others = []
@@ -211,7 +229,6 @@ class Loggers:
             self.paths["tensorboard"] = str(run_dir / "tensorboard")
         self.wandb_id = None
         if cfg.logger.wandb and cfg.logger.wandb_mode != "disabled":
-            container = OmegaConf.to_container(cfg, resolve=True)
             group = config_hash(container)
             name = f"{cfg.algo.name}-{cfg.env.name}-s{cfg.seed}"
             wb = WandbLogger(run_dir, project=cfg.logger.wandb_project, entity=cfg.logger.wandb_entity, group=group, name=name, config=container, mode=cfg.logger.wandb_mode, run_id=wandb_id)
@@ -228,6 +245,15 @@ class Loggers:
         self.multi.close()
 
 
+class LLMFailureStop(RuntimeError):
+    """Too many of an episode's LLM calls failed: training stops, keeping the last checkpoint."""
+
+
+def llm_error_share(infos: dict[str, float]) -> float:
+    calls = infos.get("llm_calls", 0.0)
+    return infos.get("llm_errors", 0.0) / calls if calls else 0.0
+
+
 def train(cfg: DictConfig) -> dict[str, float]:
     load_plugins(cfg.plugins)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -236,13 +262,18 @@ def train(cfg: DictConfig) -> dict[str, float]:
         ckpt_state = ckpt.load(cfg.resume)
         cfg = resume_config(cfg, ckpt_state["config"])
         load_plugins(cfg.plugins)
+    validate_run_config(cfg)
     check_rollout(cfg.rollout)
     torch.set_num_threads(cfg.torch_threads)
     seed_everything(cfg.seed)
-    OmegaConf.save(cfg, run_dir / "config.yaml", resolve=True)
+    container = redact(OmegaConf.to_container(cfg, resolve=True))  # what is written: config.yaml, checkpoints, W&B
+    OmegaConf.save(OmegaConf.create(container), run_dir / "config.yaml")
 
-    env = make_env(cfg.env, output_dir=run_dir / "episodes")
-    eval_env = make_env(cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes")
+    try:
+        env = make_env(cfg.env, output_dir=run_dir / "episodes")
+        eval_env = make_env(cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes")
+    except ValueError as e:  # an env setting out of range (the env names it), or a backend refusing its config
+        raise ConfigValueError(f"env: {e}") from None
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(cfg.algo.name, spec, cfg.algo, seed=cfg.seed, device=cfg.device)
     runners = None
@@ -265,8 +296,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
         ckpt.set_rng_state(ckpt_state["rng"])
         print(f"Resuming {cfg.algo.name} on {cfg.env.name} from episode {start_episode} (t_env {t_env}) in {run_dir}", flush=True)
 
-    loggers = Loggers(cfg, run_dir, wandb_id)
-    container = OmegaConf.to_container(cfg, resolve=True)
+    loggers = Loggers(cfg, run_dir, wandb_id, container)
 
     def payload(episode: int, interrupted: bool = False) -> dict[str, Any]:
         return {
@@ -294,12 +324,18 @@ def train(cfg: DictConfig) -> dict[str, float]:
     def episode_seed(ep: int) -> int:
         return cfg.seed * 1_000_003 + ep
 
+    episode_start_rng = None
+
     def episodes():
         """(episode number, Episode, stats, seconds) in order; Episode None = dropped.
         The concurrent runner collects `sync_every` episodes with the policy as it is,
         then hands them over one by one, as the sequential loop would have made them."""
+        nonlocal episode_start_rng
         if runners is None:
             for ep in range(start_episode, total):
+                # The RNGs as the episode starts: an interrupt inside it saves these, so a resumed
+                # run replays the episode exactly (the learner itself changes only after it).
+                episode_start_rng = (ckpt.rng_state(), copy.deepcopy(algo.rng.bit_generator.state))
                 t0 = time.perf_counter()
                 episode, stats = run_episode(env, algo, spec, explore=True, seed=episode_seed(ep), max_rounds=cfg.train.max_rounds)
                 yield ep, episode, stats, time.perf_counter() - t0
@@ -330,12 +366,21 @@ def train(cfg: DictConfig) -> dict[str, float]:
                 bar.update(1)
                 print(f"episode {ep} dropped: {stats}", file=sys.stderr, flush=True)
                 continue
-            with guard.critical():
-                algo.observe(episode)
-                t1 = time.perf_counter()
-                upd = algo.update()
-                t_env += len(episode)
-                completed = ep + 1
+            share = llm_error_share(stats.infos)
+            if stats.infos.get("llm_errors") and share >= cfg.train.llm_error_share_stop:
+                raise LLMFailureStop(
+                    f"episode {ep + 1}: {int(stats.infos['llm_errors'])} of {int(stats.infos['llm_calls'])} LLM calls "
+                    f"failed ({share:.0%} >= train.llm_error_share_stop={cfg.train.llm_error_share_stop:g}); "
+                    f"cause: {llm_failure_cause(env)}")
+            # From here to the end of the iteration an interrupt waits: the bookkeeping below
+            # (update, logs, evaluation, checkpoint) either all happens or none of it.
+            guard.enter()
+            algo.observe(episode)
+            t1 = time.perf_counter()
+            upd = algo.update()
+            t_env += len(episode)
+            completed = ep + 1
+            episode_start_rng = None
             window_times.append((time.perf_counter() - t0, time.perf_counter() - t1))  # episode = rollout share + learning
             window_stats.append(stats)
             if upd:
@@ -364,13 +409,32 @@ def train(cfg: DictConfig) -> dict[str, float]:
                 loggers.log("eval", {"t_env": float(t_env), **last_eval}, completed)
             if cfg.train.checkpoint_every and completed % cfg.train.checkpoint_every == 0 and completed != total:
                 ckpt.save_periodic(payload(completed), run_dir, completed, cfg.train.keep_checkpoints)
+            guard.leave()
     except KeyboardInterrupt:
+        guard.in_critical = False
         bar.close()
         close_runners(runners)
+        if episode_start_rng is not None:  # inside an episode: back to where it started
+            ckpt.set_rng_state(episode_start_rng[0])
+            algo.rng.bit_generator.state = episode_start_rng[1]
         path = ckpt.save_atomic(payload(completed, interrupted=True), run_dir / ckpt.CKPT_DIR / ckpt.LAST)
         loggers.close()
         print(f"\nInterrupted after {completed} episodes. Checkpoint: {path}\nResume with: python experiments/train.py resume={run_dir}", file=sys.stderr, flush=True)
         sys.exit(130)
+    except LLMFailureStop as e:
+        bar.close()
+        close_runners(runners)
+        if episode_start_rng is not None:  # the failed episode is not learned from: a resume replays it
+            ckpt.set_rng_state(episode_start_rng[0])
+            algo.rng.bit_generator.state = episode_start_rng[1]
+        if window_stats:  # the episodes finished since the last log row are not lost
+            loggers.log("train", {"t_env": float(t_env), **_mean_dicts([s.infos for s in window_stats])}, completed)
+        path = ckpt.save_atomic(payload(completed), run_dir / ckpt.CKPT_DIR / ckpt.LAST)
+        loggers.close()
+        print(f"\ntrain.py: stopped, the LLM failed: {redact(str(e))}\nLast checkpoint (after {completed} episodes, "
+              f"the failed one not learned from): {path}\nResume with: python experiments/train.py resume={run_dir}",
+              file=sys.stderr, flush=True)
+        sys.exit(1)
     except Exception as e:
         if runners is None:
             raise
@@ -405,9 +469,24 @@ def train(cfg: DictConfig) -> dict[str, float]:
     return last_eval
 
 
+def llm_failure_cause(env: Any) -> str:
+    """The first LLM error of the env's last episode (its trace), or what the trace says ended it."""
+    trace = getattr(getattr(env, "unwrapped", env), "trace", None)
+    if trace is None:
+        return "unknown (the env keeps no trace)"
+    if trace.end.get("reason") == "llm_error":
+        return trace.end.get("detail") or "llm_error"
+    errors = [c["error"] for r in trace.rounds for c in r.get("calls", []) if c.get("llm_failed")]
+    return errors[0] if errors else "unknown"
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> float:
-    result = train(cfg)
+    try:
+        result = train(cfg)
+    except ConfigValueError as e:
+        print(f"train.py: {redact(str(e))}", file=sys.stderr, flush=True)
+        sys.exit(2)
     return result.get("return", float("nan"))
 
 

@@ -68,9 +68,20 @@ def _abs(path: Optional[str]) -> Optional[str]:
 
 
 def run(cfg: DictConfig) -> int:
-    from agents_llm.api import ReportInputError, run_report
+    from agents_llm.api import ReportInputError, ReportLLMError, run_report
+    from agents_llm.backends import LLMConfigError
+    from agents_llm.redaction import redact_text
     from algos.handcrafted_phases import PhaseConfigError
 
+    try:  # range checks before anything runs, each naming its key
+        if cfg.seed < 0:
+            raise ValueError(f"seed must be >= 0, got {cfg.seed}")
+        if cfg.max_rounds is not None and cfg.max_rounds < 1:
+            raise ValueError(f"max_rounds must be null or >= 1, got {cfg.max_rounds}")
+        EngineSettings(**OmegaConf.to_container(cfg.engine, resolve=True))
+    except ValueError as e:
+        print(f"write_report: {e}", file=sys.stderr)
+        return 2
     try:
         result = run_report(cfg.task, _abs(cfg.docs), data_root=_abs(cfg.data_root),
                             output_root=to_absolute_path(cfg.output_root), checkpoint=_abs(cfg.checkpoint),
@@ -78,8 +89,12 @@ def run(cfg: DictConfig) -> int:
                             llm=cfg.llm, rag=cfg.rag, judge=cfg.judge,
                             engine=OmegaConf.to_container(cfg.engine, resolve=True), pdf=cfg.export.pdf,
                             max_rounds=cfg.max_rounds, seed=cfg.seed)
-    except (ReportInputError, PhaseConfigError, FileNotFoundError) as e:
-        print(f"write_report: {e}", file=sys.stderr)
+    except ReportLLMError as e:  # the report so far and the trace were written; the message says where
+        print(f"write_report: {redact_text(str(e))}", file=sys.stderr)
+        return 3
+    except (ReportInputError, PhaseConfigError, FileNotFoundError, LLMConfigError) as e:
+        # LLMConfigError: a configuration the backend refused before any call (model, URL, key).
+        print(f"write_report: {redact_text(str(e))}", file=sys.stderr)
         return 2
     rep = result.report
     print(f"\n{'Short report' if result.short else 'Report'}: {rep.topic}")

@@ -16,7 +16,9 @@ Public API (what the Researcher role calls)::
     section_sources = buffer.flush()               # on append -> list[SourceRef]
     render_references(section_sources)             # "[1] paper.pdf, pp. 2, 5"
 
+    r.locations                                    # every (source, path, page) of that text
     guard_untrusted_text(text, max_chars) -> GuardedText(text, findings, ...)
+    check_store(store) -> StoreHealth(warnings, ...)  # one source / near-duplicates dominating
     HashingEmbedding(dim=384)                      # fast, model-free embedding for tests
     store.delete_source(path_or_name) -> int       # chunks removed
 
@@ -27,6 +29,7 @@ One store is a shared resource: open it once and pass it to every env.
 from rag.config import RagConfig, register_configs
 from rag.embeddings import HashingEmbedding, MiniLMEmbedding, build_embedding
 from rag.guard import GuardedText, GuardFinding, find_injections, guard_untrusted_text
+from rag.health import StoreHealth, check_store
 from rag.ingest import IngestReport, SkippedFile, ingest_paths
 from rag.loaders import DocumentError, load_document
 from rag.retrieval import (
@@ -57,7 +60,9 @@ __all__ = [
     "SkippedFile",
     "SourceBuffer",
     "SourceRef",
+    "StoreHealth",
     "build_embedding",
+    "check_store",
     "find_injections",
     "format_for_prompt",
     "guard_untrusted_text",

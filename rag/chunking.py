@@ -1,8 +1,13 @@
-"""Token-window chunking with overlap, page-aware.
+"""Token-window chunking with overlap, page-aware, streamed.
 
 A chunk never spans two pages, so its page number is exact. The token budget leaves
 room for the contextual prefix `[Source: file | Page: N]`, which is embedded with the
 chunk (it tells the model where the text comes from) but not stored as its text.
+
+Chunks are produced lazily, one segment (paragraphs up to about `SEGMENT_CHARS`, a
+giant paragraph cut at a blank) at a time: tokenizing a whole 18 MB single-line file
+at once held 2.6 GB, and a caller that stops early (the per-file chunk cap) never
+tokenizes the rest. A chunk does not span two segments either.
 """
 
 from __future__ import annotations
@@ -17,6 +22,10 @@ _PAGE_MARKER = re.compile(r"^\[PAGE (\d+)\][ \t]*$", re.MULTILINE)
 _MAX_PREFIX_NAME_CHARS = 80
 # How far a window edge may move to avoid cutting a word in two.
 _SNAP_TOKENS = 8
+# Characters tokenized at once: many chunks' worth, so the short last chunk of a
+# segment is rare, and small enough that memory does not grow with the file.
+SEGMENT_CHARS = 32_000
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True)
@@ -25,22 +34,49 @@ class Chunk:
     page: Optional[int]
     ordinal: int
     token_count: int
+    # Where the chunk ends in the chunked text (characters), to say how far a capped file got.
+    end_offset: int = 0
+
+
+def page_spans(text: str) -> List[Tuple[Optional[int], int, int]]:
+    """(page, start, end) of each page's body, split on `[PAGE N]` marker lines; text
+    before the first marker (or all of it, when there are none) has no page number.
+    Blank pages are left out."""
+    spans: List[Tuple[Optional[int], int, int]] = []
+    matches = list(_PAGE_MARKER.finditer(text))
+    head_end = matches[0].start() if matches else len(text)
+    if text[:head_end].strip():
+        spans.append((None, 0, head_end))
+    for index, match in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+        if text[match.end():end].strip():
+            spans.append((int(match.group(1)), match.end(), end))
+    return spans
 
 
 def split_pages(text: str) -> List[Tuple[Optional[int], str]]:
-    """Split text on `[PAGE N]` marker lines; text before the first marker (or all of
-    it, when there are none) has no page number."""
-    segments: List[Tuple[Optional[int], str]] = []
-    matches = list(_PAGE_MARKER.finditer(text))
-    head = text[: matches[0].start()] if matches else text
-    if head.strip():
-        segments.append((None, head))
-    for index, match in enumerate(matches):
-        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-        body = text[match.end():end]
-        if body.strip():
-            segments.append((int(match.group(1)), body))
-    return segments
+    """(page, body) per page; see `page_spans`."""
+    return [(page, text[start:end]) for page, start, end in page_spans(text)]
+
+
+def segments(text: str, start: int, end: int, size: int = SEGMENT_CHARS) -> Iterator[Tuple[int, int]]:
+    """(start, end) pieces of text[start:end] of about `size` characters, cut at paragraph
+    breaks, or at a blank (or anywhere, for text without one) inside a giant paragraph."""
+    cursor = start
+    while cursor < end:
+        if end - cursor <= size:
+            yield cursor, end
+            return
+        limit = cursor + size
+        # The last paragraph break before the limit, if it leaves a reasonable piece.
+        cut = -1
+        for match in _PARAGRAPH_BREAK.finditer(text, cursor + size // 4, limit):
+            cut = match.end()
+        if cut < 0:
+            blank = max(text.rfind(" ", cursor + size // 2, limit), text.rfind("\n", cursor + size // 2, limit))
+            cut = blank + 1 if blank >= 0 else limit
+        yield cursor, cut
+        cursor = cut
 
 
 def context_prefix(source_name: str, page: Optional[int]) -> str:
@@ -80,15 +116,16 @@ def _windows(text: str, spans: List[Span], size: int, overlap: int) -> Iterator[
         start = snapped if snapped < end else next_start
 
 
-def chunk_text(
+def iter_chunks(
     text: str,
     source_name: str,
     tokenizer: Tokenizer,
     max_tokens: int,
     overlap_tokens: int,
-) -> List[Chunk]:
-    chunks: List[Chunk] = []
-    for page, page_text in split_pages(text):
+) -> Iterator[Chunk]:
+    """Chunks of `text` in order, produced one segment at a time (see the module doc)."""
+    ordinal = 0
+    for page, page_start, page_end in page_spans(text):
         prefix_tokens = tokenizer.count(context_prefix(source_name, page) + "\n")
         budget = max_tokens - tokenizer.special_tokens - prefix_tokens
         if budget < 8:
@@ -97,8 +134,21 @@ def chunk_text(
                 f"the {prefix_tokens}-token source prefix; raise it"
             )
         overlap = min(overlap_tokens, budget // 2)
-        spans = tokenizer.spans(page_text)
-        for start, end in _windows(page_text, spans, budget, overlap):
-            body = page_text[spans[start][0]:spans[end - 1][1]]
-            chunks.append(Chunk(text=body, page=page, ordinal=len(chunks), token_count=end - start))
-    return chunks
+        for start, end in segments(text, page_start, page_end):
+            piece = text[start:end]
+            spans = tokenizer.spans(piece)
+            for first, last in _windows(piece, spans, budget, overlap):
+                body = piece[spans[first][0]:spans[last - 1][1]]
+                yield Chunk(text=body, page=page, ordinal=ordinal, token_count=last - first,
+                            end_offset=start + spans[last - 1][1])
+                ordinal += 1
+
+
+def chunk_text(
+    text: str,
+    source_name: str,
+    tokenizer: Tokenizer,
+    max_tokens: int,
+    overlap_tokens: int,
+) -> List[Chunk]:
+    return list(iter_chunks(text, source_name, tokenizer, max_tokens, overlap_tokens))

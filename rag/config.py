@@ -86,6 +86,11 @@ class IngestConfig:
     max_file_mb: float = 20.0
     # Chunks from several small files are embedded and written together.
     write_batch_chunks: int = 256
+    # At most this many chunks per file (about 2000 x 220 tokens, 1.5-2 MB of prose; a
+    # few minutes of MiniLM on a small CPU). The rest of a longer file is left out and
+    # the ingest summary names the file and how much was left. An 18 MB single-line
+    # file made 18,868 chunks, about 50 minutes of embedding, without it.
+    max_chunks_per_file: int = 2000
     skip_hidden: bool = True
     progress: bool = True
 
@@ -119,6 +124,17 @@ class GuardConfig:
 
 
 @dataclass
+class HealthConfig:
+    """Thresholds of `rag.health.check_store` (run by experiments/query.py)."""
+
+    # Warn when one source holds more than this share of the chunks (with >= 2 sources).
+    max_source_share: float = 0.5
+    # Warn when more than this share of the chunks are (near-)duplicates of another
+    # chunk: same text once case, digits and blanks are ignored.
+    max_duplicate_share: float = 0.2
+
+
+@dataclass
 class RagConfig:
     store: StoreConfig = field(default_factory=StoreConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
@@ -126,6 +142,7 @@ class RagConfig:
     ingest: IngestConfig = field(default_factory=IngestConfig)
     query: QueryConfig = field(default_factory=QueryConfig)
     guard: GuardConfig = field(default_factory=GuardConfig)
+    health: HealthConfig = field(default_factory=HealthConfig)
 
 
 @dataclass
@@ -176,4 +193,11 @@ def validate_rag_config(cfg: Any) -> None:
     )
     require(query.max_queries >= 1, "query.max_queries", "must be >= 1")
     require(cfg.ingest.max_file_mb > 0, "ingest.max_file_mb", "must be > 0")
+    require(cfg.ingest.max_chunks_per_file >= 1, "ingest.max_chunks_per_file",
+            f"must be >= 1, got {cfg.ingest.max_chunks_per_file}")
     require(cfg.guard.max_chunk_chars >= 100, "guard.max_chunk_chars", "must be >= 100")
+    health = getattr(cfg, "health", None)
+    if health is not None:
+        for key in ("max_source_share", "max_duplicate_share"):
+            value = getattr(health, key)
+            require(0.0 < value <= 1.0, f"health.{key}", f"must be in (0, 1], got {value}")

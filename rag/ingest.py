@@ -2,13 +2,18 @@
 
 Each file is handled on its own: one that cannot be read is skipped with its reason and
 the rest of the batch goes on. Chunks of several files are embedded and written
-together (thousands of small files would otherwise cost a store write each).
+together (thousands of small files would otherwise cost a store write each). A file
+yields at most `rag.ingest.max_chunks_per_file` chunks; the summary names a file cut
+there and how much of it was left out. Text repeated within a file or across files is
+embedded and stored once.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +22,14 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 from tqdm.auto import tqdm
 
-from rag.chunking import chunk_text, embedding_input
+from rag.chunking import embedding_input, iter_chunks
 from rag.guard import find_injections
 from rag.loaders import DocumentError, load_document
 from rag.store import FilePlan, RagStore, chunk_ids, file_sha256, source_key
+
+# HTML comments are invisible in rendered markdown and HTML: nothing in one is text a
+# reader of the document saw, and they are a favourite place for injected instructions.
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +47,8 @@ class IngestReport:
     skipped: List[SkippedFile] = field(default_factory=list)
     # Files whose text contains prompt-injection patterns: ingested, neutralised at query time.
     flagged: List[Tuple[str, List[str]]] = field(default_factory=list)
+    # Files cut at rag.ingest.max_chunks_per_file: (path, what was kept and what was left out).
+    capped: List[Tuple[str, str]] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     chunks_added: int = 0
     chunks_replaced: int = 0  # old chunks of changed files removed
@@ -60,6 +71,8 @@ class IngestReport:
         ]
         for skipped in self.skipped:
             lines.append(f"  skipped {skipped.path}: {skipped.reason}")
+        for path, detail in self.capped:
+            lines.append(f"  capped {path}: {detail}")
         for path, kinds in self.flagged:
             lines.append(f"  flagged {path}: prompt-injection patterns ({', '.join(sorted(set(kinds)))}); "
                          "neutralised whenever retrieved")
@@ -68,16 +81,33 @@ class IngestReport:
         return "\n".join(lines)
 
 
+def _link_problem(path: Path, roots: Sequence[Path]) -> Optional[str]:
+    """Why a symbolic link must not be ingested, or None when it may be."""
+    target = path.resolve()
+    if not target.exists():
+        return f"broken symbolic link (points to {os.readlink(path)}, which does not exist)"
+    if roots and not any(target == root or target.is_relative_to(root) for root in roots):
+        return f"symbolic link to {target}, outside the folder being ingested"
+    return None
+
+
 def collect_files(paths: Iterable[str | Path], extensions: Sequence[str], skip_hidden: bool = True
                   ) -> Tuple[List[Path], List[SkippedFile]]:
     """Expand files and folders (recursively, sorted) into supported files; everything
-    else is reported with a reason. Duplicates are dropped."""
+    else is reported with a reason. Duplicates are dropped. A symbolic link inside a
+    folder is followed only to a file inside that folder: a link to anywhere else, or
+    to nothing, is skipped naming the link."""
     wanted = {extension.lower() for extension in extensions}
     files: List[Path] = []
     skipped: List[SkippedFile] = []
     seen = set()
 
-    def consider(path: Path) -> None:
+    def consider(path: Path, roots: Sequence[Path] = ()) -> None:
+        if path.is_symlink():
+            problem = _link_problem(path, roots)
+            if problem:
+                skipped.append(SkippedFile(str(path), problem))
+                return
         key = source_key(path)
         if key in seen:
             return
@@ -90,9 +120,12 @@ def collect_files(paths: Iterable[str | Path], extensions: Sequence[str], skip_h
 
     for raw in paths:
         path = Path(raw).expanduser()
-        if not path.exists():
+        if path.is_symlink() and not path.exists():
+            skipped.append(SkippedFile(str(path), _link_problem(path, ()) or "broken symbolic link"))
+        elif not path.exists():
             skipped.append(SkippedFile(str(path), "path does not exist"))
         elif path.is_dir():
+            root = path.resolve()
             # os.walk does not follow directory symlinks, so a link loop cannot hang us.
             for folder, subfolders, names in os.walk(path):
                 if skip_hidden:
@@ -101,9 +134,9 @@ def collect_files(paths: Iterable[str | Path], extensions: Sequence[str], skip_h
                 for name in sorted(names):
                     if skip_hidden and name.startswith("."):
                         continue
-                    consider(Path(folder) / name)
+                    consider(Path(folder) / name, (root,))
         elif path.is_file():
-            consider(path)
+            consider(path)  # a file named directly is taken as given, link or not
         else:
             skipped.append(SkippedFile(str(path), "not a regular file or folder"))
     return files, skipped
@@ -119,12 +152,15 @@ class _PendingWrites:
         self.plans: List[FilePlan] = []
         self.paths: List[str] = []
         self.missing: List[List[int]] = []
+        self.pending_ids: set = set()  # texts already waiting for a vector in this batch
         self.pending_chunks = 0
 
     def add(self, plan: FilePlan, path: str) -> None:
         self.plans.append(plan)
         self.paths.append(path)
-        self.missing.append(self.store.missing_ids(plan))
+        missing = [index for index in self.store.missing_ids(plan) if plan.ids[index] not in self.pending_ids]
+        self.pending_ids.update(plan.ids[index] for index in missing)
+        self.missing.append(missing)
         self.pending_chunks += len(self.missing[-1])
         if self.pending_chunks >= self.batch_chunks:
             self.flush()
@@ -137,6 +173,7 @@ class _PendingWrites:
             return
         plans, paths, missing = self.plans, self.paths, self.missing
         self.plans, self.paths, self.missing, self.pending_chunks = [], [], [], 0
+        self.pending_ids = set()
         inputs = [plan.embedding_inputs[i] for plan, indices in zip(plans, missing) for i in indices]
         owners = [path for path, indices in zip(paths, missing) for _ in indices]
         vectors: List[Optional[np.ndarray]] = []
@@ -164,44 +201,70 @@ class _PendingWrites:
                 except Exception as error:
                     self.report.skipped.append(SkippedFile(path, f"embedding failed: {error}"))
                     vectors.append(None)
-        ready = [(plan, path, vector) for plan, path, vector in zip(plans, paths, vectors) if vector is not None]
+        ready = [(plan, path, vector, indices) for plan, path, vector, indices in zip(plans, paths, vectors, missing)
+                 if vector is not None]
         if not ready:
             return
         try:
-            counts = self.store.commit([plan for plan, _, _ in ready], [vector for _, _, vector in ready])
+            counts = self.store.commit([item[0] for item in ready], [item[2] for item in ready],
+                                       [item[3] for item in ready])
         except Exception as error:
-            for _, path, _ in ready:
-                self.report.skipped.append(SkippedFile(path, f"store write failed: {error}"))
+            for item in ready:
+                self.report.skipped.append(SkippedFile(item[1], f"store write failed: {error}"))
             self.store.reload()  # BM25 and bookkeeping follow whatever Chroma kept
             return
-        for (_, path, _), count in zip(ready, counts):
+        for (_, path, _, _), count in zip(ready, counts):
             self.report.ingested.append(path)
             self.report.chunks_added += count.added
             self.report.chunks_replaced += count.removed
             self.report.chunks_unchanged += count.unchanged
 
 
-def plan_file(store: RagStore, path: Path, sha256: str) -> Tuple[FilePlan, List[str], List[str]]:
-    """Load and chunk one file; returns the plan, the injection kinds found in its text
-    and the loader's warnings (e.g. a page whose text could not be extracted)."""
+def plan_file(store: RagStore, path: Path, sha256: str
+              ) -> Tuple[FilePlan, List[str], List[str], Optional[str]]:
+    """Load and chunk one file; returns the plan, the injection kinds found in its
+    chunks, the loader's warnings (e.g. a page whose text could not be extracted) and,
+    when the file hit the chunk cap, what was kept and what was left out."""
     cfg = store.cfg
     document = load_document(path, max_bytes=int(cfg.ingest.max_file_mb * 2**20))
+    warnings = list(document.warnings)
+    text, comments = _HTML_COMMENT.subn("", document.text)
+    if comments:
+        warnings.append(f"{comments} HTML comment(s) left out (hidden from a reader of the document)")
     tokenizer = store.embedding.tokenizer
     max_tokens = min(cfg.chunking.max_tokens, store.embedding.max_tokens)
-    chunks = chunk_text(document.text, path.name, tokenizer, max_tokens, cfg.chunking.overlap_tokens)
+    cap = cfg.ingest.max_chunks_per_file
+    stream = iter_chunks(text, path.name, tokenizer, max_tokens, cfg.chunking.overlap_tokens)
+    chunks = list(itertools.islice(stream, cap + 1))
+    capped = None
+    if len(chunks) > cap:
+        chunks = chunks[:cap]
+        kept_to = chunks[-1].end_offset
+        where = f" (page {chunks[-1].page})" if chunks[-1].page is not None else ""
+        capped = (f"kept the first {cap} chunks, up to character {kept_to:,}{where} of {len(text):,}; "
+                  f"the remaining {len(text) - kept_to:,} characters were not ingested "
+                  "(raise rag.ingest.max_chunks_per_file to ingest them)")
     if not chunks:
         raise DocumentError(path, "no text content after cleaning")
     key = source_key(path)
+    ids = chunk_ids(chunks)
+    repeated = len(ids) - len(set(ids))
+    if repeated:
+        warnings.append(f"{repeated} of {len(ids)} chunks repeat text found earlier in the file; each text is "
+                        "stored once")
     plan = FilePlan(
         key=key,
         name=path.name,
         file_sha256=sha256,
         kind=document.kind,
         chunks=chunks,
-        ids=chunk_ids(key, chunks),
+        ids=ids,
         embedding_inputs=[embedding_input(path.name, chunk.page, chunk.text) for chunk in chunks],
     )
-    return plan, [finding.kind for finding in find_injections(document.text)], document.warnings
+    kinds = [finding.kind for chunk_text in dict.fromkeys(chunk.text for chunk in chunks)
+             for finding in find_injections(chunk_text)]
+    kinds += [finding.kind for finding in find_injections(path.name)]
+    return plan, kinds, warnings, capped
 
 
 def ingest_paths(store: RagStore, paths: Iterable[str | Path] | str | Path, progress: Optional[bool] = None
@@ -232,15 +295,20 @@ def ingest_paths(store: RagStore, paths: Iterable[str | Path] | str | Path, prog
                 report.unchanged.append(display)
                 report.chunks_unchanged += len(record.chunk_ids)
                 continue
-            plan, injection_kinds, warnings = plan_file(store, path, sha256)
+            plan, injection_kinds, warnings, capped = plan_file(store, path, sha256)
         except DocumentError as error:
             report.skipped.append(SkippedFile(display, error.reason))
+            continue
+        except OSError as error:  # vanished, unreadable or a dangling link: one line, no traceback
+            report.skipped.append(SkippedFile(display, f"cannot read the file ({error.strerror or error})"))
             continue
         except Exception as error:  # an unexpected parser failure must not stop the batch
             logger.exception("unexpected error loading %s", path)
             report.skipped.append(SkippedFile(display, f"unexpected {type(error).__name__}: {error}"))
             continue
         report.warnings.extend(f"{display}: {warning}" for warning in warnings)
+        if capped:
+            report.capped.append((display, capped))
         if injection_kinds:
             report.flagged.append((display, injection_kinds))
         pending.add(plan, display)

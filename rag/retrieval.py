@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
 from rag.guard import GuardFinding, guard_untrusted_text
-from rag.store import RagStore
+from rag.store import Location, RagStore, locations_of
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,9 @@ class RetrievedChunk:
     scores: Dict[str, Optional[float]]
     raw_text: str = ""
     neutralised: List[GuardFinding] = field(default_factory=list)
+    # Every (source, source_path, page) this text occurs at; the first is source/page above.
+    # Identical text is stored once, so one hit can stand for several places.
+    locations: List[Location] = field(default_factory=list)
 
     @property
     def citation(self) -> str:
@@ -229,6 +232,7 @@ def query(
                 },
                 raw_text=raw,
                 neutralised=list(guarded.findings) if guarded else [],
+                locations=locations_of(metadata),
             )
         )
     return results
@@ -243,7 +247,8 @@ def format_for_prompt(results: Sequence[RetrievedChunk], max_total_chars: int = 
     blocks: List[str] = []
     used = 0
     for number, result in enumerate(results, start=1):
-        block = f"<<<SOURCE {number}: {result.citation}>>>\n{result.text}\n<<<END SOURCE {number}>>>"
+        citation = guard_untrusted_text(result.citation, 200).text  # a file name is document-controlled too
+        block = f"<<<SOURCE {number}: {citation}>>>\n{result.text}\n<<<END SOURCE {number}>>>"
         if used + len(block) > max_total_chars:
             break
         blocks.append(block)

@@ -63,6 +63,17 @@ def as_source_ref(result: Any) -> SourceRef:
                      text=getattr(result, "text", ""), source_path=getattr(result, "source_path", ""))
 
 
+def as_source_refs(result: Any) -> List[SourceRef]:
+    """One SourceRef per location of a retrieval result: identical text is stored once,
+    and a section resting on it rests on every place it occurs."""
+    locations = getattr(result, "locations", None)
+    if isinstance(result, SourceRef) or not locations:
+        return [as_source_ref(result)]
+    chunk_id, text = getattr(result, "chunk_id", ""), getattr(result, "text", "")
+    return [SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path)
+            for name, path, page in locations]
+
+
 class SourceBuffer:
     """The chunks retrieved since the last append."""
 
@@ -70,7 +81,7 @@ class SourceBuffer:
         self._refs: List[SourceRef] = []
 
     def add(self, results: Iterable[Any]) -> None:
-        self._refs = dedup_sources(self._refs, (as_source_ref(r) for r in results))
+        self._refs = dedup_sources(self._refs, (ref for r in results for ref in as_source_refs(r)))
 
     def pending(self) -> List[SourceRef]:
         return list(self._refs)

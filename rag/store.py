@@ -4,16 +4,22 @@ kept in step with it.
 Chroma holds every chunk's text, metadata and vector. On open, the BM25 index and the
 per-source bookkeeping are loaded from Chroma once, so they agree with it after any
 restart; afterwards every mutation goes to Chroma first and then to BM25.
+
+A chunk's id is the hash of its text, so identical text is stored (and returned by a
+search) once however often it occurs: a file of 477 identical lines used to fill every
+vector top-20 with copies of itself. Its metadata keeps every location of that text:
+`locations` maps each source key to the file's name, hash, kind and the pages the text
+is on; `source`, `source_path`, `page` and `file_sha256` name the first location.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import chromadb
 import numpy as np
@@ -26,7 +32,8 @@ from rag.lexical import LexicalIndex, build_lexical_index
 
 logger = logging.getLogger(__name__)
 
-_SCHEMA_VERSION = 1
+# 2: content-hash ids with a `locations` map (1: one id per occurrence).
+_SCHEMA_VERSION = 2
 _LOAD_PAGE = 5000
 
 
@@ -43,18 +50,32 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def chunk_ids(key: str, chunks: Sequence[Chunk]) -> List[str]:
-    """Content-hash ids: the same text on the same page of the same file gets the same id
-    in every run. Repeated identical chunks are told apart by their occurrence count."""
-    seen: Counter = Counter()
-    ids = []
-    for chunk in chunks:
-        identity = (chunk.page, chunk.text)
-        occurrence = seen[identity]
-        seen[identity] += 1
-        payload = f"{key}\x1f{chunk.page}\x1f{occurrence}\x1f{chunk.text}".encode("utf-8")
-        ids.append(hashlib.sha256(payload).hexdigest()[:32])
-    return ids
+def chunk_id(text: str) -> str:
+    """Content-hash id: the same text gets the same id in every file and every run."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def chunk_ids(chunks: Sequence[Chunk]) -> List[str]:
+    return [chunk_id(chunk.text) for chunk in chunks]
+
+
+Location = Tuple[str, str, Optional[int]]  # (source name, source key, page)
+
+
+def decode_locations(metadata: dict) -> Dict[str, dict]:
+    """A chunk's locations, {source key: {name, sha, kind, pages}}; a store written before
+    schema 2 has only the one location in the flat fields."""
+    raw = metadata.get("locations")
+    if raw:
+        return json.loads(raw)
+    page = metadata.get("page")
+    return {metadata["source_path"]: {"name": metadata["source"], "sha": metadata["file_sha256"],
+                                      "kind": metadata.get("kind", ""), "pages": [page]}}
+
+
+def locations_of(metadata: dict) -> List[Location]:
+    """Every (source name, source key, page) a chunk's text occurs at, first location first."""
+    return [(entry["name"], key, page) for key, entry in decode_locations(metadata).items() for page in entry["pages"]]
 
 
 @dataclass
@@ -83,6 +104,35 @@ class CommitCounts:
     added: int = 0
     removed: int = 0
     unchanged: int = 0
+
+
+def _plan_locations(plan: "FilePlan") -> Dict[str, dict]:
+    """{chunk id: this file's location entry} for a plan, ids in first-occurrence order."""
+    entries: Dict[str, dict] = {}
+    for chunk, identifier in zip(plan.chunks, plan.ids):
+        entry = entries.get(identifier)
+        if entry is None:
+            entry = entries[identifier] = {"name": plan.name, "sha": plan.file_sha256, "kind": plan.kind, "pages": []}
+        if chunk.page not in entry["pages"]:
+            entry["pages"].append(chunk.page)
+    return entries
+
+
+def _flat_metadata(locations: Dict[str, dict], ordinal: int, token_count: int) -> dict:
+    key, first = next(iter(locations.items()))
+    metadata = {
+        "source": first["name"],
+        "source_path": key,
+        "file_sha256": first["sha"],
+        "kind": first["kind"],
+        "ordinal": ordinal,
+        "token_count": token_count,
+        "locations": json.dumps(locations, separators=(",", ":")),
+    }
+    page = first["pages"][0]
+    if page is not None:
+        metadata["page"] = page
+    return metadata
 
 
 class RagStore:
@@ -121,12 +171,18 @@ class RagStore:
                 f"{built_with!r} but rag.embedding gives {self.embedding.identity!r}; "
                 "use another rag.store.path or rag.store.collection, or the same embedding"
             )
+        schema = (collection.metadata or {}).get("schema", 1)
+        if schema < _SCHEMA_VERSION:
+            # Still readable; files ingested again (changed) are stored deduplicated.
+            logger.warning("store %s was written with schema %s: identical chunks may be stored several "
+                           "times; delete it and ingest again to store each text once", self.path, schema)
         return collection
 
     def _load(self) -> None:
         """Rebuild BM25 and source bookkeeping from Chroma, the source of truth."""
         self.lexical = build_lexical_index(self.cfg.store.bm25_backend)
         self.sources = {}
+        self._owners: Dict[str, Set[str]] = {}  # chunk id -> source keys whose text holds it
         offset = 0
         while True:
             page = self.collection.get(include=["documents", "metadatas"], limit=_LOAD_PAGE, offset=offset)
@@ -134,12 +190,14 @@ class RagStore:
             if not ids:
                 break
             self.lexical.add(ids, page["documents"])
-            for chunk_id, metadata in zip(ids, page["metadatas"]):
-                key = metadata["source_path"]
-                record = self.sources.get(key)
-                if record is None:
-                    record = self.sources[key] = SourceRecord(key, metadata["source"], metadata["file_sha256"])
-                record.chunk_ids.append(chunk_id)
+            for identifier, metadata in zip(ids, page["metadatas"]):
+                locations = decode_locations(metadata)
+                self._owners[identifier] = set(locations)
+                for key, entry in locations.items():
+                    record = self.sources.get(key)
+                    if record is None:
+                        record = self.sources[key] = SourceRecord(key, entry["name"], entry["sha"])
+                    record.chunk_ids.append(identifier)
             offset += len(ids)
             if len(ids) < _LOAD_PAGE:
                 break
@@ -153,10 +211,15 @@ class RagStore:
         return self.sources.get(key)
 
     def missing_ids(self, plan: FilePlan) -> List[int]:
-        """Indices of the plan's chunks not yet in the store (those that need vectors)."""
-        record = self.sources.get(plan.key)
-        present = set(record.chunk_ids) if record else set()
-        return [index for index, chunk_id in enumerate(plan.ids) if chunk_id not in present]
+        """Indices of the plan's chunks whose text is not in the store yet (those that need
+        vectors): the first occurrence of each such text."""
+        seen: Set[str] = set()
+        missing = []
+        for index, identifier in enumerate(plan.ids):
+            if identifier not in self._owners and identifier not in seen:
+                missing.append(index)
+            seen.add(identifier)
+        return missing
 
     def get_chunks(self, ids: Sequence[str]) -> Dict[str, dict]:
         if not ids:
@@ -193,45 +256,78 @@ class RagStore:
 
     # -- writing ---------------------------------------------------------------------
 
-    def commit(self, plans: Sequence[FilePlan], vectors: Sequence[np.ndarray]) -> List[CommitCounts]:
+    def commit(self, plans: Sequence[FilePlan], vectors: Sequence[np.ndarray],
+               new_chunks: Optional[Sequence[Sequence[int]]] = None) -> List[CommitCounts]:
         """Make each planned file's chunks exactly the store's chunks for that file.
 
-        `vectors[i]` holds embeddings for `missing_ids(plans[i])`, in that order. New chunks
-        are written before stale ones are deleted, so a failure in between leaves extra
-        chunks, never a file with none.
+        `vectors[i]` holds embeddings for `new_chunks[i]` (default: `missing_ids(plans[i])`),
+        in that order; a text new to the store needs one vector in the whole batch. New
+        chunks are written before stale ones are deleted, so a failure in between leaves
+        extra chunks, never a file with none.
         """
-        add_ids: List[str] = []
-        add_vectors: List[np.ndarray] = []
-        add_texts: List[str] = []
-        add_metadata: List[dict] = []
-        stale_ids: List[str] = []
+        if new_chunks is None:
+            new_chunks = [self.missing_ids(plan) for plan in plans]
+        new_rows: Dict[str, Tuple[np.ndarray, FilePlan, int]] = {}
+        changes: Dict[str, Dict[str, Optional[dict]]] = {}
         counts: List[CommitCounts] = []
-        for plan, plan_vectors in zip(plans, vectors, strict=True):
-            missing = self.missing_ids(plan)
-            if len(missing) != len(plan_vectors):
-                raise ValueError(f"{plan.key}: {len(plan_vectors)} vectors for {len(missing)} new chunks")
+        for plan, plan_vectors, indices in zip(plans, vectors, new_chunks, strict=True):
+            if len(indices) != len(plan_vectors):
+                raise ValueError(f"{plan.key}: {len(plan_vectors)} vectors for {len(indices)} new chunks")
+            for index, vector in zip(indices, plan_vectors):
+                new_rows.setdefault(plan.ids[index], (vector, plan, index))
+            entries = _plan_locations(plan)
             record = self.sources.get(plan.key)
             old_ids = set(record.chunk_ids) if record else set()
-            new_ids = set(plan.ids)
-            stale_ids.extend(sorted(old_ids - new_ids))
-            for index, vector in zip(missing, plan_vectors):
-                chunk = plan.chunks[index]
-                metadata = {
-                    "source": plan.name,
-                    "source_path": plan.key,
-                    "file_sha256": plan.file_sha256,
-                    "kind": plan.kind,
-                    "ordinal": chunk.ordinal,
-                    "token_count": chunk.token_count,
-                }
-                if chunk.page is not None:
-                    metadata["page"] = chunk.page
-                add_ids.append(plan.ids[index])
-                add_vectors.append(vector)
-                add_texts.append(chunk.text)
-                add_metadata.append(metadata)
-            counts.append(CommitCounts(added=len(missing), removed=len(old_ids - new_ids),
-                                       unchanged=len(new_ids) - len(missing)))
+            for identifier, entry in entries.items():
+                changes.setdefault(identifier, {})[plan.key] = entry
+            stale = old_ids - set(entries)
+            for identifier in stale:
+                changes.setdefault(identifier, {})[plan.key] = None
+            counts.append(CommitCounts(added=len(indices), removed=len(stale), unchanged=len(entries) - len(indices)))
+        missing = [identifier for identifier in changes
+                   if identifier not in self._owners and identifier not in new_rows and any(changes[identifier].values())]
+        if missing:
+            raise ValueError(f"{len(missing)} new chunk(s) have no vector (first: {missing[0]})")
+        self._apply(changes, new_rows)
+        for plan in plans:
+            self.sources[plan.key] = SourceRecord(plan.key, plan.name, plan.file_sha256, list(_plan_locations(plan)))
+        return counts
+
+    def _apply(self, changes: Dict[str, Dict[str, Optional[dict]]],
+               new_rows: Dict[str, Tuple[np.ndarray, FilePlan, int]]) -> int:
+        """Apply per-chunk location changes ({chunk id: {source key: entry, or None to
+        remove}}): add chunks that gain their first location, rewrite the metadata of
+        those whose locations change, delete those left with none (returns how many)."""
+        current = self.get_chunks([identifier for identifier in changes if identifier in self._owners])
+        add_ids, add_vectors, add_texts, add_metadata = [], [], [], []
+        update_ids, update_metadata, delete_ids = [], [], []
+        owners: Dict[str, Set[str]] = {}
+        for identifier, per_source in changes.items():
+            entry = current.get(identifier)
+            locations = decode_locations(entry["metadata"]) if entry else {}
+            before = json.dumps(locations, sort_keys=True)
+            for key, location in per_source.items():
+                if location is None:
+                    locations.pop(key, None)
+                else:
+                    locations[key] = location
+            if not locations:
+                if entry is not None:
+                    delete_ids.append(identifier)
+                continue
+            owners[identifier] = set(locations)
+            if entry is not None:
+                if json.dumps(locations, sort_keys=True) != before or "locations" not in entry["metadata"]:
+                    update_ids.append(identifier)
+                    update_metadata.append(_flat_metadata(locations, entry["metadata"].get("ordinal", 0),
+                                                          entry["metadata"].get("token_count", 0)))
+                continue
+            vector, plan, index = new_rows[identifier]
+            chunk = plan.chunks[index]
+            add_ids.append(identifier)
+            add_vectors.append(vector)
+            add_texts.append(chunk.text)
+            add_metadata.append(_flat_metadata(locations, chunk.ordinal, chunk.token_count))
 
         for start in range(0, len(add_ids), self._max_batch):
             end = start + self._max_batch
@@ -241,33 +337,18 @@ class RagStore:
                 documents=add_texts[start:end],
                 metadatas=add_metadata[start:end],
             )
-        # Unchanged chunks of a changed file keep their vectors, but their metadata must
-        # carry the new file hash, or a restart would see the old one.
-        refresh_ids, refresh_metadata = [], []
-        for plan in plans:
-            record = self.sources.get(plan.key)
-            if record is None or record.file_sha256 == plan.file_sha256:
-                continue
-            previous_ids = set(record.chunk_ids)
-            kept = [chunk_id for chunk_id in plan.ids if chunk_id in previous_ids]
-            if kept:
-                current = self.get_chunks(kept)
-                for chunk_id in kept:
-                    metadata = dict(current[chunk_id]["metadata"])
-                    metadata["file_sha256"] = plan.file_sha256
-                    refresh_ids.append(chunk_id)
-                    refresh_metadata.append(metadata)
-        for start in range(0, len(refresh_ids), self._max_batch):
+        for start in range(0, len(update_ids), self._max_batch):
             end = start + self._max_batch
-            self.collection.update(ids=refresh_ids[start:end], metadatas=refresh_metadata[start:end])
-        for start in range(0, len(stale_ids), self._max_batch):
-            self.collection.delete(ids=stale_ids[start:start + self._max_batch])
+            self.collection.update(ids=update_ids[start:end], metadatas=update_metadata[start:end])
+        for start in range(0, len(delete_ids), self._max_batch):
+            self.collection.delete(ids=delete_ids[start:start + self._max_batch])
 
-        self.lexical.remove(stale_ids)
+        self.lexical.remove(delete_ids)
         self.lexical.add(add_ids, add_texts)
-        for plan in plans:
-            self.sources[plan.key] = SourceRecord(plan.key, plan.name, plan.file_sha256, list(plan.ids))
-        return counts
+        for identifier in delete_ids:
+            self._owners.pop(identifier, None)
+        self._owners.update(owners)
+        return len(delete_ids)
 
     def resolve_source(self, source: str | Path) -> Optional[str]:
         """A source key from a path, a key, or a file name that names one source."""
@@ -281,18 +362,17 @@ class RagStore:
         return by_name[0] if len(by_name) == 1 else None
 
     def delete_source(self, source: str | Path) -> int:
-        """Remove every chunk of one source; returns how many were removed."""
+        """Remove one source; returns how many chunks were deleted (a chunk whose text
+        another source also holds stays, with that source as its location)."""
         key = self.resolve_source(source)
         if key is None:
             names = [record.name for record in self.sources.values() if record.name == str(source)]
             detail = "it names several sources; give the path" if len(names) > 1 else "no such source in the store"
             raise KeyError(f"cannot delete {str(source)!r}: {detail}")
         record = self.sources[key]
-        for start in range(0, len(record.chunk_ids), self._max_batch):
-            self.collection.delete(ids=record.chunk_ids[start:start + self._max_batch])
-        self.lexical.remove(record.chunk_ids)
+        deleted = self._apply({identifier: {key: None} for identifier in record.chunk_ids}, {})
         del self.sources[key]
-        return len(record.chunk_ids)
+        return deleted
 
     def reload(self) -> None:
         """Resynchronise BM25 and bookkeeping with Chroma (after a failed write)."""

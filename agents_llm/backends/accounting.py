@@ -1,6 +1,7 @@
 """Token accounting per caller and per episode, with an optional budget."""
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 from .errors import TokenBudgetExceeded
@@ -19,6 +20,14 @@ class Usage:
     def as_dict(self) -> dict:
         return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "total_tokens": self.total, "calls": self.calls}
+
+
+def _count(name: str, value: object) -> int:
+    """A token count as an int; a backend handing over None, a negative or a non-number is a bug
+    in that backend (it must turn a server's bad usage into an LLMResponseError first)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value or value < 0:
+        raise ValueError(f"{name} must be a non-negative number of tokens, got {value!r}")
+    return int(value)
 
 
 @dataclass
@@ -65,9 +74,10 @@ class TokenLedger:
             raise TokenBudgetExceeded(self.exhaustion_reason(caller))
 
     def charge(self, caller: str, prompt_tokens: int, completion_tokens: int) -> None:
+        prompt, completion = _count("prompt_tokens", prompt_tokens), _count("completion_tokens", completion_tokens)
         u = self.by_caller.setdefault(caller or "unnamed", Usage())
-        u.prompt_tokens += int(prompt_tokens)
-        u.completion_tokens += int(completion_tokens)
+        u.prompt_tokens += prompt
+        u.completion_tokens += completion
         u.calls += 1
 
     def as_dict(self) -> dict:

@@ -14,7 +14,7 @@ import warnings
 import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Generic, Mapping, Sequence, TypeVar
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
@@ -25,6 +25,41 @@ from .errors import RETRYABLE, LLMConfigError, LLMError, LLMTimeoutError
 from .json_output import check_schema, parse_json_output
 
 ROLES = ("system", "user", "assistant")
+
+C = TypeVar("C")
+
+
+class LoopBoundClients(Generic[C]):
+    """One HTTP client per running event loop, built on first use in that loop.
+
+    An async HTTP client's connection pool belongs to the loop it first ran on; used
+    from another loop it fails ("Event loop is closed", "attached to a different
+    loop"). A backend object outlives loops (a sync `step` loop, a notebook's loop, an
+    async collector's loop), so it asks here for the client of the loop now running.
+    Clients of loops that were garbage-collected go with them.
+    """
+
+    def __init__(self, factory: Callable[[], C]):
+        self._factory = factory
+        self._clients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, C]" = weakref.WeakKeyDictionary()
+
+    def get(self) -> C:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = self._factory()
+        return client
+
+    def pop_current(self) -> C | None:
+        """Forget (and return, for closing) the running loop's client."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        return self._clients.pop(loop, None)
+
+    def __len__(self) -> int:
+        return len(self._clients)
 
 
 @dataclass(frozen=True)
@@ -144,9 +179,16 @@ class LLMBackend(ABC):
             raise LLMConfigError(f"temperature must be >= 0, got {temperature}", backend=self.name)
         return tuple(out)
 
+    @property
+    def cache_scope(self) -> str:
+        """What besides the model name tells apart servers in the response cache: the
+        endpoint, so one server's cached answer is never replayed for another (or for a
+        dead one). In-process backends, whose model name identifies the weights, use ""."""
+        return self.endpoint
+
     def _key(self, req: ChatRequest) -> str:
-        return cache_key(backend=self.name, model=self.model, messages=req.messages, schema=req.schema,
-                         max_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed)
+        return cache_key(backend=self.name, endpoint=self.cache_scope, model=self.model, messages=req.messages,
+                         schema=req.schema, max_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed)
 
     async def chat(self, messages: Sequence[Mapping[str, str]], *, schema: Mapping[str, Any] | None = None,
                    max_tokens: int = 256, temperature: float = 0.0, seed: int | None = None,

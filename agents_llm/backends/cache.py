@@ -1,6 +1,7 @@
 """A sqlite response cache that makes a run replayable.
 
-The key hashes everything that determines a completion: backend, model, messages, JSON
+The key hashes everything that determines a completion: backend, endpoint (the server's
+URL, so one server's answers are never replayed for another), model, messages, JSON
 schema and sampling parameters. With temperature 0 or a fixed seed, a replay from the
 cache yields exactly the texts and token counts of the original run.
 """

@@ -59,16 +59,20 @@ class LlamaCppConfig(LLMConfig):
 class OpenAIConfig(LLMConfig):
     backend: str = "openai"
     model: str = "local-model"
-    base_url: str = "http://127.0.0.1:8000/v1"
+    base_url: str = "http://127.0.0.1:8000/v1"  # no user:password@ in it (refused: it is written to configs and logs)
     api_key_env: str = "OPENAI_API_KEY"  # the variable's name; the key itself never sits in a config
     json_mode: JsonMode = JsonMode.json_schema
+    # Largest answer body read, in bytes (>= 1024); a larger one is a malformed response
+    # (retried, then an LLM failure). A 256-token completion is a few kB.
+    max_response_bytes: int = 1_000_000
 
 
 @dataclass
 class OllamaConfig(LLMConfig):
     backend: str = "ollama"
     model: str = "qwen2.5:0.5b"
-    host: str = "http://127.0.0.1:11434"
+    host: str = "http://127.0.0.1:11434"  # no credentials in the URL (refused: it is written to configs and logs)
+    max_response_bytes: int = 1_000_000  # largest answer body read, in bytes (>= 1024); see OpenAIConfig
 
 
 @dataclass

@@ -56,6 +56,10 @@ class LlamaCppBackend(LLMBackend):
     def endpoint(self) -> str:
         return str(self.path)
 
+    @property
+    def cache_scope(self) -> str:
+        return ""  # the registered name pins the weights (sha256); the file's location does not matter
+
     def _grammar(self, schema: Mapping[str, Any]):
         import llama_cpp
 

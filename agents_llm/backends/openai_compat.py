@@ -1,5 +1,10 @@
 """Any OpenAI-compatible chat server: vLLM, llama.cpp's server, LM Studio, Ollama's /v1,
-hosted APIs. The API key is read from a named environment variable, never from config.
+hosted APIs. The API key is read from a named environment variable, never from config;
+a `base_url` carrying credentials (`http://user:pass@host`) is refused for that reason.
+
+The SDK client is bound to the running event loop (one per loop, see LoopBoundClients),
+and its answer is read as raw bytes under a size cap and checked field by field, so a
+malformed "200 OK" is an LLMResponseError naming the endpoint, not a traceback.
 """
 from __future__ import annotations
 
@@ -7,10 +12,14 @@ import enum
 import os
 from typing import Any, Mapping
 
+import httpx
 import openai
 
-from .base import ChatRequest, Completion, LLMBackend
+from ..redaction import redact_text, url_userinfo
+from .base import ChatRequest, Completion, LLMBackend, LoopBoundClients
 from .errors import LLMConfigError, LLMConnectionError, LLMServerError, LLMTimeoutError
+from .http_response import (DEFAULT_MAX_RESPONSE_BYTES, check_max_response_bytes, parse_json_body, read_capped,
+                            require, token_count)
 from .json_output import check_schema
 
 
@@ -27,16 +36,21 @@ class OpenAIBackend(LLMBackend):
 
     def __init__(self, model: str, *, base_url: str = "http://127.0.0.1:8000/v1",
                  api_key_env: str = "OPENAI_API_KEY", json_mode: str | JsonMode = JsonMode.json_schema,
-                 **kwargs: Any):
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, **kwargs: Any):
         super().__init__(model=model, **kwargs)
+        check_base_url(base_url, key="llm.base_url", backend=self.name)
         self.base_url = base_url
         self.json_mode = JsonMode(json_mode)
+        self.max_response_bytes = check_max_response_bytes(max_response_bytes, self.name)
         # Local servers ignore the key; hosted ones answer 401, which we report with the variable's name.
         self.api_key_env = api_key_env
-        key = os.environ.get(api_key_env) if api_key_env else None
+        self.api_key = (os.environ.get(api_key_env) if api_key_env else None) or "not-set"
+        self._clients = LoopBoundClients(self._new_client)
+
+    def _new_client(self) -> openai.AsyncOpenAI:
         # Retries are ours (tenacity in the base class), so the SDK's own are off.
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key or "not-set", max_retries=0,
-                                          timeout=self.timeout_s)
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                  timeout=self.timeout_s)
 
     @property
     def endpoint(self) -> str:
@@ -64,26 +78,45 @@ class OpenAIBackend(LLMBackend):
         fmt = self._response_format(request.schema)
         if fmt is not None:
             kwargs["response_format"] = fmt
+        where = dict(backend=self.name, endpoint=self.endpoint)
+        client = self._clients.get()
         try:
-            out = await self._client.chat.completions.create(**kwargs)
+            async with client.chat.completions.with_streaming_response.create(**kwargs) as raw:
+                body = await read_capped(raw.iter_bytes(), self.max_response_bytes, **where)
+                content_type = raw.headers.get("content-type", "")
         except openai.APITimeoutError:
-            raise LLMTimeoutError("server did not answer in time", backend=self.name, endpoint=self.endpoint) from None
+            raise LLMTimeoutError("server did not answer in time", **where) from None
         except openai.APIConnectionError as e:
-            raise LLMConnectionError(f"cannot reach the server ({e.__cause__ or e}); is it running?",
-                                     backend=self.name, endpoint=self.endpoint) from None
+            raise LLMConnectionError(f"cannot reach the server ({e.__cause__ or e}); is it running?", **where) from None
         except openai.AuthenticationError:
-            raise LLMConfigError(f"authentication failed: set the API key in ${self.api_key_env}",
-                                 backend=self.name, endpoint=self.endpoint) from None
+            raise LLMConfigError(f"authentication failed: set the API key in ${self.api_key_env}", **where) from None
         except openai.APIStatusError as e:
             msg = f"server answered {e.status_code}: {str(e.message)[:300]}"
             if e.status_code == 429 or e.status_code >= 500:
-                raise LLMServerError(msg, backend=self.name, endpoint=self.endpoint) from None
-            raise LLMConfigError(msg, backend=self.name, endpoint=self.endpoint) from None
-        if not out.choices:
-            raise LLMServerError("server answered with no choices", backend=self.name, endpoint=self.endpoint)
-        usage = out.usage
-        text = out.choices[0].message.content or ""
-        return Completion(text, usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0)
+                raise LLMServerError(msg, **where) from None
+            raise LLMConfigError(msg, **where) from None
+        except httpx.TimeoutException:  # while the body was being read
+            raise LLMTimeoutError("server stopped sending its answer in time", **where) from None
+        except httpx.TransportError as e:  # the connection broke while the body was being read
+            raise LLMServerError(f"connection failed while reading the answer ({type(e).__name__}: {e})",
+                                 **where) from None
+        data = parse_json_body(body, content_type, **where)
+        choices = require(data, ("choices",), list, **where)
+        if not choices:
+            raise LLMServerError("server answered with no choices", **where)
+        text = require(data, ("choices", 0, "message", "content"), str, **where)
+        return Completion(text, token_count(data, ("usage", "prompt_tokens"), **where),
+                          token_count(data, ("usage", "completion_tokens"), **where))
 
     async def aclose(self) -> None:
-        await self._client.close()
+        client = self._clients.pop_current()
+        if client is not None:
+            await client.close()
+
+
+def check_base_url(url: str, *, key: str, backend: str) -> None:
+    """Refuse a URL with credentials in it: they would be copied into every config, trace and log."""
+    if url_userinfo(url or ""):
+        raise LLMConfigError(f"{key} must not carry credentials, but {redact_text(url)} has a user:password@ part; "
+                             "a URL is written to configs, traces and logs, so put the key in the environment "
+                             "variable named by llm.api_key_env", backend=backend)

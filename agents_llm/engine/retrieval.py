@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
 
+from rag.guard import guard_untrusted_text
+
 
 class Retriever(Protocol):
     def retrieve(self, queries: Sequence[str]) -> list[Any]:
@@ -33,13 +35,19 @@ class RagRetriever:
 def format_evidence(chunks: Sequence[Any], max_chars: int) -> str:
     """Numbered source excerpts for a prompt, within `max_chars`.
 
-    Compact on purpose (a small model loses the task under heavy delimiters); the text
-    is already guarded by `rag`, which strips anything that imitates our markup.
+    Compact on purpose (a small model loses the task under heavy delimiters). Each
+    chunk is guarded, its lines joined and guarded again, with its source label (a file name
+    is document-controlled text too): an injection split across a line break is one
+    phrase by then. The prompt puts the result inside a data block.
     """
     blocks, used = [], 0
     for n, c in enumerate(chunks, 1):
         where = f"{c.source}, p. {c.page}" if getattr(c, "page", None) is not None else c.source
-        block = f"[{n}] ({where}) {' '.join(str(c.text).split())}"
+        where = guard_untrusted_text(" ".join(str(where).split()), max_chars=160).text
+        # Guarded as written (a role label opening a line), then joined and guarded again.
+        text = guard_untrusted_text(str(c.text), max_chars=len(str(c.text)) + 1).text
+        text = guard_untrusted_text(" ".join(text.split()), max_chars=len(text) + 1).text
+        block = f"[{n}] ({where}) {text}"
         if used + len(block) > max_chars:
             block = block[: max(0, max_chars - used)]
             if len(block) < 80:

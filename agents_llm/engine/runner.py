@@ -6,9 +6,13 @@ concurrently (asyncio), so a round costs its critical path of LLM calls, not the
 sum. After the agents, the Collector writes what was appended, then an optional gate
 check runs.
 
-Failures never lose the report: an LLM error (timeout, bad output after retries) empties
-that agent's output and is recorded; an exhausted token budget stops further calls and
-is reported in `RoundResult.budget_exhausted` for the env to truncate the episode.
+Failures never lose the report, and are never mistaken for success: an LLM error
+(timeout, malformed answer after retries) empties that agent's output and is recorded;
+an error that will not go away (server unreachable, wrong model or key) stops further
+calls. `RoundResult.llm_failure` names the cause when the round had such
+an error or when none of its calls succeeded, for the env to end the episode with
+reason `llm_error`. An exhausted token budget stops further calls and is reported in
+`RoundResult.budget_exhausted` for the env to truncate the episode.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from typing import Any, Sequence
 
 from .. import phase_prompts, prompts
 from ..backends import LLMBackend, LLMError, TokenBudgetExceeded, TokenLedger
+from ..backends.errors import FATAL
 from ..collector import Collector, CollectorResult
 from rag.sources import SourceBuffer
 
@@ -44,6 +49,19 @@ class EngineSettings:
     max_queries: int = 3
     evidence_max_chars: int = prompts.MAX_EVIDENCE_CHARS
 
+    def __post_init__(self) -> None:
+        """Range checks at construction (the env builds this from `engine.*` before any call)."""
+        for key in ("agent_max_tokens", "query_max_tokens", "collector_max_tokens", "summary_max_tokens",
+                    "gate_max_tokens", "max_queries", "evidence_max_chars"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"engine.{key} must be an integer >= 1, got {value!r}")
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)) \
+                or not 0 <= self.temperature <= 2:
+            raise ValueError(f"engine.temperature must be a number in [0, 2], got {self.temperature!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
+            raise ValueError(f"engine.seed must be null or an integer >= 0, got {self.seed!r}")
+
 
 @dataclass
 class EpisodeContext:
@@ -56,6 +74,7 @@ class EpisodeContext:
     rag_exhausted: bool = False
     sources: SourceBuffer = field(default_factory=SourceBuffer)  # retrieved since the last append
     budget_exhausted: str | None = None  # the ledger's reason, once spent
+    llm_failure: str | None = None  # the error that stopped further calls (server down, bad key, ...)
 
 
 @dataclass
@@ -69,6 +88,9 @@ class RoundResult:
     gate_passed: bool | None = None
     budget_exhausted: str | None = None
     wall_s: float = 0.0
+    llm_calls: int = 0  # LLM calls this round asked for (token-budget skips not counted)
+    llm_errors: int = 0  # of those, the ones that failed or were skipped after a fatal failure
+    llm_failure: str | None = None  # set: the round's calls failed; the cause (see module docstring)
 
     @property
     def appended(self) -> bool:
@@ -134,15 +156,23 @@ class RoundEngine:
         if ctx.budget_exhausted:
             entry.update(error=f"skipped: {ctx.budget_exhausted}", end_s=rec.now())
             return None
+        entry["llm_failed"] = False
+        if ctx.llm_failure:
+            entry.update(error=f"skipped after an LLM failure: {ctx.llm_failure}", end_s=rec.now(), llm_failed=True)
+            return None
         try:
             resp = await self.backend.chat(messages, max_tokens=max_tokens, temperature=self.settings.temperature,
                                            seed=self.settings.seed, caller=agent, ledger=ctx.ledger)
         except TokenBudgetExceeded as e:
             ctx.budget_exhausted = ctx.budget_exhausted or e.reason
             entry.update(error=f"token budget: {e.reason}", end_s=rec.now())
+            del entry["llm_failed"]
             return None
-        except LLMError as e:
-            entry.update(error=f"{type(e).__name__}: {e}", end_s=rec.now())
+        except LLMError as e:  # anything else is a bug: it surfaces (the env closes the episode as "error")
+            cause = f"{type(e).__name__}: {e}"
+            entry.update(error=cause, end_s=rec.now(), llm_failed=True)
+            if isinstance(e, FATAL):
+                ctx.llm_failure = ctx.llm_failure or cause
             return None
         entry.update(prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
                      latency_s=round(resp.latency_s, 4), cached=resp.cached, end_s=rec.now())
@@ -298,6 +328,11 @@ class RoundEngine:
                 ctx.memory[a] = fresh[a]
 
         tokens = ctx.ledger.total.total - tokens_before
+        llm_calls = [c for c in rec.calls if "llm_failed" in c]
+        llm_errors = [c for c in llm_calls if c["llm_failed"]]
+        llm_failure = ctx.llm_failure
+        if llm_calls and len(llm_errors) == len(llm_calls) and llm_failure is None:
+            llm_failure = f"all {len(llm_calls)} LLM calls of the round failed; the first: {llm_errors[0]['error']}"
         table = ActionTable(len(self.names))
         record = {
             "phase": plan.phase,
@@ -316,11 +351,13 @@ class RoundEngine:
             "objective": ctx.objective,
             "rag_exhausted": ctx.rag_exhausted,
             "budget_exhausted": ctx.budget_exhausted,
+            "llm": {"calls": len(llm_calls), "errors": len(llm_errors), "failure": llm_failure},
             "timing": {"wall_s": rec.now()},
         }
         return RoundResult(outputs=fresh, order=order, collector=collector, tokens=tokens, calls=rec.calls,
                            record=record, gate_passed=gate_passed, budget_exhausted=ctx.budget_exhausted,
-                           wall_s=rec.now())
+                           wall_s=rec.now(), llm_calls=len(llm_calls), llm_errors=len(llm_errors),
+                           llm_failure=llm_failure)
 
     def _key(self, name: str) -> int:
         return self.priority.get(name, len(self.priority))

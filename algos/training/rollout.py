@@ -19,7 +19,7 @@ from ..base import Algorithm, EnvSpec
 from ..buffer import Episode
 
 LAST_VALUE_INFOS = ("report_score", "length_score")  # logged as the episode's last value
-SUMMED_INFOS = ("tokens",)  # per-round counts, summed over the episode
+SUMMED_INFOS = ("tokens", "llm_calls", "llm_errors")  # per-round counts, summed over the episode
 PER_ROUND_EXTRAS = ("rounds_since_append",)  # stored with the episode for transforms
 
 

@@ -19,7 +19,7 @@ The event loop lives as long as the runner (``asyncio.Runner``): HTTP clients bu
 once (an AsyncOpenAI client) stay usable across rounds and episodes.
 
 An episode whose step raises, or in which the env reports failed LLM calls
-(``infos["llm_calls_failed"]``, ``infos["llm_error"]``) and no call succeeded (a server
+(``infos["llm_errors"]``, ``infos["llm_error"]``) and no call succeeded (a server
 down past the backend's retries), is dropped with its reason (:class:`EpisodeFailure`,
 logged); the others go on. ``algos``
 imports no LLM code: the runner speaks only the env API.
@@ -95,8 +95,7 @@ class EpisodeRecorder:
         self.q_values: list[float] = []
         self.terminated = False
         self.start = time.perf_counter()
-        self.calls_failed = 0  # an env's optional `llm_calls_failed` per round, summed
-        self.first_error: Optional[str] = None  # and its first `llm_error`
+        self.first_error: Optional[str] = None  # an env's optional `llm_error`, the first one
 
     def decision(self, o: dict, m: dict, state: np.ndarray, graph: np.ndarray) -> None:
         self.o.append(self.algo._stack(o))
@@ -125,15 +124,15 @@ class EpisodeRecorder:
             if k in info0:
                 self.seen_extras.add(k)
             self.extras[k].append(float(info0.get(k, 0)))
-        self.calls_failed += int(info0.get("llm_calls_failed", 0) or 0)
         if self.first_error is None and info0.get("llm_error"):
             self.first_error = str(info0["llm_error"])
 
     def lost_reason(self) -> Optional[str]:
-        """Why the episode is worth nothing: LLM calls failed and none succeeded (no token
-        spent), e.g. a server that refuses connections past the backend's retries."""
-        if self.calls_failed and not self.info_sum.get("tokens", 0.0):
-            return f"all LLM calls failed ({self.calls_failed}); first: {self.first_error}"
+        """Why the episode is worth nothing: LLM calls failed (``llm_errors``) and none
+        succeeded (no token spent), e.g. a server refusing connections past the retries."""
+        failed = int(self.info_sum.get("llm_errors", 0))
+        if failed and not self.info_sum.get("tokens", 0.0):
+            return f"all LLM calls failed ({failed}); first: {self.first_error}"
         return None
 
     def finish(self) -> tuple[Episode, EpisodeStats]:

@@ -5,68 +5,17 @@ it answers like Ollama does (message, prompt_eval_count, eval_count, done) and r
 what it was sent, so the tests check the request (format = schema, options) as well.
 """
 import asyncio
-import json
-import socket
-import threading
 import time
 
 import pytest
-from aiohttp import web
 
 from agents_llm.backends import LLMConfigError, LLMConnectionError, LLMServerError, RetryPolicy
 from agents_llm.backends.ollama_native import OllamaBackend
 
+from .standins import OllamaStandIn
+from .standins import free_port as _free_port
+
 MSG = [{"role": "user", "content": "Say hi"}]
-
-
-class OllamaStandIn:
-    def __init__(self):
-        self.requests = []
-        self.fail_next = []  # HTTP statuses to answer before behaving
-        self.loop = asyncio.new_event_loop()
-        self.port = _free_port()
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    async def chat(self, request):
-        body = await request.json()
-        self.requests.append(body)
-        if self.fail_next:
-            status = self.fail_next.pop(0)
-            return web.json_response({"error": f"stand-in failure {status}"}, status=status)
-        if body["model"] != "qwen2.5:0.5b":
-            return web.json_response({"error": f"model '{body['model']}' not found"}, status=404)
-        content = json.dumps({"ok": True}) if body.get("format") else "Hello from the stand-in."
-        return web.json_response({
-            "model": body["model"], "created_at": "2026-12-01T00:00:00Z",
-            "message": {"role": "assistant", "content": content}, "done": True, "done_reason": "stop",
-            "prompt_eval_count": 11, "eval_count": 7})
-
-    def _serve(self):
-        asyncio.set_event_loop(self.loop)
-        app = web.Application()
-        app.router.add_post("/api/chat", self.chat)
-        runner = web.AppRunner(app)
-        self.loop.run_until_complete(runner.setup())
-        self.loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
-        self._ready.set()
-        self.loop.run_forever()
-        self.loop.run_until_complete(runner.cleanup())
-
-    def __enter__(self):
-        self._thread.start()
-        assert self._ready.wait(10), "stand-in server did not start"
-        return self
-
-    def __exit__(self, *exc):
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5)
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -69,4 +70,51 @@ def test_schema_through_the_server_comes_back_valid(server_url):
 def test_api_key_is_read_from_the_named_variable(server_url, monkeypatch):
     monkeypatch.setenv("QMIX_TEST_KEY", "sk-test-123")
     b = OpenAIBackend("smollm2", base_url=server_url, api_key_env="QMIX_TEST_KEY")
-    assert b._client.api_key == "sk-test-123"
+    assert b.api_key == "sk-test-123"
+    assert asyncio.run(b.chat([{"role": "user", "content": "Hi"}], max_tokens=4)).text is not None
+
+
+def test_multi_round_report_episode_over_the_real_server(server_url):
+    """Several rounds of the report team through one backend object: the client's connection
+    pool must outlive each sync step's event loop (it used to break in round 2)."""
+    from agents_llm.round_plan import ActionTable
+    from envs.report_writing import ReportWritingEnv
+    from tests.report_doubles import HASHING_JUDGE, StubRetriever
+
+    # A two-agent team keeps the real model's calls few (each costs seconds on a CPU).
+    T = ActionTable(2)
+    team = ["LeadArchitect", "DataAnalyst"]
+    env = ReportWritingEnv(team=team, llm={"backend": "openai", "model": "smollm2", "base_url": server_url},
+                           retriever=StubRetriever(), judge=HASHING_JUDGE, max_rounds=3, min_rounds_before_terminate=1,
+                           engine={"agent_max_tokens": 16, "collector_max_tokens": 32, "summary_max_tokens": 12})
+    env.reset(seed=0)
+    for acts in ({a: T.solo for a in team}, {"LeadArchitect": T.solo, "DataAnalyst": T.append},
+                 {"LeadArchitect": T.append, "DataAnalyst": T.solo}):
+        _, _, _, _, infos = env.step(acts)
+    errors = [c["error"] for r in env.trace.rounds for c in r["calls"] if c["error"]]
+    assert errors == [] and len(env.trace.rounds) == 3 and env.trace.end["reason"] == "truncated"
+    assert infos["DataAnalyst"]["llm_calls"] > 0 and env.report.chars > 0
+
+
+def test_train_py_two_report_episodes_over_the_real_server(server_url, tmp_path):
+    import csv
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "sorting.md").write_text("# Sorting networks\n\nA sorting network sorts with a fixed sequence of "
+                                     "compare-exchange operations.\n")
+    run_dir = tmp_path / "run"
+    root = Path(__file__).resolve().parents[2]
+    res = subprocess.run(
+        [sys.executable, str(root / "experiments" / "train.py"), "llm=openai", f"llm.base_url={server_url}",
+         "llm.model=smollm2", "rag=hashing", "judge.embedding=hashing", f"env.corpus={docs}", "env.max_rounds=2",
+         "env.team=[LeadArchitect,DataAnalyst]", "env.engine.agent_max_tokens=16",
+         "env.engine.collector_max_tokens=32", "env.engine.summary_max_tokens=12",
+         "train.episodes=2", "train.eval_episodes=1", "logger=csv", f"hydra.run.dir={run_dir}"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "QMIX_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(root)})
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert (run_dir / "checkpoints" / "final.pt").is_file()
+    with open(run_dir / "train.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2 and all(float(r["llm_errors"]) == 0 and float(r["llm_calls"]) > 0 for r in rows)

@@ -12,9 +12,11 @@ def _pdf_string(text: str) -> bytes:
     return b"(" + escaped.encode("latin-1", errors="replace") + b")"
 
 
-def write_pdf(path: Path, pages: Sequence[Optional[str]]) -> Path:
+def write_pdf(path: Path, pages: Sequence[Optional[str]], hidden: Sequence[Optional[str]] = ()) -> Path:
     """A valid PDF, one page per entry: a string becomes lines of Helvetica text, None
-    becomes a page that only draws an image (no text layer, like a scan)."""
+    becomes a page that only draws an image (no text layer, like a scan). `hidden[i]`
+    is drawn on page i as text no reader sees: render mode 3 (invisible), then again
+    white at 1 pt, the two usual ways to hide text in a PDF."""
     objects: List[bytes] = []
 
     def add(body: bytes) -> int:
@@ -36,6 +38,10 @@ def write_pdf(path: Path, pages: Sequence[Optional[str]]) -> Path:
         else:
             lines = [_pdf_string(line) + b" Tj T*" for line in text.split("\n")]
             content = b"BT /F1 11 Tf 14 TL 72 760 Td " + b" ".join(lines) + b" ET"
+            secret = hidden[len(page_ids)] if len(page_ids) < len(hidden) else None
+            if secret:
+                content += (b" BT 3 Tr /F1 11 Tf 72 300 Td " + _pdf_string(secret) + b" Tj ET"
+                            b" BT 0 Tr 1 1 1 rg /F1 1 Tf 72 200 Td " + _pdf_string(secret) + b" Tj ET")
         stream = add(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
         page_ids.append(
             add(

@@ -62,3 +62,38 @@ def test_ingest_and_query_apps_end_to_end(tmp_path):
     wrong = subprocess.run([sys.executable, "experiments/query.py", "q=x", "rag.query.top_k=many", *common],
                            cwd=REPO, capture_output=True, text=True, env=env, timeout=120)
     assert wrong.returncode != 0 and "rag.query.top_k" in wrong.stderr
+
+
+@pytest.mark.slow
+def test_apps_report_bad_paths_links_and_health_in_unique_run_folders(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("The QX-7741-B pump seal leaked coolant.")
+    (docs / "log.md").write_text("\n\n".join(f"Row {i}: the sensor reported nominal values." for i in range(300)))
+    (docs / "broken_link.md").symlink_to(tmp_path / "gone.md")
+    store = tmp_path / "store"
+    env = {**os.environ, "HYDRA_FULL_ERROR": "1"}
+    common = ["rag=hashing", f"rag.store.path={store}", "rag.ingest.progress=false"]
+
+    def run(script, *args):
+        # From tmp_path, without hydra.run.dir: the run folder comes from conf/*.yaml.
+        return subprocess.run([sys.executable, str(REPO / "experiments" / script), *args, *common],
+                              cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+
+    missing = run("ingest.py", f"docs={tmp_path / 'nonexistent'}")
+    assert missing.returncode == 2, missing.stdout + missing.stderr
+    assert f"docs path(s) not found: {tmp_path / 'nonexistent'}" in missing.stderr
+    assert not store.exists()  # nothing was touched
+
+    first, second = run("ingest.py", f"docs={docs}"), run("ingest.py", f"docs={docs}")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr
+    assert f"skipped {docs / 'broken_link.md'}: broken symbolic link" in first.stdout
+    assert "Traceback" not in first.stderr + first.stdout
+    asked = run("query.py", "q=QX-7741-B")
+    assert asked.returncode == 0, asked.stderr
+    assert "store health warning: one source dominates the store: log.md holds" in asked.stderr
+    assert "1. a.md" in asked.stdout
+    # Every run has its own folder (three ingest runs, the refused one too, and one query),
+    # even two in the same second.
+    assert len(list((tmp_path / "outputs" / "ingest").glob("*/*_*"))) == 3
+    assert len(list((tmp_path / "outputs" / "query").glob("*/*_*"))) == 1

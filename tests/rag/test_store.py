@@ -143,6 +143,10 @@ def test_invalid_ranges_fail_naming_the_key(tmp_path):
         open_store(make_rag_cfg(tmp_path / "s", chunking__overlap_tokens=200))
     with pytest.raises(ValueError, match="rag.query.max_cosine_distance"):
         open_store(make_rag_cfg(tmp_path / "s", query__max_cosine_distance=3.0))
+    with pytest.raises(ValueError, match="rag.ingest.max_chunks_per_file"):
+        open_store(make_rag_cfg(tmp_path / "s", ingest__max_chunks_per_file=0))
+    with pytest.raises(ValueError, match="rag.health.max_source_share"):
+        open_store(make_rag_cfg(tmp_path / "s", health__max_source_share=1.5))
     with pytest.raises(ValueError, match="rag.store.bm25_backend"):
         open_store(make_rag_cfg(tmp_path / "s", store__bm25_backend="bm25x"))
 
