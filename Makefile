@@ -26,8 +26,9 @@ $(SCALE_STAMP): pyproject.toml $(STAMP)
 install-scale: $(SCALE_STAMP)
 
 # Debian packages the slow tests use: headless Chromium + driver (trace viewer in a real
-# browser) and pdflatex (PDF export). Installed only when missing; needs root or sudo.
-SYSTEM_PKGS := chromium chromium-driver texlive-latex-base
+# browser), pdflatex (PDF export) and python3-doc (the HTML loader and the optional
+# python_docs_html corpus, tested on its real pages). Installed only when missing; needs root or sudo.
+SYSTEM_PKGS := chromium chromium-driver texlive-latex-base python3-doc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 system-deps:
 	@missing=$$(for p in $(SYSTEM_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

@@ -129,7 +129,7 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     import algos
     from algos.training.rollout import run_episode
     from envs.report_writing import ReportWritingEnv
-    from envs.tasks import corpus_store, default_store_path
+    from envs.tasks import DEFAULT_CORPUS, corpus_store, default_store_path
 
     started = time.perf_counter()
     if not isinstance(task, str) or not task.strip():
@@ -161,8 +161,9 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     # 2. the documents: checked, then ingested (unchanged files are skipped)
     store_path = None
     if docs is None:
-        corpus = "installed_packages"
-        messages.append("docs: none given, using the default corpus (installed package descriptions)")
+        corpus = DEFAULT_CORPUS
+        messages.append(f"docs: none given, using the default corpus ({DEFAULT_CORPUS}: the Python standard "
+                        "library's documentation)")
     else:
         from omegaconf import OmegaConf
 

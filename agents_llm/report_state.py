@@ -31,6 +31,7 @@ class ReportState:
     sections: list[Section] = field(default_factory=list)
     progress_summary: str = ""  # the Summarizer's running account of what is written
     deficient_topics: list[str] = field(default_factory=list)  # gaps noted in planning or by judges
+    key_terms: list[str] = field(default_factory=list)  # the task's key terms (the reference judge's coverage)
     _ids: Any = field(default_factory=lambda: itertools.count(1), repr=False, compare=False)
 
     # -- mutation ------------------------------------------------------------------
@@ -94,13 +95,14 @@ class ReportState:
 
     def to_dict(self) -> dict:
         return {"topic": self.topic, "progress_summary": self.progress_summary,
-                "deficient_topics": list(self.deficient_topics),
+                "deficient_topics": list(self.deficient_topics), "key_terms": list(self.key_terms),
                 "sections": [asdict(s) for s in self.sections]}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ReportState":
         state = cls(topic=data["topic"], progress_summary=data.get("progress_summary", ""),
-                    deficient_topics=list(data.get("deficient_topics", [])))
+                    deficient_topics=list(data.get("deficient_topics", [])),
+                    key_terms=list(data.get("key_terms", [])))
         for s in data.get("sections", []):
             state.sections.append(Section(id=s["id"], title=s["title"], content=s["content"],
                                           sources=[SourceRef(**r) for r in s.get("sources", [])],

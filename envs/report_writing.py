@@ -314,7 +314,7 @@ class ReportWritingEnv(ParallelEnv):
 
         self._episode += 1
         self.task = task
-        self.report = ReportState(topic=task.topic)
+        self.report = ReportState(topic=task.topic, key_terms=list(task.key_terms))
         self.ledger = make_ledger(self.llm_cfg)
         self.ctx = EpisodeContext(report=self.report, ledger=self.ledger)
         self.tracker = make_reward_tracker(self._judge(), self.judge_cfg)
@@ -363,7 +363,7 @@ class ReportWritingEnv(ParallelEnv):
         rounds_since = (self.round - self._last_append_round) / self.max_rounds
         round_f = [self.round / self.max_rounds, (self.max_rounds - self.round) / self.max_rounds,
                    float(self.round >= self.min_rounds_before_terminate)]
-        target = float(self.judge_cfg.get("length_target", 25000.0)) or 25000.0
+        target = float(self.tracker.length_target) or 1.0
         report_f = [min(rep.chars / target, 2.0), min(len(rep.sections) / 10.0, 2.0), self._report_score,
                     self._length_score, rounds_since, float(rep.is_empty)]
         episode_tokens = self.ledger.total.total

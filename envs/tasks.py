@@ -1,47 +1,34 @@
 """Tasks of the report env: a topic plus a corpus, in train and holdout splits.
 
-The default task set (`envs/report_tasks.json`) writes about topics covered by the
-default corpus, `installed_packages`: the long descriptions that the project's own
-dependencies carry in their package metadata (torch, pettingzoo, hydra-core, chromadb,
-pydantic, ...). They are real documents, present on every machine the project
-installs on, so the env runs out of the box with nothing to download.
+The default task set (`envs/report_tasks.json`, 24 train and 12 held-out topics) writes
+about topics of the default corpus, `python_stdlib`: the Python standard library's own
+documentation as pydoc renders it (envs/corpora.py), present wherever Python is, so the
+env runs out of the box with nothing to download. Each task names its key terms, which
+occur in that corpus.
 
-A corpus is either that name or a path to a folder/file of documents (pdf, docx, md,
-txt). `materialize_corpus` writes the package descriptions to a cache folder once (a
-rewrite only when a package changed), so ingestion into the RAG store is idempotent.
+A corpus is a named corpus (`python_stdlib`, `python_docs_html` from Debian's
+python3-doc, `installed_packages`: the installed packages' descriptions) or a path to a
+folder/file of documents (pdf, docx, html, md, txt). `materialize_corpus` writes a named
+corpus to a cache folder once (a rewrite only when its text changed), so ingestion into
+the RAG store is idempotent.
 """
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata as metadata
 import json
 import logging
-import os
 import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
+
+from .corpora import (CORPUS_PACKAGES, DEFAULT_CORPUS, NAMED_CORPORA, cache_root, is_named_corpus,  # noqa: F401
+                      materialize_corpus, package_documents)
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CORPUS = "installed_packages"
 TASKS_FILE = Path(__file__).with_name("report_tasks.json")
 SPLITS = ("train", "holdout", "all")
-
-# Distributions whose descriptions form the default corpus: the project's dependencies
-# (and theirs) with long, informative descriptions. Missing ones are skipped.
-CORPUS_PACKAGES = (
-    "torch", "torch-geometric", "numpy", "pettingzoo", "gymnasium", "hydra-core", "omegaconf", "chromadb",
-    "rank-bm25", "transformers", "sentence-transformers", "tokenizers", "huggingface_hub", "openai", "httpx",
-    "ollama", "llama_cpp_python", "pydantic", "jsonschema", "tqdm", "rich", "wandb", "pypdf",
-)
-MIN_DESCRIPTION_CHARS = 1500  # shorter descriptions are mostly badges and links
-
-
-def cache_root() -> Path:
-    """`$QMIX_CACHE_DIR`, else `~/.cache/qmix-report-gym`."""
-    return Path(os.environ.get("QMIX_CACHE_DIR", Path.home() / ".cache" / "qmix-report-gym")).expanduser()
 
 
 @dataclass(frozen=True)
@@ -49,7 +36,7 @@ class Task:
     id: str
     topic: str
     split: str = "train"
-    corpus: str = DEFAULT_CORPUS  # "installed_packages" or a path to documents
+    corpus: str = DEFAULT_CORPUS  # a named corpus (envs.corpora.NAMED_CORPORA) or a path to documents
     key_terms: tuple[str, ...] = field(default_factory=tuple)
 
     @classmethod
@@ -111,51 +98,6 @@ def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "t
     return chosen
 
 
-def _description(dist: metadata.Distribution) -> str:
-    meta = dist.metadata
-    return (meta.get_payload() if hasattr(meta, "get_payload") else "") or meta.get("Description") or ""
-
-
-def package_documents(packages: Iterable[str] = CORPUS_PACKAGES) -> dict[str, str]:
-    """{file name: markdown text} for every installed package with a long description."""
-    docs = {}
-    for name in packages:
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
-            continue
-        body = _description(dist).strip()
-        if len(body) < MIN_DESCRIPTION_CHARS:
-            continue
-        meta = dist.metadata
-        header = f"# {meta['Name']} {meta['Version']}\n\n{meta.get('Summary') or ''}\n\n"
-        docs[f"{meta['Name'].lower().replace('_', '-')}.md"] = header + body + "\n"
-    return docs
-
-
-def materialize_corpus(corpus: str = DEFAULT_CORPUS, root: Path | None = None) -> Path:
-    """The folder (or file) holding a corpus' documents; writes the package corpus once."""
-    if corpus != DEFAULT_CORPUS:
-        path = Path(corpus).expanduser()
-        if not path.exists():
-            raise FileNotFoundError(f"corpus {corpus!r} is neither {DEFAULT_CORPUS!r} nor an existing path")
-        return path.resolve()
-    folder = (root or cache_root()) / "corpora" / DEFAULT_CORPUS
-    folder.mkdir(parents=True, exist_ok=True)
-    docs = package_documents()
-    if not docs:
-        raise RuntimeError("no installed package has a usable description; pass a corpus path instead")
-    for fname, text in docs.items():
-        target = folder / fname
-        data = text.encode("utf-8")
-        # Rewrite only on change, so the store sees the same file hash and skips it.
-        if not target.exists() or hashlib.sha256(target.read_bytes()).digest() != hashlib.sha256(data).digest():
-            tmp = target.with_suffix(".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, target)
-    return folder
-
-
 # -- the corpus' RAG store, shared per process -----------------------------------------
 _STORE_LOCK = threading.RLock()
 _STORES: dict[str, Any] = {}
@@ -177,7 +119,7 @@ def rag_config(rag_cfg: Any, store_path: str | Path) -> Any:
 def default_store_path(corpus: str, rag_cfg: Any) -> Path:
     """`<cache>/stores/<corpus>-<embedding backend>`: one store per corpus and embedding."""
     backend = str(((rag_cfg or {}).get("embedding") or {}).get("backend", "minilm"))
-    slug = DEFAULT_CORPUS if corpus == DEFAULT_CORPUS else re.sub(r"[^A-Za-z0-9]+", "-", str(corpus)).strip("-")[-60:]
+    slug = corpus if is_named_corpus(corpus) else re.sub(r"[^A-Za-z0-9]+", "-", str(corpus)).strip("-")[-60:]
     return cache_root() / "stores" / f"{slug}-{backend.rsplit('.', 1)[-1]}"
 
 

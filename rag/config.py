@@ -82,7 +82,7 @@ class StoreConfig:
 
 @dataclass
 class IngestConfig:
-    extensions: List[str] = field(default_factory=lambda: [".pdf", ".docx", ".md", ".txt"])
+    extensions: List[str] = field(default_factory=lambda: [".pdf", ".docx", ".html", ".htm", ".md", ".txt"])
     max_file_mb: float = 20.0
     # Chunks from several small files are embedded and written together.
     write_batch_chunks: int = 256

@@ -22,7 +22,14 @@ earns no reward and the next good judgment pays the difference.
 
 Kinds: `llm` (Macro + Micro judges, chunk judgments cached by content hash: an append
 costs the new chunks; `judge.micro_calls` counts Micro requests) and `reference`
-(deterministic: coverage, grounding by embedding similarity, redundancy, structure).
+(deterministic: supported coverage, grounding by embedding similarity, redundancy,
+structure, combined as a gate: coverage^a * grounding^b * redundancy^c * a structure
+factor, so junk scores ~0; checked by the validity suite in agents_llm/judges/validity).
+Grounding per sentence, for the referee: `ReferenceJudge.sentence_grounding(sentences,
+sources, topic)` -> list[SentenceGrounding(sentence, similarity, grounded, evidence)], and
+`ReferenceJudge.report_grounding(report)` (per section).
+Length score: `judge.length_preset` (config.LENGTH_PRESETS: smollm2_cpu, original) or
+explicit `judge.length_target` / `judge.length_width`.
 Hydra: `register_configs()` stores `judge/base_llm` and `judge/base_reference`.
 """
 from .base import Judge, JudgeResult, length_score
@@ -30,9 +37,9 @@ from .config import (JudgeConfig, LLMJudgeConfig, ReferenceJudgeConfig, register
                      validate_judge_config)
 from .factory import make_judge, make_reward_tracker
 from .llm_judge import LLMJudge
-from .reference import ReferenceJudge
+from .reference import ReferenceJudge, SentenceGrounding
 from .reward import RewardStep, RewardTracker
 
 __all__ = ["Judge", "JudgeResult", "JudgeConfig", "LLMJudge", "LLMJudgeConfig", "ReferenceJudge",
-           "ReferenceJudgeConfig", "RewardStep", "RewardTracker", "length_score", "make_judge",
+           "ReferenceJudgeConfig", "RewardStep", "RewardTracker", "SentenceGrounding", "length_score", "make_judge",
            "make_reward_tracker", "register_configs", "validate_judge_config"]

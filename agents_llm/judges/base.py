@@ -35,7 +35,11 @@ class Judge(Protocol):
 
 
 def length_score(chars: float, target: float = 25000.0, width: float = 8500.0) -> float:
-    """Gaussian closeness of the report length to `target`: 1 at the target, exp(-0.5) one width away."""
+    """Gaussian closeness of the report length to `target`: 1 at the target, exp(-0.5) one width away.
+
+    The defaults are the original's 25,000 +- 8,500 characters; the env takes its target and
+    width from the judge config (`judge.length_preset`, config.LENGTH_PRESETS).
+    """
     if width <= 0:
         raise ValueError(f"length width must be positive, got {width}")
     z = (float(chars) - float(target)) / float(width)

@@ -29,6 +29,21 @@ class EmbeddingChoice(str, Enum):
     hashing = "hashing"  # rag's feature-hashing embedding: fast, lexical, for tests and smoke runs
 
 
+# Named (target, width) pairs of the Gaussian length score, in characters.
+# - smollm2_cpu (the default): fits what the default CPU team (SmolLM2-135M, the env's
+#   4-round budget, 160 completion tokens per Collector call) writes. Derived from six
+#   real default episodes (checkpoints/qmix_report_writing_smollm2/CARD.md: length scores
+#   0.013-0.021 under 25,000 +- 8,500, i.e. 0 to ~1,370 characters, at 5,800-10,800 tokens
+#   per episode: 1,450-2,700 tokens and at most ~340 characters per round): the target is
+#   the longest report such an episode reached, rounded (1,400), the width half of it, so
+#   an empty report scores 0.14, one append of ~340 characters 0.32, a full one ~1.0.
+#   experiments/bench_length.py re-measures it for any model and budget.
+# - original: the original report writer's 25,000 +- 8,500, which assumed large API
+#   models writing for dozens of rounds; with a small model's reports of hundreds of
+#   characters its score stays at 0.013-0.021 and never moves.
+LENGTH_PRESETS = {"smollm2_cpu": (1400.0, 700.0), "original": (25000.0, 8500.0)}
+
+
 @dataclass
 class JudgeConfig:
     """What every judge shares: the reward weights and the length score."""
@@ -36,8 +51,12 @@ class JudgeConfig:
     kind: JudgeKind = JudgeKind.reference
     w_score: float = 1.0  # weight of the change in report score
     w_length: float = 1.0  # weight of the change in length score
-    length_target: float = 25000.0  # characters at which the length score is 1
-    length_width: float = 8500.0  # characters one standard deviation away (length score exp(-0.5))
+    # Length score exp(-0.5 * ((chars - target) / width)^2): a named preset of LENGTH_PRESETS
+    # (smollm2_cpu fits the default CPU team; original = 25000 +- 8500 for large API models),
+    # or explicit values, which win over the preset.
+    length_preset: str = "smollm2_cpu"
+    length_target: Optional[float] = None  # characters at which the length score is 1 (None: the preset's)
+    length_width: Optional[float] = None  # characters one standard deviation away (None: the preset's)
     hold_score_on_flag: bool = True  # a flagged judgment keeps the previous score: no reward from a hiccup
 
 
@@ -60,10 +79,20 @@ class LLMJudgeConfig(JudgeConfig):
 
 @dataclass
 class ReferenceWeights:
-    coverage: float = 0.25
-    grounding: float = 0.35
-    redundancy: float = 0.2
-    structure: float = 0.2
+    """How the reference judge combines its components (agents_llm/judges/reference.py):
+
+        score = coverage^coverage * grounding^grounding * redundancy^redundancy
+                * (1 - structure + structure * structure_score)
+
+    The first three are exponents of a product (a gate: a report with no support, no
+    topic terms or only repetition scores 0, whatever its shape); `structure` is the
+    share of the score that structure can take away, in [0, 1].
+    """
+
+    coverage: float = 0.5  # exponent of supported coverage
+    grounding: float = 0.5  # exponent of grounding (0.5 and 0.5: their geometric mean)
+    redundancy: float = 1.0  # exponent of the non-repeated share of the text (1: repeated text is worth nothing)
+    structure: float = 0.25  # share of the score that section count, balance and heading fit can take away
 
 
 @dataclass
@@ -96,14 +125,25 @@ def _get(cfg: Any, key: str, default: Any = None) -> Any:
     return cfg.get(key, default) if hasattr(cfg, "get") else getattr(cfg, key, default)
 
 
+def length_params(cfg: Any) -> tuple[float, float]:
+    """(target, width) of the length score: the preset's, unless the config sets them explicitly."""
+    preset = LENGTH_PRESETS.get(_get(cfg, "length_preset", "smollm2_cpu") or "smollm2_cpu",
+                                LENGTH_PRESETS["smollm2_cpu"])
+    target, width = _get(cfg, "length_target"), _get(cfg, "length_width")
+    return (float(preset[0] if target is None else target), float(preset[1] if width is None else width))
+
+
 def validate_judge_config(cfg: Any) -> None:
     """Range checks a dataclass type cannot express; each error names its key."""
     def need(ok: bool, key: str, what: str) -> None:
         if not ok:
             raise ValueError(f"judge.{key} {what}, got {_get(cfg, key)!r}")
 
-    need(_get(cfg, "length_width", 1.0) > 0, "length_width", "must be positive")
-    need(_get(cfg, "length_target", 0.0) >= 0, "length_target", "must be >= 0")
+    preset = _get(cfg, "length_preset", "smollm2_cpu")
+    need(preset in LENGTH_PRESETS, "length_preset", f"must be one of {sorted(LENGTH_PRESETS)}")
+    target, width = length_params(cfg)
+    need(width > 0, "length_width", "must be positive")
+    need(target >= 0, "length_target", "must be >= 0")
     for key in ("w_score", "w_length"):
         need(_get(cfg, key, 0.0) >= 0, key, "must be >= 0")
     kind = getattr(_get(cfg, "kind"), "value", _get(cfg, "kind"))
@@ -127,7 +167,8 @@ def validate_judge_config(cfg: Any) -> None:
         need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
         weights = _get(cfg, "weights")
         values = {k: _get(weights, k) for k in ("coverage", "grounding", "redundancy", "structure")}
-        need(all(v >= 0 for v in values.values()) and sum(values.values()) > 0, "weights",
-             "must be >= 0 with a positive sum")
+        need(all(v >= 0 for v in values.values()) and values["coverage"] + values["grounding"]
+             + values["redundancy"] > 0, "weights", "must be >= 0 with a positive coverage+grounding+redundancy")
+        need(values["structure"] <= 1.0, "weights", "structure is a share of the score: at most 1")
     else:
         raise ValueError(f"judge.kind must be one of {sorted(SCHEMAS)}, got {kind!r}")

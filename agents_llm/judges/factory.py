@@ -5,7 +5,7 @@ from typing import Any
 
 from ..backends import LLMBackend
 from .base import Judge
-from .config import SCHEMAS, validate_judge_config
+from .config import SCHEMAS, length_params, validate_judge_config
 from .reward import RewardTracker
 
 
@@ -74,5 +74,6 @@ def make_reward_tracker(judge: Judge, cfg: Any) -> RewardTracker:
     """A fresh per-episode tracker with the config's weights and length score."""
     cfg = _as_config(cfg)
     validate_judge_config(cfg)
-    return RewardTracker(judge, w_score=cfg.w_score, w_length=cfg.w_length, length_target=cfg.length_target,
-                         length_width=cfg.length_width, hold_score_on_flag=cfg.hold_score_on_flag)
+    target, width = length_params(cfg)
+    return RewardTracker(judge, w_score=cfg.w_score, w_length=cfg.w_length, length_target=target,
+                         length_width=width, hold_score_on_flag=cfg.hold_score_on_flag)

@@ -1,33 +1,62 @@
 """The reference judge: a deterministic, cheap score from measurable properties.
 
+What it reads: the report's content sentences (lines that are not Markdown headings,
+with at least `min_sentence_words` words), each section's title, and the text of the
+chunks each section cites.
+
 Components, each in [0, 1]:
-- coverage: share of the key terms (the configured ones, plus the content words of the
-  task topic) that the report mentions.
-- grounding: how closely each sentence matches the source chunks its section cites, by
-  embedding similarity (best match over each chunk and its sentences), mapped linearly
-  from `grounding_floor` (0) to `grounding_ceiling` (1); sentences of a section that
-  cites nothing score 0. Averaged over sentences, weighted by length. The band depends
-  on the embedding. Measured against the source sentence "Garnet-type LLZO electrolytes
-  reach ionic conductivities near one millisiemens per centimetre at room temperature.":
-  MiniLM gives a paraphrase 0.86, a same-topic sentence stating another fact 0.32,
-  generic filler 0.24, off-topic -0.01; the hashing embedding gives 0.38, 0.06, 0.02,
-  0.0. Neither tells a contradiction from support (MiniLM: 0.77 for the same sentence
-  with the claim reversed): grounding measures topical anchoring in the cited text, not
-  truth; the LLM judge's verifiability is the check for that.
+- grounding: for each sentence, its best embedding similarity to the cited evidence
+  (each cited chunk and its sentences), mapped linearly from `grounding_floor` (0) to
+  `grounding_ceiling` (1); a sentence of a section that cites nothing scores 0. The
+  component is the length-weighted mean over sentences. `sentence_grounding` exposes
+  the per-sentence figures (the referee uses them).
+- coverage: share of the key terms (the task's, the configured ones and the content
+  words of the topic) that the report mentions, in titles or text (`mentioned`), and
+  `coverage`, the supported share: each term counts with the grounding of its
+  best-grounded mention, so a term is covered only as far as a cited chunk backs the
+  sentence that names it. Text that names the topic without support (a prompt echoed
+  back, filler) covers nothing.
 - redundancy: 1 minus the share of text in sentences that nearly repeat an earlier one
   (cosine >= `duplicate_threshold`, or the same words).
 - structure: mean of section count against `target_sections`, balance of section
-  lengths (1 - coefficient of variation), and distinct, informative headings.
+  lengths (1 - coefficient of variation), and headings that fit: each section's title,
+  if informative and distinct, scored by its similarity to its own section's text on
+  the grounding band (a title over someone else's text fits less).
 
-The overall score is the weighted mean of the components. Same input, same embedding
-function: same score. It makes no LLM call, so it is the default judge on CPU and the
-held-out metric for policies trained on the LLM judge.
+Combination (a gate, not a sum): the report's substance is the weighted geometric mean
+of coverage, grounding and redundancy (weights = exponents), so a report that is not
+supported by its sources, not about its topic, or mostly repeated has no substance
+whatever its shape; structure then scales the substance between `1 - w_structure` and
+1 (w_structure = its share of the weights). Junk (empty, a stock sentence, headings, an
+echo of the prompt) therefore scores near 0 instead of collecting structure points, and
+appending a good section raises the score while appending a copy lowers it. The
+validity suite (agents_llm/judges/validity, tests/judges/test_validity.py,
+experiments/bench_judge.py) checks these orderings on six topics.
+
+What it cannot tell, by construction:
+- truth: grounding measures topical anchoring in the cited text. Measured against the
+  source sentence "Garnet-type LLZO electrolytes reach ionic conductivities near one
+  millisiemens per centimetre at room temperature.": MiniLM gives a paraphrase 0.86, a
+  same-topic sentence stating another fact 0.32, generic filler 0.24, off-topic -0.01;
+  the hashing embedding gives 0.38, 0.06, 0.02, 0.0. Neither tells a contradiction from
+  support (MiniLM: 0.77 for the same sentence with the claim reversed); the LLM judge's
+  verifiability is the check for that.
+- order and flow: sections in another order score the same; sentences within a
+  section are not checked for coherence.
+- a heading that is on topic but wrong for its section is caught only as far as its
+  similarity to the section's text drops (the hashing embedding sees shared words only).
+
+Same input, same embedding function: same score. It makes no LLM call, so it is the
+default judge on CPU and the held-out metric for policies trained on the LLM judge.
 """
 from __future__ import annotations
 
 import asyncio
+import math
+import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -38,11 +67,15 @@ from .base import JudgeResult, clamp01
 from .text import sentences, words
 
 EmbedFn = Callable[[list[str]], np.ndarray]
+_WORD_SPLIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")  # the words of judges.text.words, with their case
 
 # (floor, ceiling) of the grounding similarity band per embedding, from the measurements above.
-GROUNDING_BANDS = {"minilm": (0.3, 0.8), "hashing": (0.1, 0.6)}
+GROUNDING_BANDS = {"minilm": (0.3, 0.8), "hashing": (0.3,0.7)}
 
-DEFAULT_WEIGHTS = {"coverage": 0.25, "grounding": 0.35, "redundancy": 0.2, "structure": 0.2}
+# coverage, grounding, redundancy: exponents of the substance (a product); structure: the
+# share of the score that structure can take away (in [0, 1]).
+DEFAULT_WEIGHTS = {"coverage": 0.5, "grounding": 0.5, "redundancy": 1.0, "structure": 0.25}
+SUBSTANCE_COMPONENTS = ("coverage", "grounding", "redundancy")
 
 # Words that say nothing about what a topic covers.
 STOPWORDS = frozenset("""
@@ -80,6 +113,26 @@ def key_terms_of(topic: str, extra: Sequence[str] = ()) -> list[str]:
     return out
 
 
+def content_sentences(text: str, min_words: int = 3) -> list[str]:
+    """The sentences of a section's text that carry content: Markdown headings are structure, not content."""
+    return [s for s in sentences(text) if not s.lstrip().startswith("#") and len(words(s)) >= min_words]
+
+
+@dataclass(frozen=True)
+class SentenceGrounding:
+    """How well one sentence is anchored in the chunks it cites.
+
+    `similarity`: best cosine to the evidence (each cited chunk and its sentences), or
+    None when nothing with text is cited. `grounded`: that similarity on the judge's band,
+    in [0, 1] (0 when nothing is cited). `evidence`: the best-matching evidence text.
+    """
+
+    sentence: str
+    similarity: float | None
+    grounded: float
+    evidence: str = ""
+
+
 class ReferenceJudge:
     kind = "reference"
 
@@ -93,8 +146,13 @@ class ReferenceJudge:
         unknown = set(self.weights) - set(DEFAULT_WEIGHTS)
         if unknown:
             raise ValueError(f"unknown reference judge weights {sorted(unknown)}; expected {sorted(DEFAULT_WEIGHTS)}")
-        if any(w < 0 for w in self.weights.values()) or sum(self.weights.values()) <= 0:
-            raise ValueError(f"reference judge weights must be >= 0 with a positive sum, got {self.weights}")
+        if any(w < 0 for w in self.weights.values()) or sum(self.weights.get(k, 0.0)
+                                                            for k in SUBSTANCE_COMPONENTS) <= 0:
+            raise ValueError("reference judge weights must be >= 0 with a positive sum over "
+                             f"{SUBSTANCE_COMPONENTS}, got {self.weights}")
+        if self.weights.get("structure", 0.0) > 1.0:
+            raise ValueError(f"reference judge weight 'structure' is a share of the score, at most 1, got "
+                             f"{self.weights['structure']}")
         if not grounding_floor < grounding_ceiling:
             raise ValueError(f"grounding_floor ({grounding_floor}) must be below grounding_ceiling ({grounding_ceiling})")
         if target_sections < 1:
@@ -113,51 +171,113 @@ class ReferenceJudge:
         return await asyncio.to_thread(self.score_sync, report)
 
     def score_sync(self, report: ReportState) -> JudgeResult:
+        zeros = {k: 0.0 for k in ("coverage", "grounding", "redundancy", "structure")}
         if report.is_empty or not report.chars:
-            return JudgeResult(score=0.0, components={k: 0.0 for k in DEFAULT_WEIGHTS}, reason="empty report")
-        per_section = [[s for s in sentences(sec.content) if len(words(s)) >= self.min_sentence_words]
-                       for sec in report.sections]
+            return JudgeResult(score=0.0, components=zeros, reason="empty report")
+        per_section = self.report_grounding(report)
+        flat = [g for sec in per_section for g in sec]
+        if not flat:
+            return JudgeResult(score=0.0, components=dict(zeros, structure=self.structure(report)),
+                               reason="no content sentences (headings or fragments only)",
+                               details={"sentences": 0, "key_terms": self._terms(report)})
         components = {
-            "coverage": self.coverage(report),
-            "grounding": self.grounding(report, per_section),
-            "redundancy": self.redundancy([s for secs in per_section for s in secs]),
+            "coverage": self.supported_coverage(report, flat),
+            "grounding": self.grounding_of(flat),
+            "redundancy": self.redundancy([g.sentence for g in flat]),
             "structure": self.structure(report),
         }
-        total_w = sum(self.weights.get(k, 0.0) for k in components)
-        score = sum(self.weights.get(k, 0.0) * v for k, v in components.items()) / total_w
+        substance = self.substance(components)
+        share = self.weights.get("structure", 0.0)
+        score = substance * (1.0 - share + share * components["structure"])
         return JudgeResult(score=clamp01(score), components=components,
-                           details={"sentences": sum(len(s) for s in per_section), "key_terms": self._terms(report)})
+                           details={"sentences": len(flat), "key_terms": self._terms(report),
+                                    "substance": substance, "mentioned": self.coverage(report)})
 
-    # -- components ----------------------------------------------------------------
+    def substance(self, components: Mapping[str, float]) -> float:
+        """coverage^a · grounding^b · redundancy^c (the weights are the exponents): 0 when any of them is 0."""
+        return math.prod(components[k] ** self.weights.get(k, 0.0) for k in SUBSTANCE_COMPONENTS)
+
+    # -- grounding (public: the referee reuses it) ---------------------------------
+    def sentence_grounding(self, sents: Sequence[str], sources: Sequence[Any],
+                           topic: str = "") -> list[SentenceGrounding]:
+        """Per-sentence grounding of `sents` in `sources` (SourceRefs, or anything with a `text`).
+
+        With `topic`, each sentence is compared with its sources without the topic's own
+        words: restating the task is not support (an echoed prompt shares the topic's
+        words with every source). A sentence with fewer than `min_sentence_words` words
+        left scores 0.
+        """
+        sents = list(sents)
+        if not sents:
+            return []
+        probes = [self.without_topic(s, topic) for s in sents]
+        evidence: list[str] = []
+        for src in sources:
+            text = (getattr(src, "text", src) or "").strip()
+            if text:
+                evidence.append(text)
+                evidence.extend(sentences(text))
+        evidence = list(dict.fromkeys(evidence))
+        kept = [i for i, p in enumerate(probes) if len(words(p)) >= self.min_sentence_words]
+        if not evidence or not kept:
+            return [SentenceGrounding(s, None, 0.0) for s in sents]
+        sims = self._vecs([probes[i] for i in kept]) @ self._vecs(evidence).T
+        best = sims.argmax(axis=1)
+        out = [SentenceGrounding(s, None, 0.0) for s in sents]
+        for row, i in enumerate(kept):
+            sim = float(sims[row, best[row]])
+            out[i] = SentenceGrounding(sents[i], sim, self.band(sim), evidence[best[row]])
+        return out
+
+    @staticmethod
+    def without_topic(sentence: str, topic: str) -> str:
+        """`sentence` without the words of `topic` (compared by stem, stopwords kept)."""
+        if not topic:
+            return sentence
+        topic_stems = {_stem(w) for w in words(topic) if w not in STOPWORDS}
+        return _WORD_SPLIT.sub(lambda m: "" if _stem(m.group(0).lower()) in topic_stems else m.group(0),
+                               sentence).strip()
+
+    def band(self, similarity: float) -> float:
+        """A similarity on the grounding band: 0 at the floor, 1 at the ceiling."""
+        return clamp01((similarity - self.grounding_floor) / (self.grounding_ceiling - self.grounding_floor))
+
+    def report_grounding(self, report: ReportState) -> list[list[SentenceGrounding]]:
+        """`sentence_grounding` of each section's content sentences in that section's sources."""
+        return [self.sentence_grounding(content_sentences(sec.content, self.min_sentence_words), sec.sources,
+                                        report.topic) for sec in report.sections]
+
+    @staticmethod
+    def grounding_of(grounded: Sequence[SentenceGrounding]) -> float:
+        """Length-weighted mean of the sentences' grounding."""
+        weights = np.array([len(g.sentence) for g in grounded], dtype=np.float64)
+        if not weights.sum():
+            return 0.0
+        return float(weights @ np.array([g.grounded for g in grounded]) / weights.sum())
+
+    # -- other components ------------------------------------------------------------
     def _terms(self, report: ReportState) -> list[str]:
-        return key_terms_of(report.topic, self.key_terms)
+        return key_terms_of(report.topic, list(self.key_terms) + list(getattr(report, "key_terms", ()) or ()))
 
     def coverage(self, report: ReportState) -> float:
+        """Share of the key terms mentioned anywhere (titles or text), supported or not."""
         terms = self._terms(report)
         if not terms:
             return 1.0  # nothing to cover
         present = {_stem(w) for sec in report.sections for w in words(f"{sec.title} {sec.content}")}
         return sum(t in present for t in terms) / len(terms)
 
-    def grounding(self, report: ReportState, per_section: list[list[str]]) -> float:
-        num = den = 0.0
-        for sec, sents in zip(report.sections, per_section):
-            if not sents:
-                continue
-            weights = np.array([len(s) for s in sents], dtype=np.float64)
-            evidence: list[str] = []
-            for src in sec.sources:
-                if src.text.strip():
-                    evidence.append(src.text.strip())
-                    evidence.extend(sentences(src.text))
-            if evidence:
-                sims = self._vecs(sents) @ self._vecs(evidence).T
-                best = sims.max(axis=1)
-                grounded = np.clip((best - self.grounding_floor) / (self.grounding_ceiling - self.grounding_floor),
-                                   0.0, 1.0)
-                num += float(weights @ grounded)
-            den += float(weights.sum())
-        return num / den if den else 0.0
+    def supported_coverage(self, report: ReportState, grounded: Sequence[SentenceGrounding]) -> float:
+        """Mean over key terms of the grounding of the best-grounded sentence that names the term."""
+        terms = self._terms(report)
+        if not terms:
+            return 1.0
+        best = dict.fromkeys(terms, 0.0)
+        for g in grounded:
+            for w in {_stem(w) for w in words(g.sentence)}:
+                if w in best and g.grounded > best[w]:
+                    best[w] = g.grounded
+        return sum(best.values()) / len(terms)
 
     def redundancy(self, sents: list[str]) -> float:
         if len(sents) < 2:
@@ -179,10 +299,35 @@ class ReferenceJudge:
         count = min(len(secs) / self.target_sections, 1.0)
         sizes = np.array([max(s.chars, 1) for s in secs], dtype=np.float64)
         balance = 1.0 if len(secs) < 2 else clamp01(1.0 - sizes.std() / sizes.mean())
-        titles = [" ".join(words(s.title)) for s in secs]
-        informative = {t for t in titles if t and t != "untitled section"}
-        headings = len(informative) / len(secs)
-        return (count + balance + headings) / 3.0
+        return (count + balance + self.heading_fit(report)) / 3.0
+
+    def heading_fit(self, report: ReportState) -> float:
+        """Share of sections whose title is informative, seen for the first time, and fits its own text.
+
+        A title fits when it is closer to its own section than to any other section of the
+        report (closeness: best similarity to one of the section's sentences). A relative
+        test, so it holds for any embedding's similarity scale; a report with one section
+        only needs a title that shares something with its text.
+        """
+        secs = report.sections
+        bodies = [content_sentences(sec.content, 1) for sec in secs]
+        candidates = []
+        seen: set[str] = set()
+        for i, sec in enumerate(secs):
+            norm = " ".join(words(sec.title))
+            if norm and norm != "untitled section" and norm not in seen and bodies[i]:
+                candidates.append(i)
+            seen.add(norm)
+        if not secs or not candidates:
+            return 0.0
+        with_text = [i for i, b in enumerate(bodies) if b]
+        fit = 0
+        for i in candidates:
+            title = self._vecs([secs[i].title])[0]
+            closeness = {j: float((self._vecs(bodies[j]) @ title).max()) for j in with_text}
+            own, others = closeness[i], [v for j, v in closeness.items() if j != i]
+            fit += own > 0.0 and all(own > v for v in others)
+        return fit / len(secs)
 
     # -- embeddings ------------------------------------------------------------------
     def _vecs(self, texts: list[str]) -> np.ndarray:

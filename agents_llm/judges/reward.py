@@ -14,6 +14,7 @@ from typing import Any
 from ..backends.accounting import TokenLedger
 from ..report_state import ReportState
 from .base import Judge, JudgeResult, length_score
+from .config import LENGTH_PRESETS
 
 
 @dataclass
@@ -51,8 +52,8 @@ class RewardTracker:
     judge: Judge
     w_score: float = 1.0
     w_length: float = 1.0
-    length_target: float = 25000.0
-    length_width: float = 8500.0
+    length_target: float = LENGTH_PRESETS["smollm2_cpu"][0]
+    length_width: float = LENGTH_PRESETS["smollm2_cpu"][1]
     hold_score_on_flag: bool = True
     initial_score: float = 0.0  # the empty report's score
     history: list[RewardStep] = field(default_factory=list, repr=False)

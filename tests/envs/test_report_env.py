@@ -12,7 +12,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 import envs
 from agents_llm import prompts
 from agents_llm.backends import RetryPolicy
-from agents_llm.judges import JudgeResult, length_score
+from agents_llm.judges import JudgeResult
 from agents_llm.round_plan import ActionTable, GateCheck, RoundPlan
 
 from .conftest import HASHING_JUDGE, HASHING_RAG, SlowForRole, StubRetriever, make_env, scripted
@@ -97,7 +97,7 @@ def test_reward_deltas_reach_the_env_at_the_round_they_are_earned():
         infos.append(info["LeadArchitect"])
     chars = [h.chars for h in env.tracker.history]
     assert len(chars) == 2 and chars[0] > 0 and chars[1] > chars[0]
-    ls = [length_score(0), length_score(chars[0]), length_score(chars[1])]
+    ls = [env.tracker.length_score(c) for c in (0, chars[0], chars[1])]  # the configured length preset
     assert rewards[0] == rewards[2] == rewards[3] == 0.0
     assert rewards[1] == pytest.approx(2.0 * 0.1 + 0.5 * (ls[1] - ls[0]))
     assert rewards[4] == pytest.approx(2.0 * 0.1 + 0.5 * (ls[2] - ls[1]))
@@ -208,7 +208,7 @@ def test_malformed_judge_json_is_a_flagged_fallback_not_a_crash():
     assert info["DataAnalyst"]["judge_flagged"] is True
     assert info["DataAnalyst"]["report_score"] == 0.0
     # With the score held, the reward is the length term alone.
-    assert r["DataAnalyst"] == pytest.approx(length_score(env.report.chars) - length_score(0))
+    assert r["DataAnalyst"] == pytest.approx(env.tracker.length_score(env.report.chars) - env.tracker.length_score(0))
     assert env.trace.rounds[-1]["scores"]["judge_flagged"] is True and env.report.sections
 
 

@@ -102,4 +102,6 @@ def test_handcrafted_through_the_training_rollout_counts_actions_and_tokens():
     assert stats.terminated and stats.length == len(env.trace.rounds)
     assert stats.infos["tokens"] == env.ledger.total.total > 0
     assert stats.action_counts.sum() == 4 * stats.length
-    assert 0 < stats.infos["report_score"] <= 1
+    # The scripted double writes hash-derived text, which a valid judge scores (near) 0: check the plumbing.
+    assert stats.infos["report_score"] == pytest.approx(env.tracker.history[-1].report_score)
+    assert 0 <= stats.infos["report_score"] <= 1

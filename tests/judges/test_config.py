@@ -19,8 +19,25 @@ def compose_judge(kind: str, *overrides: str):
 def test_both_kinds_compose_with_their_defaults():
     llm = compose_judge("llm")
     ref = compose_judge("reference")
-    assert llm.kind.value == "llm" and llm.chunk_size == 1500 and llm.length_target == 25000
-    assert ref.kind.value == "reference" and ref.embedding.value == "minilm" and ref.weights.grounding == 0.35
+    assert llm.kind.value == "llm" and llm.chunk_size == 1500 and llm.length_preset == "smollm2_cpu"
+    assert llm.length_target is None and llm.length_width is None  # the preset decides
+    assert ref.kind.value == "reference" and ref.embedding.value == "minilm" and ref.weights.grounding == 0.5
+
+
+def test_length_presets_and_explicit_values(scripted):
+    from agents_llm.judges.config import LENGTH_PRESETS
+
+    default = make_reward_tracker(make_judge(compose_judge("reference", "embedding=hashing")),
+                                  compose_judge("reference"))
+    assert (default.length_target, default.length_width) == LENGTH_PRESETS["smollm2_cpu"]
+    original = make_reward_tracker(default.judge, compose_judge("reference", "length_preset=original"))
+    assert (original.length_target, original.length_width) == (25000.0, 8500.0)
+    # An explicit value wins over the preset's; the other one stays the preset's.
+    mixed = make_reward_tracker(default.judge, compose_judge("reference", "length_preset=original",
+                                                             "length_target=3000"))
+    assert (mixed.length_target, mixed.length_width) == (3000.0, 8500.0)
+    with pytest.raises(ValueError, match=r"judge\.length_preset"):
+        make_reward_tracker(default.judge, compose_judge("reference", "length_preset=huge"))
 
 
 def test_overrides_reach_the_judge_and_tracker(scripted):
@@ -53,6 +70,8 @@ def test_wrong_key_or_value_fails_at_compose_time_naming_the_key(kind, override,
     ("llm", "macro_weight=1.5", "judge.macro_weight"),
     ("reference", "grounding_floor=0.9", "judge.grounding_floor"),
     ("reference", "w_length=-1", "judge.w_length"),
+    ("reference", "weights.structure=1.5", "judge.weights"),
+    ("reference", "length_width=-5", "judge.length_width"),
 ])
 def test_out_of_range_values_fail_when_the_judge_is_built_naming_the_key(kind, override, key, scripted):
     cfg = compose_judge(kind, override)

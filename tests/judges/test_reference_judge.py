@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from agents_llm.judges import ReferenceJudge, make_judge
-from agents_llm.judges.reference import GROUNDING_BANDS
+from agents_llm.judges.reference import DEFAULT_WEIGHTS, GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from rag.embeddings import HashingEmbedding
 
@@ -26,8 +26,11 @@ def judge(**kw) -> ReferenceJudge:
     return ReferenceJudge(HashingEmbedding(dim=512), **kw)
 
 
-def report_with(*sections) -> ReportState:
-    report = ReportState("Solid-state batteries for electric vehicles")
+TOPIC = "Solid-state electrolytes for lithium batteries"  # key terms: solid-state, electrolyte, lithium, battery
+
+
+def report_with(*sections, topic: str = TOPIC) -> ReportState:
+    report = ReportState(topic)
     for title, content, sources in sections:
         report.append(title, content, sources)
     return report
@@ -41,6 +44,10 @@ def test_same_input_same_score_also_across_judge_instances():
     assert a.score == b.score == c.score and a.components == b.components == c.components
     assert 0.0 < a.score < 1.0 and a.calls == 0 and not a.flagged
     assert set(a.components) == {"coverage", "grounding", "redundancy", "structure"}
+    w, c = DEFAULT_WEIGHTS, a.components
+    assert a.score == pytest.approx(c["coverage"] ** w["coverage"] * c["grounding"] ** w["grounding"]
+                                    * c["redundancy"] ** w["redundancy"]
+                                    * (1 - w["structure"] + w["structure"] * c["structure"]))
 
 
 def test_grounded_section_scores_higher_on_grounding_than_an_ungrounded_one():
@@ -76,32 +83,66 @@ def test_duplicated_sentences_lower_redundancy():
     assert repeated.score < clean.score
 
 
-def test_coverage_rises_when_topic_terms_appear():
-    off_topic = judge().score_sync(report_with(("Market", UNGROUNDED, [])))
-    some = judge().score_sync(report_with(("Market", UNGROUNDED + " Electric vehicles need better packs.", [])))
-    all_terms = judge().score_sync(report_with(
-        ("Market", UNGROUNDED + " Electric vehicles need solid-state batteries.", [])))
-    assert off_topic.components["coverage"] == 0.0
-    assert 0.0 < some.components["coverage"] < all_terms.components["coverage"] == 1.0
+def test_coverage_counts_a_term_as_far_as_a_cited_chunk_supports_its_mention():
+    topic = "Solid-state batteries for electric vehicles"  # solid-state, battery, electric, vehicle
+    claim = " Electric vehicles need solid-state batteries with garnet electrolytes."
+    off_topic = judge().score_sync(report_with(("Market", UNGROUNDED, []), topic=topic))
+    mentioned = judge().score_sync(report_with(("Market", UNGROUNDED + claim, []), topic=topic))
+    source = SourceRef("ev.pdf", 1, "c9", claim.strip())
+    supported = judge().score_sync(report_with(("Market", UNGROUNDED + claim, [source]), topic=topic))
+    assert off_topic.details["mentioned"] == 0.0 and off_topic.components["coverage"] == 0.0
+    # Named but uncited: mentioned, not covered (an echo of the topic covers nothing).
+    assert mentioned.details["mentioned"] == 1.0 and mentioned.components["coverage"] == 0.0
+    assert supported.components["coverage"] > 0.5
+    assert supported.score > mentioned.score == off_topic.score == 0.0
 
 
-def test_configured_key_terms_count_towards_coverage():
-    report = report_with(("Electrolytes", GROUNDED, [SOURCE]))
-    plain = judge().score_sync(report).components["coverage"]
+def test_topic_words_alone_do_not_ground_a_sentence():
+    echo = "Task: write a report on solid-state electrolytes for lithium batteries."
+    claim = "Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre."
+    j = judge()
+    echo_g, claim_g = j.sentence_grounding([echo, claim], [SOURCE], topic=TOPIC)
+    assert claim_g.grounded > 0.9 and claim_g.evidence.startswith("Garnet-type")
+    assert echo_g.grounded < 0.2
+    # Without the topic the echo shares the topic's words with the source and looks better grounded.
+    assert j.sentence_grounding([echo], [SOURCE])[0].similarity > echo_g.similarity
+    assert j.sentence_grounding([claim], [])[0].similarity is None  # nothing cited
+
+
+def test_configured_key_terms_and_the_reports_own_count_towards_coverage():
+    report = report_with(("Electrolytes", GROUNDED, [SOURCE]), topic="Solid-state batteries for electric vehicles")
+    plain = judge().score_sync(report).details["mentioned"]
     with_terms = judge(key_terms=["dendrites", "sulfide electrolytes", "recycling"]).score_sync(report)
-    # Topic terms (solid, state, battery, electric, vehicle) are absent; dendrite and electrolyte are present.
+    # Topic terms (solid-state, battery, electric, vehicle) are absent; dendrite and electrolyte are present.
     assert plain == 0.0
-    assert with_terms.components["coverage"] == pytest.approx(2 / 8)
+    assert with_terms.details["mentioned"] == pytest.approx(2 / 8)
+    report.key_terms = ["dendrites", "sulfide electrolytes", "recycling"]  # the task's key terms, as the env sets
+    assert judge().score_sync(report).details["mentioned"] == pytest.approx(2 / 8)
 
 
-def test_structure_prefers_more_balanced_titled_sections():
+def test_structure_prefers_more_balanced_sections_under_fitting_headings():
+    alumina = "Alumina coatings on the anode lower the interfacial resistance of garnet cells considerably."
     one = judge(target_sections=3).score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE])))
     three = judge(target_sections=3).score_sync(report_with(
-        ("Electrolytes", GROUNDED, [SOURCE]), ("Market", UNGROUNDED, []), ("Outlook", GROUNDED[:200], [])))
+        ("Electrolytes", GROUNDED, [SOURCE]), ("Investors and startups", UNGROUNDED, []),
+        ("Alumina coatings", alumina, [])))
     lopsided = judge(target_sections=3).score_sync(report_with(
-        ("Electrolytes", GROUNDED * 5, [SOURCE]), ("Market", UNGROUNDED[:60], []), ("", GROUNDED[:60], [])))
+        ("Electrolytes", GROUNDED * 5, [SOURCE]), ("Investors and startups", UNGROUNDED[:60], []),
+        ("", alumina[:60], [])))
+    wrong_headings = judge(target_sections=3).score_sync(report_with(
+        ("Investors and startups", GROUNDED, [SOURCE]), ("Alumina coatings", UNGROUNDED, []),
+        ("Electrolytes", alumina, [])))
     assert three.components["structure"] > one.components["structure"]
     assert three.components["structure"] > lopsided.components["structure"]
+    assert three.components["structure"] > wrong_headings.components["structure"]
+
+
+def test_junk_gets_no_points_for_shape():
+    stock = "The sky is blue."
+    junk = judge().score_sync(report_with(*[(stock, " ".join([stock] * 3), [SOURCE])] * 3))
+    headings = judge().score_sync(report_with(("Electrolytes", "## Electrolytes\n## Dendrites", [SOURCE])))
+    assert junk.score == 0.0 and junk.components["structure"] > 0.0
+    assert headings.score == 0.0 and "no content sentences" in headings.reason
 
 
 def test_any_embedding_callable_is_accepted_and_only_new_texts_are_embedded():
@@ -117,7 +158,10 @@ def test_any_embedding_callable_is_accepted_and_only_new_texts_are_embedded():
     first = len(seen)
     report.append("Market", UNGROUNDED)
     j.score_sync(report)
-    assert first > 0 and len(seen) - first == 3  # the three new sentences only
+    new = seen[first:]
+    assert first > 0 and new and len(new) == len(set(new))
+    # Only the new section's title and sentences (as written, and without the topic's words).
+    assert all(t == "Market" or t in UNGROUNDED for t in new), new
 
 
 def test_make_judge_builds_the_reference_judge_with_the_hashing_embedding():

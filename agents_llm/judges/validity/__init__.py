@@ -1,0 +1,247 @@
+"""The judge validity suite: good reports and named degradations of them.
+
+A score is worth learning from only if it orders reports as a reader would. This
+package holds, per topic of the default corpus (`reports/<task_id>.json`), a good,
+sourced, multi-section report written by hand: every claim is taken from the passage
+it cites, and each passage is verbatim text of the `python_stdlib` corpus (a test
+checks that it occurs there). Each file also holds one more good section
+(`extra_section`) for the "a good append raises the score" check.
+
+`DEGRADATIONS` turns a good report into worse ones; each is a named, documented,
+deterministic transformation. A valid judge scores the good report above every
+degradation on every topic, scores junk (`JUNK`) near zero, and moves up when a good
+section is appended and down when a section is duplicated. `check_judge` runs those
+checks and returns the figures (tests/judges/test_validity.py asserts them,
+experiments/bench_judge.py prints them per judge).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Callable
+
+from rag.sources import SourceRef
+
+from ...report_state import ReportState
+from ..text import sentences
+
+REPORTS_PACKAGE = "agents_llm.judges.validity"
+
+
+@dataclass(frozen=True)
+class GoodSection:
+    title: str
+    content: str
+    sources: tuple[SourceRef, ...]
+
+
+@dataclass(frozen=True)
+class GoodReport:
+    """A hand-written good report on one task of the default corpus."""
+
+    task_id: str
+    topic: str
+    key_terms: tuple[str, ...]
+    sections: tuple[GoodSection, ...]
+    extra_section: GoodSection
+    sources: dict[str, SourceRef] = field(default_factory=dict)
+
+    def state(self, sections: list[GoodSection] | tuple[GoodSection, ...] | None = None,
+              topic: str | None = None) -> ReportState:
+        """A ReportState with these sections (default: the good ones), as the env would hold it."""
+        report = ReportState(topic=topic or self.topic, key_terms=list(self.key_terms))
+        for sec in self.sections if sections is None else sections:
+            report.append(sec.title, sec.content, list(sec.sources))
+        return report
+
+
+def _section(raw: dict, sources: dict[str, SourceRef], where: str) -> GoodSection:
+    missing = [sid for sid in raw["sources"] if sid not in sources]
+    if missing:
+        raise ValueError(f"{where}: section {raw['title']!r} cites unknown sources {missing}")
+    return GoodSection(raw["title"], raw["content"], tuple(sources[sid] for sid in raw["sources"]))
+
+
+def load_good_reports() -> list[GoodReport]:
+    """Every good report shipped in `reports/`, sorted by task id."""
+    folder = resources.files(REPORTS_PACKAGE) / "reports"
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".json"):
+            continue
+        raw = json.loads(entry.read_text(encoding="utf-8"))
+        where = f"validity report {entry.name}"
+        sources = {sid: SourceRef(source=s["source"], chunk_id=f"{raw['task_id']}:{sid}", text=s["text"])
+                   for sid, s in raw["sources"].items()}
+        out.append(GoodReport(task_id=raw["task_id"], topic=raw["topic"], key_terms=tuple(raw["key_terms"]),
+                              sections=tuple(_section(s, sources, where) for s in raw["sections"]),
+                              extra_section=_section(raw["extra_section"], sources, where), sources=sources))
+    if not out:
+        raise FileNotFoundError(f"no validity reports under {folder}")
+    return out
+
+
+# -- degradations ------------------------------------------------------------------
+STOCK_SENTENCE = "The sky is blue."
+# What the Collector is told (agents_llm/prompts.py in spirit); a model that has nothing to say returns it.
+ECHO_TEMPLATE = ("Task: Write the next section of the report on {topic}. Use only the evidence below and "
+                 "cite it. Then list two points the section must cover.")
+FILLER = ("This is an important aspect that deserves careful attention. There are many factors to consider "
+          "here. In general, the details depend on the specific situation and requirements. It is worth noting "
+          "that best practices continue to evolve over time. Overall, this area plays a key role in many "
+          "applications.")
+
+Degradation = Callable[[GoodReport, GoodReport], ReportState]
+
+
+def empty(good: GoodReport, other: GoodReport) -> ReportState:
+    """No sections at all."""
+    return good.state([])
+
+
+def stock_sentence(good: GoodReport, other: GoodReport) -> ReportState:
+    """As many sections as the good report, each titled and filled with one stock sentence repeated, citing
+    the good report's sources (the degenerate loop a small model falls into)."""
+    return good.state([GoodSection(STOCK_SENTENCE, " ".join([STOCK_SENTENCE] * 3), s.sources) for s in good.sections])
+
+
+def prompt_echo(good: GoodReport, other: GoodReport) -> ReportState:
+    """Each section is the Collector's instructions echoed back (topic included), under a title made of the
+    prompt's own words, citing the good sources."""
+    echo = ECHO_TEMPLATE.format(topic=good.topic)
+    return good.state([GoodSection("Task: Write the next section", echo, s.sources) for s in good.sections])
+
+
+def headings_only(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good report's headings with no text under them: each section holds only its title as a heading."""
+    return good.state([GoodSection(s.title, f"## {s.title}", s.sources) for s in good.sections])
+
+
+def off_topic(good: GoodReport, other: GoodReport) -> ReportState:
+    """Another topic's good report (text and its real, matching citations) handed in for this topic."""
+    return good.state(other.sections)
+
+
+def wrong_citations(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good text, each section citing another topic's chunks instead of its own."""
+    return good.state([GoodSection(s.title, s.content, o.sources)
+                       for s, o in zip(good.sections, _cycle(other.sections, len(good.sections)))])
+
+
+def citations_removed(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good text with no sources at all."""
+    return good.state([GoodSection(s.title, s.content, ()) for s in good.sections])
+
+
+def sentences_repeated(good: GoodReport, other: GoodReport) -> ReportState:
+    """Every sentence of the good report written twice in a row."""
+    return good.state([GoodSection(s.title, " ".join(f"{t} {t}" for t in sentences(s.content)), s.sources)
+                       for s in good.sections])
+
+
+def sections_duplicated(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good sections, then all of them again."""
+    return good.state(list(good.sections) * 2)
+
+
+def first_paragraph(good: GoodReport, other: GoodReport) -> ReportState:
+    """The report cut to its first section (its first paragraph)."""
+    return good.state(good.sections[:1])
+
+
+def padded(good: GoodReport, other: GoodReport) -> ReportState:
+    """Each section padded with generic filler until it is twice its length."""
+    out = []
+    for s in good.sections:
+        pad = ""
+        while len(pad) < len(s.content):
+            pad = f"{pad} {FILLER}".strip()
+        out.append(GoodSection(s.title, f"{s.content} {pad[:len(s.content)].rsplit('.', 1)[0]}.", s.sources))
+    return good.state(out)
+
+
+def shuffled_headings(good: GoodReport, other: GoodReport) -> ReportState:
+    """Section texts (with their sources) moved under the wrong headings: titles rotated by one."""
+    titles = [s.title for s in good.sections]
+    rotated = titles[1:] + titles[:1]
+    return good.state([GoodSection(t, s.content, s.sources) for t, s in zip(rotated, good.sections)])
+
+
+def _cycle(items, n):
+    return [items[i % len(items)] for i in range(n)]
+
+
+DEGRADATIONS: dict[str, Degradation] = {
+    "empty": empty,
+    "stock_sentence": stock_sentence,
+    "prompt_echo": prompt_echo,
+    "headings_only": headings_only,
+    "off_topic": off_topic,
+    "wrong_citations": wrong_citations,
+    "citations_removed": citations_removed,
+    "sentences_repeated": sentences_repeated,
+    "sections_duplicated": sections_duplicated,
+    "first_paragraph": first_paragraph,
+    "padded": padded,
+    "shuffled_headings": shuffled_headings,
+}
+JUNK = ("empty", "stock_sentence", "prompt_echo", "headings_only")
+JUNK_CEILING = 0.1  # junk must score below this
+
+# What each degradation is for a judge that cannot see it (said in bench_judge's output).
+BLIND_SPOTS = {
+    "reference": {
+        "shuffled_headings": "seen only through heading fit (a title's similarity to its own text), a small part "
+                             "of structure: the margin is small",
+        "reversed claims (not generated)": "grounding measures topical anchoring, not truth: a sentence with its "
+                                           "claim reversed stays grounded",
+    },
+}
+
+
+def other_report(reports: list[GoodReport], index: int) -> GoodReport:
+    """The report whose text and sources stand in as 'another topic' for report `index`."""
+    return reports[(index + 1) % len(reports)]
+
+
+@dataclass
+class TopicScores:
+    task_id: str
+    good: float
+    degraded: dict[str, float]
+    appended_good: float  # good + its extra section
+    appended_duplicate: float  # good + a copy of its first section
+
+
+def score_suite(score: Callable[[ReportState], float], reports: list[GoodReport] | None = None,
+                kinds: list[str] | None = None) -> list[TopicScores]:
+    """`score` (a report -> float in [0, 1]) on every good report, its degradations and its appends."""
+    reports = load_good_reports() if reports is None else reports
+    kinds = list(DEGRADATIONS) if kinds is None else kinds
+    out = []
+    for i, good in enumerate(reports):
+        other = other_report(reports, i)
+        degraded = {k: score(DEGRADATIONS[k](good, other)) for k in kinds}
+        out.append(TopicScores(
+            task_id=good.task_id, good=score(good.state()), degraded=degraded,
+            appended_good=score(good.state(list(good.sections) + [good.extra_section])),
+            appended_duplicate=score(good.state(list(good.sections) + [good.sections[0]]))))
+    return out
+
+
+def violations(results: list[TopicScores]) -> list[str]:
+    """Every ordering the suite requires that `results` break, in words (empty: the judge passes)."""
+    problems = []
+    for r in results:
+        for kind, value in r.degraded.items():
+            if not value < r.good:
+                problems.append(f"{r.task_id}: {kind} scores {value:.3f}, not below the good report's {r.good:.3f}")
+            if kind in JUNK and not value < JUNK_CEILING:
+                problems.append(f"{r.task_id}: junk {kind} scores {value:.3f}, not below {JUNK_CEILING}")
+        if not r.appended_good > r.good:
+            problems.append(f"{r.task_id}: appending a good section moves {r.good:.3f} to {r.appended_good:.3f}")
+        if not r.appended_duplicate < r.good:
+            problems.append(f"{r.task_id}: appending a duplicate section moves {r.good:.3f} to "
+                            f"{r.appended_duplicate:.3f}")
+    return problems
