@@ -7,7 +7,7 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # One BLAS/OpenMP thread: two spinning threads on a busy 2-core machine collapse.
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install system-deps train test test-slow test-all
+.PHONY: install install-scale system-deps train test test-slow test-all
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[dev]"
@@ -16,6 +16,14 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The scaling extras the slow tests use: Ray (rollout.backend=ray) and the submitit launcher.
+SCALE_STAMP := .install-scale.stamp
+$(SCALE_STAMP): pyproject.toml $(STAMP)
+	$(PYTHON) -m pip install -e ".[dev,ray,slurm]"
+	touch $(SCALE_STAMP)
+
+install-scale: $(SCALE_STAMP)
 
 # Debian packages the slow tests use: headless Chromium + driver (trace viewer in a real
 # browser), pdflatex (PDF export) and python3-doc (the HTML loader and the optional
@@ -42,7 +50,7 @@ endef
 test: install
 	$(call run_pytest,)
 
-test-slow: install system-deps
+test-slow: install install-scale system-deps
 	$(call run_pytest,-m slow)
 
 test-all: test test-slow

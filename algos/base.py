@@ -28,9 +28,10 @@ and ``{}``), and ``state_dict`` may be empty.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 import numpy as np
 from omegaconf import MISSING
@@ -194,6 +195,47 @@ class Algorithm(ABC):
         ``explore=False`` asks for the greedy (evaluation) policy. ``graph`` is the last
         round's communication graph, int64 ``(2, E)`` over agent indices.
         """
+
+    # --- acting in several episodes at once (algos.training.vector_rollout) ---------
+    def episode_view(self, rng: np.random.Generator) -> "Algorithm":
+        """A view of this algorithm that acts in one of several episodes in flight.
+
+        It is a shallow copy: parameters, buffers and counters are shared with ``self``
+        (read, not changed, while episodes run), while what ``begin_episode`` assigns
+        (recurrent state, round counters, a pipeline's phase) and ``rng`` are the view's
+        own. So an ``act`` that *assigns* its per-episode attributes works unchanged;
+        one that updates an object built in ``__init__`` in place must override this.
+        """
+        view = copy.copy(self)
+        view.rng = rng
+        view.begin_episode()
+        return view
+
+    def act_batch(
+        self,
+        views: Sequence["Algorithm"],
+        obs: Sequence[Mapping[str, np.ndarray]],
+        masks: Sequence[Mapping[str, np.ndarray]],
+        explore: bool,
+        *,
+        states: Optional[Sequence[Optional[np.ndarray]]] = None,
+        graphs: Optional[Sequence[Optional[np.ndarray]]] = None,
+    ) -> list[dict[str, int]]:
+        """One round of every episode in flight: ``act`` of each view (from
+        :meth:`episode_view`) on its episode's inputs. Learners override this with one
+        batched forward pass; the result must equal the per-view loop."""
+        states = states if states is not None else [None] * len(views)
+        graphs = graphs if graphs is not None else [None] * len(views)
+        return [v.act(o, m, explore, state=s, graph=g) for v, o, m, s, g in zip(views, obs, masks, states, graphs)]
+
+    def acting_state(self) -> dict[str, Any]:
+        """What a copy of this algorithm in another process needs to act as ``self`` does
+        (sent to rollout workers after each update). Default: the whole ``state_dict``."""
+        return self.state_dict()
+
+    def load_acting_state(self, state: Mapping[str, Any]) -> None:
+        """Load what :meth:`acting_state` returned (in a rollout worker)."""
+        self.load_state_dict(state)
 
     # --- learning -----------------------------------------------------------------
     def observe(self, episode: Any) -> None:

@@ -247,6 +247,39 @@ class ValueLearner(Algorithm):
         self._last_action = torch.from_numpy(actions).long().unsqueeze(0).to(self.device)
         return {a: int(actions[i]) for i, a in enumerate(self.spec.agents) if a in obs}
 
+    @torch.no_grad()
+    def act_batch(self, views, obs, masks, explore, *, states=None, graphs=None):
+        """``act`` for several episodes in flight with one forward pass over all of them;
+        each view keeps its own hidden state, last action and exploration stream."""
+        if not all(isinstance(v, ValueLearner) and v.agent is self.agent for v in views):
+            return super().act_batch(views, obs, masks, explore, states=states, graphs=graphs)
+        n, empty = self.spec.n_agents, np.zeros((2, 0), np.int64)
+        graphs = graphs if graphs is not None else [None] * len(views)
+        o = torch.from_numpy(np.stack([self._stack(x) for x in obs])).to(self.device)
+        adj = np.stack([Episode.adjacency(empty if g is None else np.asarray(g), n) for g in graphs])
+        hidden = torch.cat([v._hidden for v in views])
+        last = torch.cat([v._last_action for v in views])
+        q, hidden = self.agent.forward_step(o, last, torch.from_numpy(adj).to(self.device), hidden)
+        q = q.cpu().numpy()
+        out = []
+        for b, (v, m) in enumerate(zip(views, masks)):
+            mask = self._stack(m, dtype=np.int8, fill=1, width=self.spec.n_actions).astype(bool)
+            actions = masked_epsilon_greedy(q[b], mask, v.current_epsilon() if explore else 0.0, v.rng)
+            v.last_q = q[b][np.arange(n), actions]
+            v._hidden = hidden[b : b + 1]
+            v._last_action = torch.from_numpy(actions).long().unsqueeze(0).to(self.device)
+            out.append({a: int(actions[i]) for i, a in enumerate(self.spec.agents) if a in obs[b]})
+        return out
+
+    def acting_state(self) -> dict[str, Any]:
+        """The online agent network and the counter epsilon is read from: all a rollout
+        worker needs (no mixer, optimizer or replay buffer)."""
+        return {"agent": self.agent.state_dict(), "t_env": self.t_env}
+
+    def load_acting_state(self, state: Mapping[str, Any]) -> None:
+        self.agent.load_state_dict(state["agent"])
+        self.t_env = int(state["t_env"])
+
     def metrics(self) -> dict[str, float]:
         return {"epsilon": self.current_epsilon(), "buffer_episodes": float(len(self.buffer))}
 

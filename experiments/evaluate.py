@@ -37,7 +37,7 @@ from algos.plugins import load_plugins  # noqa: E402
 from algos.training import checkpoint as ckpt  # noqa: E402
 from algos.training.rollout import action_distribution, run_episode  # noqa: E402
 from run_config import register_configs  # noqa: E402
-from train import make_env, preload_plugins, seed_everything  # noqa: E402
+from train import check_rollout, make_env, make_runner, preload_plugins, seed_everything, vectorized  # noqa: E402
 
 
 def evaluate_run(cfg: DictConfig) -> dict:
@@ -72,8 +72,23 @@ def evaluate_run(cfg: DictConfig) -> dict:
 
     t0 = time.perf_counter()
     per_episode, counts, infos = [], np.zeros((spec.n_agents, spec.n_actions), np.int64), []
-    for i in range(cfg.eval.episodes):
-        episode, st = run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i)
+    check_rollout(cfg.rollout)
+    if vectorized(cfg.rollout):  # rollout.num_envs episodes in flight (or on Ray workers)
+        import asyncio
+
+        with asyncio.Runner() as loop:
+            runner = make_runner(cfg, algo, spec, env_cfg, evaluation=True, output_dir=out_dir / "episodes", loop=loop,
+                                 algo_cfg=algo_cfg)
+            try:
+                done = runner.run_episodes([(i, cfg.eval.seed + i) for i in range(cfg.eval.episodes)], explore=False)
+            finally:
+                runner.close()
+        for f in done.failures:
+            print(f"warning: evaluation episode {f.index} dropped: {f.reason}", file=sys.stderr)
+        finished = [(r.episode, r.stats) for r in done.results]
+    else:
+        finished = (run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i) for i in range(cfg.eval.episodes))
+    for episode, st in finished:
         per_episode.append({"return": st.ret, "length": st.length, "actions": episode.actions.tolist(), **st.infos})
         counts += st.action_counts
         infos.append(st.infos)

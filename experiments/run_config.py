@@ -12,6 +12,7 @@ Groups and their schemas:
   optionally ``eval_overrides``. An env author can store their own schema with
   :func:`register_env_config` or write a plain yaml (its keys then form the schema).
 * ``logger``: :class:`LoggerConfig`.
+* ``rollout``: :class:`RolloutConfig` (episodes in flight, Ray workers).
 * ``llm``, ``judge``, ``rag``: owned by ``agents_llm``/``rag``; untyped here.
 """
 
@@ -83,12 +84,32 @@ class EvalConfig:
 
 
 @dataclass
+class RolloutConfig:
+    """How episodes are collected (README "Scaling up"). The defaults are the sequential
+    loop: one episode at a time through the synchronous ``env.step``."""
+
+    # Episodes in flight in one process, on one event loop (one batched policy forward per
+    # round, every episode's astep awaited together). 1 = the sequential loop.
+    num_envs: int = 1
+    # Episodes collected with one frozen policy before the learner observes them (in
+    # episode order, one update each, as the sequential loop does). Results depend on it and
+    # on the seeds, never on num_envs or workers. null = num_envs * workers.
+    sync_every: Optional[int] = None
+    backend: str = "local"  # local: in this process | ray: `workers` Ray actors (extra .[ray])
+    workers: int = 1  # Ray actors, each running num_envs episodes at once (backend=ray)
+    ray_address: Optional[str] = None  # attach to a running Ray cluster ("auto", "ray://host:10001"); null = start a local one
+    worker_cpus: float = 1.0  # CPUs Ray reserves for each actor
+    episode_retries: int = 1  # an episode lost with its worker is re-run this many times, then dropped (logged)
+
+
+@dataclass
 class RunConfig:
     algo: Any = MISSING
     env: Any = MISSING
     logger: LoggerConfig = field(default_factory=LoggerConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
     llm: Any = None  # the llm group (agents_llm), when composed
     judge: Any = None
     rag: Any = None

@@ -26,6 +26,7 @@ least `train.llm_error_share_stop` of one episode's calls failed, training stops
 from __future__ import annotations
 
 import copy
+import os
 import random
 import signal
 import sys
@@ -37,6 +38,10 @@ from typing import Any, Optional
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout without `pip install -e .`
+# Launchers that run each job in a fresh process (submitit: SLURM or local) unpickle the
+# task, which imports run_config from experiments/: let those processes find it too.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    dict.fromkeys(p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p))
 
 import hydra  # noqa: E402
 import numpy as np  # noqa: E402
@@ -51,10 +56,11 @@ from algos.training import checkpoint as ckpt  # noqa: E402
 from algos.training.loggers import CSVLogger, MultiLogger, TensorBoardLogger, WandbLogger, config_hash  # noqa: E402
 from algos.training.rollout import action_distribution, evaluate, run_episode  # noqa: E402
 from agents_llm.redaction import redact  # noqa: E402
-from run_config import ConfigValueError, register_configs, validate_run_config  # noqa: E402
+from algos.training.vector_rollout import evaluate_vectorized  # noqa: E402
+from run_config import ConfigValueError, RolloutConfig, register_configs, validate_run_config  # noqa: E402
 
 # Keys that may change when resuming a run; everything else comes from the checkpoint.
-RESUMABLE_PREFIXES = ("train.", "logger.", "eval.", "device", "torch_threads")
+RESUMABLE_PREFIXES = ("train.", "logger.", "eval.", "rollout.", "device", "torch_threads")
 
 
 def preload_plugins(argv: list[str]) -> None:
@@ -70,9 +76,9 @@ def preload_plugins(argv: list[str]) -> None:
             load_plugins(value or [])
 
 
-def make_env(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None):
-    """Build the env a config names; an env that writes files (`output_dir: null` in its
-    config) writes them under `output_dir`, i.e. into the run folder."""
+def env_args(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None) -> tuple[str, dict]:
+    """The registry name and factory arguments of the env a config names; an env that
+    writes files (`output_dir: null` in its config) writes them under `output_dir`."""
     args = OmegaConf.to_container(env_cfg, resolve=True) if isinstance(env_cfg, DictConfig) else dict(env_cfg)
     name = args.pop("name")
     overrides = args.pop("eval_overrides", None) or {}
@@ -80,7 +86,53 @@ def make_env(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None 
         args.update(overrides)
     if output_dir is not None and "output_dir" in args and args["output_dir"] is None:
         args["output_dir"] = str(output_dir)
+    return name, args
+
+
+def make_env(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None):
+    """Build the env a config names (see :func:`env_args`)."""
+    name, args = env_args(env_cfg, evaluation=evaluation, output_dir=output_dir)
     return envs.make(name, **args)
+
+
+def check_rollout(rollout: Any) -> None:
+    """Fail at start, naming the setting, on a rollout config that cannot run."""
+    from algos.training.vector_rollout import check_positive
+
+    check_positive("rollout.num_envs", rollout.num_envs)
+    check_positive("rollout.workers", rollout.workers)
+    if rollout.sync_every is not None:
+        check_positive("rollout.sync_every", rollout.sync_every)
+    if rollout.backend not in ("local", "ray"):
+        raise ValueError(f"rollout.backend must be 'local' or 'ray', got {rollout.backend!r}")
+    if rollout.backend == "local" and rollout.workers != 1:
+        raise ValueError(f"rollout.workers={rollout.workers} needs rollout.backend=ray (local runs one process)")
+
+
+def vectorized(rollout: Any) -> bool:
+    """True when episodes run through the concurrent runner instead of the sequential loop
+    (whose exploration draws from the algorithm's one random stream, not one per episode)."""
+    return rollout.num_envs > 1 or rollout.backend == "ray" or rollout.sync_every is not None
+
+
+def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluation: bool, output_dir: Path, loop: Any,
+                local: bool = False, algo_cfg: Any = None):
+    """The concurrent episode runner a `rollout` config asks for (Ray's only when not `local`);
+    `algo_cfg` is the config `algo` was built from (default `cfg.algo`)."""
+    algo_cfg = cfg.algo if algo_cfg is None else algo_cfg
+    name, args = env_args(env_cfg, evaluation=evaluation, output_dir=output_dir)
+    if cfg.rollout.backend == "ray" and not local:
+        from algos.training.ray_rollout import RayRollout
+
+        return RayRollout(name, args, algo, spec, algo_name=algo_cfg.name,
+                          algo_cfg=OmegaConf.to_container(algo_cfg, resolve=True), num_envs=cfg.rollout.num_envs, workers=cfg.rollout.workers,
+                          max_rounds=cfg.train.max_rounds, address=cfg.rollout.ray_address,
+                          worker_cpus=cfg.rollout.worker_cpus, episode_retries=cfg.rollout.episode_retries,
+                          plugins=list(cfg.plugins), torch_threads=cfg.torch_threads)
+    from algos.training.vector_rollout import VectorRollout
+
+    return VectorRollout(lambda: envs.make(name, **args), algo, spec, num_envs=cfg.rollout.num_envs,
+                         max_rounds=cfg.train.max_rounds, loop=loop)
 
 
 def seed_everything(seed: int) -> None:
@@ -132,6 +184,8 @@ class InterruptGuard:
 def resume_config(cfg: DictConfig, saved: dict) -> DictConfig:
     """The saved run's config, with the command line's resumable overrides applied."""
     resumed = OmegaConf.create(saved)
+    if "rollout" not in resumed:  # a run saved before the rollout settings existed: the sequential loop
+        resumed.rollout = OmegaConf.structured(RolloutConfig)
     try:
         overrides = list(HydraConfig.get().overrides.task)
     except ValueError:
@@ -148,6 +202,13 @@ def resume_config(cfg: DictConfig, saved: dict) -> DictConfig:
         OmegaConf.update(resumed, key, OmegaConf.select(cfg, key), force_add=True)
     resumed.resume = cfg.resume
     return resumed
+
+
+def close_runners(runners: Any) -> None:
+    if runners is not None:
+        for runner in runners[:2]:
+            runner.close()
+        runners[2].close()
 
 
 def _mean_dicts(rows: list[dict[str, float]]) -> dict[str, float]:
@@ -202,6 +263,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
         cfg = resume_config(cfg, ckpt_state["config"])
         load_plugins(cfg.plugins)
     validate_run_config(cfg)
+    check_rollout(cfg.rollout)
     torch.set_num_threads(cfg.torch_threads)
     seed_everything(cfg.seed)
     container = redact(OmegaConf.to_container(cfg, resolve=True))  # what is written: config.yaml, checkpoints, W&B
@@ -214,6 +276,14 @@ def train(cfg: DictConfig) -> dict[str, float]:
         raise ConfigValueError(f"env: {e}") from None
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(cfg.algo.name, spec, cfg.algo, seed=cfg.seed, device=cfg.device)
+    runners = None
+    if vectorized(cfg.rollout):
+        import asyncio
+
+        loop = asyncio.Runner()  # one loop for the run: clients built once stay usable
+        runners = (make_runner(cfg, algo, spec, cfg.env, evaluation=False, output_dir=run_dir / "episodes", loop=loop),
+                   make_runner(cfg, algo, spec, cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes", loop=loop, local=True),
+                   loop)
     if hasattr(algo, "check_budget"):
         algo.check_budget(cfg.train.episodes)
 
@@ -251,14 +321,51 @@ def train(cfg: DictConfig) -> dict[str, float]:
     completed = start_episode
     last_eval: dict[str, float] = {}
     t_start = time.perf_counter()
+    def episode_seed(ep: int) -> int:
+        return cfg.seed * 1_000_003 + ep
+
     episode_start_rng = None
-    try:
-        for ep in range(start_episode, total):
-            # The RNGs as the episode starts: an interrupt inside it saves these, so a resumed
-            # run replays the episode exactly (the learner itself changes only after it).
-            episode_start_rng = (ckpt.rng_state(), copy.deepcopy(algo.rng.bit_generator.state))
+
+    def episodes():
+        """(episode number, Episode, stats, seconds) in order; Episode None = dropped.
+        The concurrent runner collects `sync_every` episodes with the policy as it is,
+        then hands them over one by one, as the sequential loop would have made them."""
+        nonlocal episode_start_rng
+        if runners is None:
+            for ep in range(start_episode, total):
+                # The RNGs as the episode starts: an interrupt inside it saves these, so a resumed
+                # run replays the episode exactly (the learner itself changes only after it).
+                episode_start_rng = (ckpt.rng_state(), copy.deepcopy(algo.rng.bit_generator.state))
+                t0 = time.perf_counter()
+                episode, stats = run_episode(env, algo, spec, explore=True, seed=episode_seed(ep), max_rounds=cfg.train.max_rounds)
+                yield ep, episode, stats, time.perf_counter() - t0
+            return
+        block = cfg.rollout.sync_every or cfg.rollout.num_envs * (cfg.rollout.workers if cfg.rollout.backend == "ray" else 1)
+        for first in range(start_episode, total, block):
             t0 = time.perf_counter()
-            episode, stats = run_episode(env, algo, spec, explore=True, seed=cfg.seed * 1_000_003 + ep, max_rounds=cfg.train.max_rounds)
+            wanted = [(ep, episode_seed(ep)) for ep in range(first, min(first + block, total))]
+            done = runners[0].run_episodes(wanted, explore=True)
+            per_episode = (time.perf_counter() - t0) / len(wanted)
+            if not done.results:
+                raise RuntimeError(f"every episode of {wanted[0][0]}..{wanted[-1][0]} failed; first: {done.failures[0].reason}")
+            by_index = {r.index: r for r in done.results}
+            reasons = {f.index: f.reason for f in done.failures}
+            for ep, _ in wanted:
+                if ep in by_index:
+                    yield ep, by_index[ep].episode, by_index[ep].stats, per_episode
+                else:
+                    yield ep, None, reasons.get(ep, "lost"), per_episode
+
+    failed = 0
+    try:
+        for ep, episode, stats, seconds in episodes():
+            t0 = time.perf_counter() - seconds
+            if episode is None:  # dropped by the concurrent runner: logged there, counted here
+                failed += 1
+                completed = ep + 1
+                bar.update(1)
+                print(f"episode {ep} dropped: {stats}", file=sys.stderr, flush=True)
+                continue
             share = llm_error_share(stats.infos)
             if stats.infos.get("llm_errors") and share >= cfg.train.llm_error_share_stop:
                 raise LLMFailureStop(
@@ -274,7 +381,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
             t_env += len(episode)
             completed = ep + 1
             episode_start_rng = None
-            window_times.append((time.perf_counter() - t0, time.perf_counter() - t1))
+            window_times.append((time.perf_counter() - t0, time.perf_counter() - t1))  # episode = rollout share + learning
             window_stats.append(stats)
             if upd:
                 window_updates.append(upd)
@@ -291,9 +398,14 @@ def train(cfg: DictConfig) -> dict[str, float]:
                     row.update({k: v for k, v in window_updates[-1].items() if k in ("updates", "target_updates")})
                 loggers.log("train", row, completed)
                 bar.set_postfix({k: f"{row[k]:.3g}" for k in ("return", "epsilon", "loss") if k in row})
+                if failed:
+                    row["rollout/failed_episodes"] = float(failed)
                 window_stats, window_updates, window_times = [], [], []
             if (cfg.train.eval_every and completed % cfg.train.eval_every == 0) or completed == total:
-                last_eval = evaluate(eval_env, algo, spec, cfg.train.eval_episodes, seed=cfg.eval.seed)
+                if runners is None:
+                    last_eval = evaluate(eval_env, algo, spec, cfg.train.eval_episodes, seed=cfg.eval.seed)
+                else:
+                    last_eval = evaluate_vectorized(runners[1], spec, cfg.train.eval_episodes, seed=cfg.eval.seed)
                 loggers.log("eval", {"t_env": float(t_env), **last_eval}, completed)
             if cfg.train.checkpoint_every and completed % cfg.train.checkpoint_every == 0 and completed != total:
                 ckpt.save_periodic(payload(completed), run_dir, completed, cfg.train.keep_checkpoints)
@@ -301,6 +413,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
     except KeyboardInterrupt:
         guard.in_critical = False
         bar.close()
+        close_runners(runners)
         if episode_start_rng is not None:  # inside an episode: back to where it started
             ckpt.set_rng_state(episode_start_rng[0])
             algo.rng.bit_generator.state = episode_start_rng[1]
@@ -310,6 +423,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
         sys.exit(130)
     except LLMFailureStop as e:
         bar.close()
+        close_runners(runners)
         if episode_start_rng is not None:  # the failed episode is not learned from: a resume replays it
             ckpt.set_rng_state(episode_start_rng[0])
             algo.rng.bit_generator.state = episode_start_rng[1]
@@ -321,7 +435,20 @@ def train(cfg: DictConfig) -> dict[str, float]:
               f"the failed one not learned from): {path}\nResume with: python experiments/train.py resume={run_dir}",
               file=sys.stderr, flush=True)
         sys.exit(1)
+    except Exception as e:
+        if runners is None:
+            raise
+        # The concurrent runner failed (e.g. every episode lost to a server that is down):
+        # keep what was learnt, say how to go on, then fail.
+        bar.close()
+        close_runners(runners)
+        path = ckpt.save_atomic(payload(completed, interrupted=True), run_dir / ckpt.CKPT_DIR / ckpt.LAST)
+        loggers.close()
+        print(f"\nStopped after {completed} episodes: {type(e).__name__}: {e}\nCheckpoint: {path}\n"
+              f"Resume with: python experiments/train.py resume={run_dir}", file=sys.stderr, flush=True)
+        raise
     bar.close()
+    close_runners(runners)
     final = payload(completed)
     final_path = ckpt.save_atomic(final, run_dir / ckpt.CKPT_DIR / ckpt.FINAL)
     ckpt.save_atomic(final, run_dir / ckpt.CKPT_DIR / ckpt.LAST)

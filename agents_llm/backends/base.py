@@ -8,7 +8,9 @@ timeout, schema-checked JSON, latency and token accounting.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+import warnings
 import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -109,9 +111,24 @@ class LLMBackend(ABC):
     name: ClassVar[str] = "base"
 
     def __init__(self, *, model: str, timeout_s: float = 120.0, retry: RetryPolicy | None = None,
-                 cache: ResponseCache | None = None):
+                 cache: ResponseCache | None = None, max_concurrent_requests: int | None = None,
+                 server_slots: int | None = None):
         if timeout_s <= 0:
             raise LLMConfigError(f"timeout_s must be positive, got {timeout_s}", backend=self.name)
+        for key, value in (("max_concurrent_requests", max_concurrent_requests), ("server_slots", server_slots)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise LLMConfigError(f"llm.{key} must be an integer >= 1 or null, got {value!r}", backend=self.name)
+        # At most this many requests of this backend in flight (per event loop); the rest wait here.
+        self.max_concurrent_requests = max_concurrent_requests
+        # How many requests the server decodes at once; more in flight queue there (warned once).
+        self.server_slots = server_slots
+        if max_concurrent_requests and server_slots and max_concurrent_requests > server_slots:
+            warnings.warn(f"llm.max_concurrent_requests={max_concurrent_requests} is above llm.server_slots="
+                          f"{server_slots}: the server queues what it cannot decode at once", stacklevel=2)
+        self._limits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> Semaphore
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests seen in flight at once
+        self._warned_slots = False
         self.model = model
         self.timeout_s = float(timeout_s)
         self.retry = retry or RetryPolicy()
@@ -225,12 +242,32 @@ class LLMBackend(ABC):
         return LLMResponse(comp.text, comp.prompt_tokens, comp.completion_tokens, time.perf_counter() - t0,
                            self.name, self.model, attempts=attempts, parsed=parsed)
 
+    def _limit(self) -> asyncio.Semaphore | contextlib.nullcontext:
+        """The in-flight limit of this backend on the running loop (a semaphore is bound to one loop)."""
+        if self.max_concurrent_requests is None:
+            return contextlib.nullcontext()
+        loop = asyncio.get_running_loop()
+        sem = self._limits.get(loop)
+        if sem is None:
+            sem = self._limits[loop] = asyncio.Semaphore(self.max_concurrent_requests)
+        return sem
+
     async def _attempt(self, req: ChatRequest) -> Completion:
-        try:
-            return await asyncio.wait_for(self._generate(req), timeout=self.timeout_s)
-        except asyncio.TimeoutError:
-            raise LLMTimeoutError(f"call timed out after {self.timeout_s:.1f} s", backend=self.name,
-                                  endpoint=self.endpoint) from None
+        async with self._limit():  # waiting for a free request slot is not part of the call's timeout
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.server_slots and self.in_flight > self.server_slots and not self._warned_slots:
+                self._warned_slots = True
+                warnings.warn(f"{self.in_flight} requests in flight to {self.endpoint or self.name}, more than "
+                              f"llm.server_slots={self.server_slots}: the server queues them; cap them with "
+                              "llm.max_concurrent_requests", stacklevel=2)
+            try:
+                return await asyncio.wait_for(self._generate(req), timeout=self.timeout_s)
+            except asyncio.TimeoutError:
+                raise LLMTimeoutError(f"call timed out after {self.timeout_s:.1f} s", backend=self.name,
+                                      endpoint=self.endpoint) from None
+            finally:
+                self.in_flight -= 1
 
     def _charge(self, caller: str, ledger: TokenLedger | None, pt: int, ct: int) -> None:
         self.usage.charge(caller, pt, ct)

@@ -35,6 +35,12 @@ class LLMConfig:
     temperature: float = 0.0  # 0 = greedy: reproducible runs
     seed: Optional[int] = 0
     episode_token_budget: Optional[int] = None  # None = unlimited; reached -> the episode stops cleanly
+    # Requests of this backend in flight at once (all episodes of a process); the rest wait
+    # their turn. None = no limit. Set it to the server's slots with many episodes in flight.
+    max_concurrent_requests: Optional[int] = None
+    # How many requests the server decodes at once (vLLM --max-num-seqs, SGLang
+    # --max-running-requests, llama.cpp --parallel); more in flight is warned about once.
+    server_slots: Optional[int] = None
     retry: RetryConfig = field(default_factory=RetryConfig)
     cache: ResponseCacheConfig = field(default_factory=ResponseCacheConfig)
 

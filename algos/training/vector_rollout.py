@@ -1,0 +1,340 @@
+"""Many episodes in flight in one process, on one event loop.
+
+``VectorRollout`` keeps ``num_envs`` envs of one config busy: each round it asks the
+policy for the actions of every live episode in one call (:meth:`Algorithm.act_batch`:
+one batched forward pass for the learners, recurrent state and graph kept per episode),
+then awaits every episode's ``astep`` (or ``astep_plan`` for a plan-emitting fixed
+policy) together, so the LLM calls of all episodes are in flight at once against a
+batching server. A finished episode's env takes the next episode until the list asked
+for is done. Envs without ``astep`` (the matrix games) are stepped synchronously.
+
+What must not depend on scheduling does not: episode ``i`` is reset with its own seed
+and explores with its own random stream (seeded from the algorithm's seed and the
+episode's), and the policy does not change while episodes run -- the caller learns
+between calls (see ``experiments/train.py``: ``rollout.sync_every`` episodes per call).
+So with a deterministic backend the episodes, and the parameters learnt from them in
+episode order, are the same for any ``num_envs``.
+
+The event loop lives as long as the runner (``asyncio.Runner``): HTTP clients built
+once (an AsyncOpenAI client) stay usable across rounds and episodes.
+
+An episode whose step raises, or in which the env reports failed LLM calls
+(``infos["llm_errors"]``, ``infos["llm_error"]``) and no call succeeded (a server
+down past the backend's retries), is dropped with its reason (:class:`EpisodeFailure`,
+logged); the others go on. ``algos``
+imports no LLM code: the runner speaks only the env API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from envs import get_comm_graph
+
+from ..base import Algorithm, EnvSpec
+from ..buffer import Episode
+from .rollout import LAST_VALUE_INFOS, PER_ROUND_EXTRAS, SUMMED_INFOS, EpisodeStats, _plan_actions, _split, _state, action_distribution
+
+log = logging.getLogger(__name__)
+
+
+def check_positive(name: str, value: Any) -> int:
+    """``value`` as an int >= 1, or a ValueError naming the setting."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def episode_rng(algo_seed: int, episode_seed: Optional[int], index: int) -> np.random.Generator:
+    """The exploration stream of one episode: the same whatever else is in flight."""
+    return np.random.default_rng([int(algo_seed) & 0xFFFFFFFF, int(index if episode_seed is None else episode_seed) & 0xFFFFFFFFFFFF])
+
+
+@dataclass
+class EpisodeResult:
+    index: int  # the episode's number in the run (training episode, or evaluation episode)
+    seed: Optional[int]  # the seed its env was reset with
+    episode: Episode
+    stats: EpisodeStats
+
+
+@dataclass
+class EpisodeFailure:
+    index: int
+    seed: Optional[int]
+    reason: str  # "<ExceptionType>: message" (or why a worker was lost)
+
+
+@dataclass
+class RolloutResult:
+    """Finished episodes in index order, and the ones dropped (with why)."""
+
+    results: list[EpisodeResult] = field(default_factory=list)
+    failures: list[EpisodeFailure] = field(default_factory=list)
+
+
+class EpisodeRecorder:
+    """What :func:`algos.training.rollout.run_episode` records, one round at a time."""
+
+    def __init__(self, algo: Algorithm, spec: EnvSpec):
+        self.algo, self.spec = algo, spec
+        N, A = spec.n_agents, spec.n_actions
+        self.o, self.m, self.s, self.g, self.a, self.r = [], [], [], [], [], []
+        self.extras: dict[str, list[float]] = {k: [] for k in PER_ROUND_EXTRAS}
+        self.seen_extras: set[str] = set()
+        self.counts = np.zeros((N, A), np.int64)
+        self.info_last: dict[str, float] = {}
+        self.info_sum: dict[str, float] = {}
+        self.q_values: list[float] = []
+        self.terminated = False
+        self.start = time.perf_counter()
+        self.first_error: Optional[str] = None  # an env's optional `llm_error`, the first one
+
+    def decision(self, o: dict, m: dict, state: np.ndarray, graph: np.ndarray) -> None:
+        self.o.append(self.algo._stack(o))
+        self.m.append(self.algo._stack(m, dtype=np.int8, fill=1, width=self.spec.n_actions).astype(bool))
+        self.s.append(state)
+        self.g.append(Episode.adjacency(graph, self.spec.n_agents))
+
+    def outcome(self, acting: list[str], actions: dict[str, int], rewards: dict, infos: dict, last_q: Any) -> None:
+        joint = np.zeros(self.spec.n_agents, np.int64)
+        for i, a in enumerate(self.spec.agents):
+            if a in actions:
+                joint[i] = actions[a]
+                self.counts[i, actions[a]] += 1
+        self.a.append(joint)
+        self.r.append(float(np.mean([rewards[a] for a in acting])) if acting else 0.0)
+        if last_q is not None:
+            self.q_values.append(float(np.mean(last_q)))
+        info0 = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
+        for k in LAST_VALUE_INFOS:
+            if k in info0:
+                self.info_last[k] = float(info0[k])
+        for k in SUMMED_INFOS:
+            if k in info0:
+                self.info_sum[k] = self.info_sum.get(k, 0.0) + float(info0[k])
+        for k in PER_ROUND_EXTRAS:
+            if k in info0:
+                self.seen_extras.add(k)
+            self.extras[k].append(float(info0.get(k, 0)))
+        if self.first_error is None and info0.get("llm_error"):
+            self.first_error = str(info0["llm_error"])
+
+    def lost_reason(self) -> Optional[str]:
+        """Why the episode is worth nothing: LLM calls failed (``llm_errors``) and none
+        succeeded (no token spent), e.g. a server refusing connections past the retries."""
+        failed = int(self.info_sum.get("llm_errors", 0))
+        if failed and not self.info_sum.get("tokens", 0.0):
+            return f"all LLM calls failed ({failed}); first: {self.first_error}"
+        return None
+
+    def finish(self) -> tuple[Episode, EpisodeStats]:
+        spec, T = self.spec, len(self.a)
+        episode = Episode(
+            obs=np.stack(self.o),
+            avail=np.stack(self.m),
+            state=np.stack(self.s).reshape(T + 1, spec.state_dim),
+            actions=np.stack(self.a) if T else np.zeros((0, spec.n_agents), np.int64),
+            rewards=np.asarray(self.r, np.float32),
+            terminated=self.terminated,
+            adj=np.stack(self.g),
+            extras={k: np.asarray(self.extras[k], np.float32) for k in self.seen_extras},
+        ).validate()
+        stats = EpisodeStats(ret=float(sum(self.r)), length=T, terminated=self.terminated, action_counts=self.counts,
+                             q_values=self.q_values, infos={**self.info_last, **self.info_sum},
+                             seconds=time.perf_counter() - self.start)
+        return episode, stats
+
+
+@dataclass
+class _Live:
+    """One episode in flight in one env."""
+
+    index: int
+    seed: Optional[int]
+    view: Algorithm
+    recorder: EpisodeRecorder
+    obs: dict
+    infos: dict
+    graph: np.ndarray
+    rounds: int = 0
+
+
+class VectorRollout:
+    """``num_envs`` envs, one event loop, one batched policy call per round.
+
+    ``make_env`` builds one env (called ``num_envs`` times, once each); shared
+    resources (backend, store, judge) are the env's business (the report env shares
+    them per process). ``loop``: an ``asyncio.Runner`` to share with other runners of
+    the same run (the training and the evaluation envs), so that clients bound to a
+    loop see one loop only; by default the runner has its own. Use as a context
+    manager or call :meth:`close`.
+    """
+
+    def __init__(self, make_env: Callable[[], Any], algo: Algorithm, spec: EnvSpec, *, num_envs: int,
+                 max_rounds: int = 10_000, setting: str = "rollout.num_envs", loop: Optional[asyncio.Runner] = None):
+        self.num_envs = check_positive(setting, num_envs)
+        self.algo, self.spec, self.max_rounds = algo, spec, int(max_rounds)
+        self.envs = [make_env() for _ in range(self.num_envs)]
+        self.emits_plans = algo.capabilities.emits_plans
+        if self.emits_plans and not hasattr(self.envs[0], "step_plan"):
+            raise TypeError(f"{type(algo).__name__} hands the env round plans, but {type(self.envs[0]).__name__} has "
+                            "no step_plan(plan); use an env that supports plans (report_writing_v0)")
+        self._owns_loop = loop is None
+        self._runner: Optional[asyncio.Runner] = loop if loop is not None else asyncio.Runner()
+
+    # -- public --------------------------------------------------------------------
+    def run_episodes(self, episodes: Sequence[tuple[int, Optional[int]]], *, explore: bool) -> RolloutResult:
+        """Run the episodes ``[(index, seed), ...]`` with the policy as it is now."""
+        if self._runner is None:
+            raise RuntimeError("VectorRollout is closed")
+        return self._runner.run(self._run(list(episodes), explore))
+
+    @property
+    def loop(self) -> asyncio.Runner:
+        """The event loop (an ``asyncio.Runner``) the episodes run on, e.g. to close a client on it."""
+        if self._runner is None:
+            raise RuntimeError("VectorRollout is closed")
+        return self._runner
+
+    def close(self) -> None:
+        if self._runner is not None:
+            for env in self.envs:
+                close = getattr(env, "close", None)
+                if callable(close):
+                    close()
+            if self._owns_loop:
+                self._runner.close()
+            self._runner = None
+
+    def __enter__(self) -> "VectorRollout":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- the round loop ------------------------------------------------------------
+    def _start(self, env: Any, index: int, seed: Optional[int]) -> _Live:
+        obs, infos = env.reset(seed=seed)
+        view = self.algo.episode_view(episode_rng(self.algo.seed, seed, index))
+        return _Live(index, seed, view, EpisodeRecorder(self.algo, self.spec), obs, infos, get_comm_graph(env, infos))
+
+    async def _run(self, todo: list[tuple[int, Optional[int]]], explore: bool) -> RolloutResult:
+        out = RolloutResult()
+        queue = list(reversed(todo))
+        slots: list[Optional[_Live]] = [None] * self.num_envs
+        while queue or any(s is not None for s in slots):
+            for i, env in enumerate(self.envs):
+                if slots[i] is None and queue:
+                    slots[i] = self._start(env, *queue.pop())
+            live = [(i, s) for i, s in enumerate(slots) if s is not None and self.envs[i].agents and s.rounds < self.max_rounds]
+            for i, s in enumerate(slots):  # an episode with no live agent (or at the cap) ends before acting
+                if s is not None and all(i != j for j, _ in live):
+                    out.results.append(self._finish(self.envs[i], s))
+                    slots[i] = None
+            if not live:
+                continue
+            steps = self._decide(live, explore)
+            outcomes = await asyncio.gather(*(self._step(self.envs[i], s, step) for (i, s), step in zip(live, steps)),
+                                            return_exceptions=True)
+            for (i, s), outcome in zip(live, outcomes):
+                if isinstance(outcome, BaseException):
+                    if not isinstance(outcome, Exception):
+                        raise outcome  # KeyboardInterrupt, cancellation: not an episode's fault
+                    reason = f"{type(outcome).__name__}: {outcome}"
+                    log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, reason)
+                    out.failures.append(EpisodeFailure(s.index, s.seed, reason))
+                    slots[i] = None
+                elif outcome:  # done
+                    lost = s.recorder.lost_reason()
+                    if lost is None:
+                        out.results.append(self._finish(self.envs[i], s))
+                    else:
+                        log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, lost)
+                        out.failures.append(EpisodeFailure(s.index, s.seed, lost))
+                    slots[i] = None
+        out.results.sort(key=lambda r: r.index)
+        out.failures.sort(key=lambda f: f.index)
+        return out
+
+    def _decide(self, live: list[tuple[int, _Live]], explore: bool) -> list[tuple[list[str], Any]]:
+        """Record every live episode's decision point; the plans or actions of this round."""
+        inputs = []
+        for i, s in live:
+            env = self.envs[i]
+            o, m = _split(s.obs, self.spec)
+            state = _state(env, self.spec)  # recorded with the observation, before the step
+            s.recorder.decision(o, m, state, s.graph)
+            inputs.append((list(env.agents), o, m, state))
+        if self.emits_plans:
+            return [(acting, s.view.next_plan(s.infos)) for (acting, *_), (_, s) in zip(inputs, live)]
+        views = [s.view for _, s in live]
+        actions = self.algo.act_batch(views, [x[1] for x in inputs], [x[2] for x in inputs], explore,
+                                      states=[x[3] for x in inputs], graphs=[s.graph for _, s in live])
+        return [(acting, a) for (acting, *_), a in zip(inputs, actions)]
+
+    async def _step(self, env: Any, s: _Live, step: tuple[list[str], Any]) -> bool:
+        acting, decision = step
+        if self.emits_plans:
+            fn = getattr(env, "astep_plan", None)
+            result = await fn(decision) if fn is not None else env.step_plan(decision)
+        else:
+            joint = {a: decision[a] for a in acting}
+            fn = getattr(env, "astep", None)
+            result = await fn(joint) if fn is not None and inspect.iscoroutinefunction(fn) else env.step(joint)
+        obs, rewards, terms, truncs, infos = result
+        actions = _plan_actions(env, infos, acting) if self.emits_plans else decision
+        s.graph = get_comm_graph(env, infos)
+        s.recorder.outcome(acting, actions, rewards, infos, getattr(s.view, "last_q", None))
+        s.obs, s.infos, s.rounds = obs, infos, s.rounds + 1
+        done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
+        if all(done.values()):
+            s.recorder.terminated = all(terms.get(a, False) for a in acting)
+            return True
+        return False
+
+    def _finish(self, env: Any, s: _Live) -> EpisodeResult:
+        o, m = _split(s.obs, self.spec) if s.obs else ({}, {})
+        try:
+            state = _state(env, self.spec)
+        except Exception:  # some envs refuse state() after the end
+            state = np.zeros(self.spec.state_dim, np.float32)
+        s.recorder.decision(o, m, state, s.graph)
+        episode, stats = s.recorder.finish()
+        return EpisodeResult(s.index, s.seed, episode, stats)
+
+
+def summarize(results: Sequence[EpisodeResult], spec: EnvSpec, episodes: int) -> dict[str, float]:
+    """The metrics :func:`algos.training.rollout.evaluate` reports, from finished episodes."""
+    rows = [r.stats for r in results]
+    counts = np.zeros((spec.n_agents, spec.n_actions), np.int64)
+    for s in rows:
+        counts += s.action_counts
+    rets = [s.ret for s in rows]
+    out: dict[str, float] = {"return": float(np.mean(rets)) if rets else float("nan"),
+                             "return_std": float(np.std(rets)) if rets else float("nan"),
+                             "length": float(np.mean([s.length for s in rows])) if rows else float("nan"),
+                             "episodes": float(episodes)}
+    if len(rows) < episodes:
+        out["failed_episodes"] = float(episodes - len(rows))
+    for k in sorted(set().union(*(s.infos for s in rows)) if rows else ()):
+        out[k] = float(np.mean([s.infos[k] for s in rows if k in s.infos]))
+    qs = [np.mean(s.q_values) for s in rows if s.q_values]
+    if qs:
+        out["q_chosen_mean"] = float(np.mean(qs))
+    out.update(action_distribution(counts, spec.agents))
+    return out
+
+
+def evaluate_vectorized(runner: Any, spec: EnvSpec, episodes: int, *, seed: int = 0) -> dict[str, float]:
+    """Greedy evaluation through a runner (:class:`VectorRollout` or the Ray one): the
+    same episodes and seeds as :func:`algos.training.rollout.evaluate`."""
+    done = runner.run_episodes([(i, seed + i) for i in range(episodes)], explore=False)
+    return summarize(done.results, spec, episodes)
