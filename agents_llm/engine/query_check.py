@@ -64,13 +64,17 @@ def fallback_queries(topic: str, objective: str = "", outline: Sequence[str] = (
 
 
 def vet_queries(queries: Sequence[str], *, topic: str, objective: str = "", outline: Sequence[str] = (),
-                max_queries: int = 3) -> tuple[list[str], list[dict], bool]:
+                max_queries: int = 3, no_query_allowed: bool = True) -> tuple[list[str], list[dict], bool]:
     """(queries to run, rejected [{query, reason}], fell back?) for the Researcher's parsed queries.
 
-    An empty list stays empty (NO_QUERY: the model decided not to search).
+    An empty list (NO_QUERY: the model decided not to search) stays empty when
+    `no_query_allowed`; otherwise (nothing retrieved yet in the episode) it falls back too.
     """
     if not queries:
-        return [], [], False
+        if no_query_allowed:
+            return [], [], False
+        return fallback_queries(topic, objective, outline, max_queries), [{"query": "NO_QUERY",
+                                                                           "reason": "no evidence yet"}], True
     terms = query_terms(topic, objective, outline)
     kept, rejected = [], []
     for q in queries:

@@ -93,5 +93,9 @@ def test_no_query_skips_retrieval():
     retriever = StubRetriever()
     engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "NO_QUERY")]), retriever=retriever)
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
+    ctx.report.append("Parallel API", "PettingZoo offers a Parallel API.")  # NO_QUERY is a decision once there is evidence
     asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), ctx))
     assert retriever.queries == [] and not ctx.rag_exhausted
+    fresh = EpisodeContext(ReportState("PettingZoo"), TokenLedger())  # before any evidence it searches the topic
+    asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), fresh))
+    assert len(retriever.queries) == 1 and retriever.queries[0][0] == "PettingZoo"

@@ -51,3 +51,8 @@ def test_good_queries_are_kept_and_no_query_stays_no_search():
 
 def test_fallback_skips_an_off_topic_objective():
     assert fallback_queries(TOPIC, objective="The sky is blue.") == [TOPIC]
+
+
+def test_no_query_before_any_evidence_falls_back_to_the_topic():
+    queries, rejected, fell_back = vet_queries([], topic=TOPIC, no_query_allowed=False)
+    assert queries == [TOPIC] and fell_back and rejected[0]["query"] == "NO_QUERY"
