@@ -18,7 +18,7 @@ from .judges.text import sentences, words
 from .referee import echoed_sentences, loop_share, repeated_sentences
 from .report_state import SourceRef
 
-MIN_BODY_WORDS = 12  # a section body shorter than this says nothing
+MIN_BODY_WORDS = 6  # a section body shorter than this ("The sky is blue.") says nothing
 SUPPORTED_WORD_SHARE = 0.5  # a sentence is supported when this share of its content words is in the sources
 MIN_SUPPORTED_SHARE = 0.5  # prose is kept when this share of its characters is in supported sentences
 MAX_REUSED_SENTENCES = 4

@@ -15,7 +15,7 @@ does early on), and prints per episode and in all:
 
     python experiments/bench_writing.py --episodes 4
     python experiments/bench_writing.py --episodes 4 --label before -- \\
-        engine.vet_queries=false engine.reuse_sources=false llm.repeat_penalty=1.0
+        env.engine.vet_queries=false env.engine.reuse_sources=false llm.repeat_penalty=1.0
     python experiments/bench_writing.py --episodes 4 -- llm.model=qwen2.5-coder-0.5b
 
 Timings on a shared machine are inflated by the other load; compare runs made together.
