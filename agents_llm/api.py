@@ -137,6 +137,8 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     task = " ".join(task.split())
     rag_cfg = _plain(rag) or {}
     llm_cfg, judge_cfg, engine_cfg = _plain(llm), _plain(judge), _plain(engine)
+    # A user's report must not carry a small model's junk prose: reuse retrieved sentences instead.
+    engine_cfg = {"reuse_sources": True, **(engine_cfg or {})}
     messages: list[str] = []
 
     # 1. the policy: a trained checkpoint, or the handcrafted pipeline (validated now)

@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Sequence
 
 from . import prompts
+from .judges.text import sentences
+from .referee import echoed_sentences
 from .report_filter import filter_report_text
+from .sentence_reuse import pick_source_sentences, title_from, why_reuse
 from .report_state import ReportState, SourceRef
 
 # A line made only of these says "there is nothing", not "here is something".
@@ -47,10 +50,12 @@ class CollectorResult:
     title: str = ""
     removed_sentences: list[dict] = field(default_factory=list)
     content: str | None = None  # the section's text as written (appended or revised), after the report filter
+    reused_sources: str = ""  # why the writer's prose gave way to source sentences ("" = it was kept)
 
     def as_dict(self) -> dict:
         return {"status": self.status, "reason": self.reason, "section_id": self.section_id, "title": self.title,
-                "removed_sentences": self.removed_sentences, "content": self.content}
+                "removed_sentences": self.removed_sentences, "content": self.content,
+                "reused_sources": self.reused_sources}
 
 
 def _split_title(text: str, fallback: str) -> tuple[str, str]:
@@ -64,9 +69,10 @@ def _split_title(text: str, fallback: str) -> tuple[str, str]:
 
 
 class Collector:
-    def __init__(self, *, prose_max_tokens: int = 192, summary_max_tokens: int = 80):
+    def __init__(self, *, prose_max_tokens: int = 192, summary_max_tokens: int = 80, reuse_sources: bool = False):
         self.prose_max_tokens = prose_max_tokens
         self.summary_max_tokens = summary_max_tokens
+        self.reuse_sources = reuse_sources  # agents_llm.sentence_reuse: source sentences stand in for junk prose
 
     async def run(self, *, call: CallFn, report: ReportState, contributions: Sequence[tuple[str, str]],
                   objective: str, sources: Iterable[SourceRef], revise_section: str | None = None) -> CollectorResult:
@@ -94,24 +100,37 @@ class Collector:
         title, body = _split_title(prose, objective or f"Section {section_number}")
         filtered = filter_report_text(body)
         title_filtered = filter_report_text(title).text or f"Section {section_number}"
-        if not filtered.text.strip():
+        src = list(sources)
+        text, reused = filtered.text, ""
+        if self.reuse_sources:
+            earlier = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]
+            reason = why_reuse(text, title_filtered, [r.text for r in src if r.text.strip()], earlier)
+            if reason:
+                picked = pick_source_sentences(src, focus=f"{report.topic} {objective} {text}", exclude=earlier)
+                if not picked:
+                    return CollectorResult("skipped", f"the prose {reason}, and no source sentence fits",
+                                           removed_sentences=filtered.removed)
+                text, reused = " ".join(picked), reason
+                if echoed_sentences(title_filtered)[0] > 0 or title_filtered.lower() in \
+                        {s.title.lower() for s in report.sections if s.id != revise_section}:
+                    title_filtered = title_from(picked[0])
+        if not text.strip():
             return CollectorResult("skipped", "nothing left after the report filter",
                                    removed_sentences=filtered.removed)
 
         summary = await call("Summarizer", "summarizer",
                              prompts.summarizer_messages(previous_summary=report.progress_summary,
-                                                         addition=filtered.text),
+                                                         addition=text),
                              self.summary_max_tokens)
-        src = list(sources)
         if revise_section is not None and revise_section in {s.id for s in report.sections}:
-            section = report.replace_section(revise_section, filtered.text, sources=src)
+            section = report.replace_section(revise_section, text, sources=src)
             status = "revised"
         else:
-            section = report.append(title_filtered, filtered.text, src)
+            section = report.append(title_filtered, text, src)
             status = "appended"
         if summary is not None and summary.strip():
             # The summary is internal memory, but it reaches prompts: keep it jargon-free too.
             report.progress_summary = filter_report_text(summary).text or report.progress_summary
         return CollectorResult(status, "" if summary is not None else "summary call failed; summary unchanged",
                                section_id=section.id, title=section.title, removed_sentences=filtered.removed,
-                               content=section.content)
+                               content=section.content, reused_sources=reused)

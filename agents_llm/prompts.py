@@ -152,8 +152,9 @@ def query_messages(*, topic: str, objective: str, inbox: Sequence[tuple[str, str
     if memory:
         received.append(f"Your previous output: {untrusted(memory, 200)}")
     parts += data_block(received)
-    parts.append(f"Write up to {max_queries} short search queries for the document store, one per line. "
-                 f"If no search is needed, write {NO_QUERY}.")
+    # Concrete for a 135M model: without "plain words, no code" SmolLM2 answers with a code fragment.
+    parts.append(f"Write up to {max_queries} search queries about the report topic, one per line, each a few "
+                 f"plain words (no code). If no search is needed, write {NO_QUERY}.")
     return [{"role": "system", "content": "You write search queries for a document store."},
             {"role": "user", "content": "\n\n".join(parts)}]
 

@@ -21,7 +21,8 @@ viewer animates it round by round). Top level:
       agents {agent: {receivers, senders, prompt, response, error, retrieval}}
                            prompt: chat messages of the agent's main call;
                            retrieval (Researcher): {queries, chunks [{source, page,
-                           chunk_id, score}], exhausted, error}
+                           chunk_id, score}], exhausted, error, generated (the model's
+                           queries), rejected [{query, reason}], fallback (topic terms used)}
       calls [{agent, kind, prompt_tokens, completion_tokens, latency_s, start_s, end_s,
               cached, error}]   every LLM call; kind: agent|query|collector|summarizer|gate
       collector {status, reason, section_id, title, removed_sentences, content}
@@ -33,6 +34,7 @@ viewer animates it round by round). Top level:
       gate {agent, question, passed, response} or null
       tokens {round, episode}            tokens spent in the round / so far
       reward, report_score, length_score, rounds_since_append, scores {...}
+      referee [{kind, target, reason, evidence, on_report, penalised}]   agents_llm.referee flags
       report {chars, sections [{id, title, chars, sources}], progress_summary,
               changed_section {id, title, sources} or null}   an outline, no text
       timing {wall_s}

@@ -125,9 +125,12 @@ class EnvSpec:
         declared = getattr(env, "time_limit_observable", getattr(base, "time_limit_observable", None))
         if declared is not None and not isinstance(declared, (bool, np.bool_)):
             raise EnvContractError(f"{name}.time_limit_observable must be True, False or absent, got {declared!r} ({CONTRACT})")
+        # The round budget, for fixed policies that plan a schedule (the handcrafted pipeline); absent when unknown.
+        budget = getattr(base, "max_rounds", None)
+        extras = {"max_rounds": int(budget)} if isinstance(budget, int) else {}
         return cls(
             agents=agents, obs_dim=obs_dims.pop(), n_actions=n_actions.pop(), state_dim=state_dim,
-            time_limit_observable=None if declared is None else bool(declared),
+            time_limit_observable=None if declared is None else bool(declared), extras=extras,
         )
 
 

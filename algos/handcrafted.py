@@ -36,7 +36,7 @@ from .base import AlgoConfig, Algorithm, Capabilities
 from .handcrafted_phases import (COLLECTOR, CORRECTION_APPLIED, DEFAULT_ROUNDS, DRAFTING, DRAFTING_COMPLETE,
                                  EXIT_SIGNALS, NON_OUTPUT_MARKERS, PLANNING, REVIEW, REVISION, REVISION_COMPLETE,
                                  PHASE_ORDER, SECTION_COMPLETE, SECTION_SKIPPED, Phase, PhaseConfigError,
-                                 RoundPattern, build_phases)
+                                 RoundPattern, build_phases, fit_rounds)
 
 
 class SkipStrategy(str, Enum):
@@ -177,6 +177,10 @@ class HandcraftedConfig(AlgoConfig):
     patterns: dict[str, Any] = field(default_factory=lambda: {p: None for p in PHASE_ORDER})
     # Most corrections REVISION takes from REVIEW (each costs two rounds of the budget).
     max_corrections: int = 6
+    # Fit the phase rounds into the env's round budget (EnvSpec.extras["max_rounds"]) when their sum
+    # exceeds it, with a compact schedule (handcrafted_phases.fit_rounds), so that compared with the
+    # learners at their budget the pipeline still plans, writes and finishes. false: the rounds as given.
+    fit_budget: bool = True
     # Question of the LLM_GATECHECK gate ({agent}, {phase}, {round} are filled in).
     gate_question: str = ("Next is {phase} round {round}. Would your contribution add something new to it? "
                           "Answer YES to EXECUTE or NO to SKIP.")
@@ -199,6 +203,11 @@ class HandcraftedPipeline(Algorithm):
         self.scheduler = RoundScheduler(cfg.skip_strategy)
         rounds = {str(k): v for k, v in dict(cfg.rounds).items()}
         self.phases: list[Phase] = build_phases(spec.agents, rounds, dict(cfg.patterns or {}))
+        budget = (spec.extras or {}).get("max_rounds")
+        if cfg.fit_budget and budget is not None:
+            fitted = fit_rounds({p.name: p.rounds for p in self.phases}, int(budget))
+            self.phases = [Phase(p.name, fitted[p.name], p.patterns) for p in self.phases]
+        self.schedule = {p.name: p.rounds for p in self.phases}  # the phase rounds this policy runs
         if not any(p.rounds for p in self.phases):
             raise PhaseConfigError("algo.rounds: every phase has 0 rounds; nothing would run")
         if cfg.max_corrections < 0:

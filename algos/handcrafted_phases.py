@@ -106,6 +106,44 @@ DEFAULT_PATTERNS: dict[str, tuple[RoundPattern, ...]] = {
 }
 
 
+# The order in which a compact schedule hands out rounds when the phase budgets do not fit the
+# env's round budget: a written section first (two drafting rounds: assign, then write and append),
+# then the outline, the evidence, one review-and-revise cycle, and further sections.
+COMPACT_STEPS: tuple[tuple[tuple[str, int], ...], ...] = (
+    ((DRAFTING, 2),), ((PLANNING, 1),), ((RESEARCH, 1),), ((REVIEW, 1), (REVISION, 2)), ((DRAFTING, 2),),
+)
+
+
+def fit_rounds(rounds: Mapping[str, int], budget: Optional[int]) -> dict[str, int]:
+    """Phase rounds that fit ``budget`` rounds in all (the schedule compared policies share).
+
+    Unchanged when they already fit (or ``budget`` is None). Otherwise rounds are handed
+    out in :data:`COMPACT_STEPS` order, each phase up to its configured count, repeating
+    the steps until nothing more fits; e.g. 4 rounds give planning 1, research 1,
+    drafting 2: an outline, evidence and one written section, finished in budget.
+    """
+    rounds = {p: int(rounds.get(p, DEFAULT_ROUNDS[p])) for p in PHASE_ORDER}
+    if budget is None or sum(rounds.values()) <= budget:
+        return rounds
+    if budget < 1:
+        raise PhaseConfigError(f"round budget must be >= 1, got {budget}")
+    out = {p: 0 for p in PHASE_ORDER}
+    left, progress = int(budget), True
+    while progress:
+        progress = False
+        for step in COMPACT_STEPS:
+            need = sum(n for _, n in step)
+            if need <= left and all(out[p] + n <= rounds[p] for p, n in step):
+                for p, n in step:
+                    out[p] += n
+                left -= need
+                progress = True
+    if not any(out.values()):  # a 1-round budget: one round of the first phase that has any
+        first = next(p for p in PHASE_ORDER if rounds[p])
+        out[first] = 1
+    return out
+
+
 class PhaseConfigError(ValueError):
     """A phase config that cannot run: the message names the phase, pattern and field."""
 

@@ -63,6 +63,7 @@ from pettingzoo import ParallelEnv
 from agents_llm.backends import TokenBudgetExceeded, make_ledger
 from agents_llm.engine import EngineSettings, EpisodeContext, RagRetriever, RoundEngine, action_mask, plan_from_actions
 from agents_llm.judges import make_judge, make_reward_tracker
+from agents_llm.referee import Referee, flag_counts, grounder_for, make_referee_config
 from agents_llm.report_state import ReportState
 from agents_llm.roles import DEFAULT_TEAM, ROLES, build_team
 from agents_llm.round_plan import COLLECTOR, ActionTable, RoundPlan
@@ -166,7 +167,7 @@ class ReportWritingEnv(ParallelEnv):
                  engine: Any = None, summary_dim: int = 32, token_scale: float | None = None,
                  round_token_scale: float = 4000.0, output_dir: str | None = None, save_episodes: bool = False,
                  render_mode: str | None = None, backend: Any = None, retriever: Any = None, embedding: Any = None,
-                 judge_obj: Any = None, name: str | None = None):
+                 judge_obj: Any = None, referee: Any = None, name: str | None = None):
         # `name` may arrive from a Hydra env group; the registry already used it.
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -193,6 +194,7 @@ class ReportWritingEnv(ParallelEnv):
         self.llm_cfg = dict(DEFAULT_LLM, **(_plain(llm) or {}))
         self.judge_cfg = dict(DEFAULT_JUDGE, **(_plain(judge) or {}))
         self.rag_cfg = _plain(rag) or {}
+        self.referee_cfg = make_referee_config(_plain(referee))  # flags and penalty: agents_llm.referee
         engine_cfg = _plain(engine) or {}
         self.settings = EngineSettings(**engine_cfg)
         # Sampling follows the llm config unless the engine config says otherwise.
@@ -322,6 +324,7 @@ class ReportWritingEnv(ParallelEnv):
         self.ledger = make_ledger(self.llm_cfg)
         self.ctx = EpisodeContext(report=self.report, ledger=self.ledger)
         self.tracker = make_reward_tracker(self._judge(), self.judge_cfg)
+        self.referee = Referee(self.referee_cfg, grounder=grounder_for(self._judge(), self._embedding))
         self.round = 0
         self._last_append_round = 0
         self._report_score = 0.0
@@ -475,6 +478,9 @@ class ReportWritingEnv(ParallelEnv):
                 step_info = step.as_dict()
                 rounds_since = self.round - self._last_append_round
                 self._last_append_round = self.round
+        flags = self.referee.review_round(self.report, outputs=result.outputs, scored=step_info or None,
+                                          changed_section=result.collector.section_id if result.appended else None)
+        reward = self.referee.adjust(reward, flags)
         self._last_round_tokens = result.tokens
         self._last_actions = {a: (self.table.terminate if a in plan.terminate_votes else joint[a])
                               for a in self.possible_agents}
@@ -495,6 +501,7 @@ class ReportWritingEnv(ParallelEnv):
                   "tokens": {"round": result.tokens, "episode": self.ledger.total.total},
                   "reward": reward, "report_score": self._report_score, "length_score": self._length_score,
                   "rounds_since_append": rounds_since, "scores": step_info,
+                  "referee": [f.as_dict() for f in flags],
                   "report": self._report_snapshot(result.collector.section_id)}
         self.trace.add_round(record)
 
@@ -507,7 +514,8 @@ class ReportWritingEnv(ParallelEnv):
                   "judge_flagged": bool(step_info.get("judge_flagged", False)),
                   "delta_score": float(step_info.get("delta_score", 0.0)),
                   "delta_length": float(step_info.get("delta_length", 0.0)),
-                  "llm_calls": result.llm_calls, "llm_errors": result.llm_errors}
+                  "llm_calls": result.llm_calls, "llm_errors": result.llm_errors,
+                  "referee": [f.as_dict() for f in flags], **flag_counts(flags)}
         if llm_failure:
             common["llm_error"] = llm_failure
         if result.gate_passed is not None:

@@ -112,6 +112,11 @@ def evaluate_run(cfg: DictConfig) -> dict:
     tmp.write_text(json.dumps(result, indent=2))
     tmp.replace(out)
     print(f"{algo_cfg.name} on {env_cfg.name}: return (explore=False) {metrics['return']:.3f} +- {metrics['return_std']:.3f} over {cfg.eval.episodes} episodes")
+    spent = [f"{metrics[k]:.1f} {name}" for k, name in (("length", "rounds"), ("tokens", "tokens"),
+                                                        ("referee/report_flags", "report flags"),
+                                                        ("referee/agent_flags", "output flags")) if k in metrics]
+    if spent:
+        print(f"  per episode: {', '.join(spent)}")
     print(f"  metrics: {out}")
     return result
 

@@ -53,6 +53,9 @@ class LlamaCppConfig(LLMConfig):
     n_threads: int = 1  # two threads on a busy 2-core machine collapse; raise on idle many-core hosts
     model_cache_dir: Optional[str] = None  # where split models are joined; default ~/.cache/qmix-report-gym
     chat_format: Optional[str] = None  # None: the chat template stored in the GGUF
+    # Divides the logits of recently generated tokens (llama.cpp's repeat penalty; 1.0 = off). Greedy
+    # decoding of a 135M model loops on stock sentences without it (conf/llm/llamacpp.yaml sets the default).
+    repeat_penalty: float = 1.0
 
 
 @dataclass

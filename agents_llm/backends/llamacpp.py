@@ -42,11 +42,15 @@ class LlamaCppBackend(LLMBackend):
     name = "llamacpp"
 
     def __init__(self, model: str = "smollm2-135m", *, n_ctx: int = 4096, n_threads: int = 1,
-                 cache_dir: str | None = None, chat_format: str | None = None, **kwargs: Any):
+                 cache_dir: str | None = None, chat_format: str | None = None, repeat_penalty: float = 1.0,
+                 **kwargs: Any):
         super().__init__(model=model, **kwargs)
         if n_threads < 1 or n_ctx < 256:
             raise LLMConfigError(f"n_threads must be >= 1 and n_ctx >= 256 (got {n_threads}, {n_ctx})",
                                  backend=self.name)
+        if not repeat_penalty > 0:
+            raise LLMConfigError(f"repeat_penalty must be > 0 (1.0 = off), got {repeat_penalty}", backend=self.name)
+        self.repeat_penalty = float(repeat_penalty)
         self.path = resolve_model(model, cache_dir)
         self.n_ctx, self.n_threads, self.chat_format = n_ctx, n_threads, chat_format
         self._llm, self._lock = shared_llama(self.path, n_ctx, n_threads, chat_format)
@@ -59,6 +63,11 @@ class LlamaCppBackend(LLMBackend):
     @property
     def cache_scope(self) -> str:
         return ""  # the registered name pins the weights (sha256); the file's location does not matter
+
+    def _key(self, req: ChatRequest) -> str:
+        # The repeat penalty changes the completion: cached replies must not cross penalties.
+        key = super()._key(req)
+        return key if self.repeat_penalty == 1.0 else f"{key}:rp{self.repeat_penalty:g}"
 
     def _grammar(self, schema: Mapping[str, Any]):
         import llama_cpp
@@ -103,7 +112,8 @@ class LlamaCppBackend(LLMBackend):
 
         kwargs: dict[str, Any] = dict(
             messages=request.message_dicts(), max_tokens=request.max_tokens, temperature=request.temperature,
-            seed=request.seed, logits_processor=llama_cpp.LogitsProcessorList([stop_at_deadline]))
+            seed=request.seed, repeat_penalty=self.repeat_penalty,
+            logits_processor=llama_cpp.LogitsProcessorList([stop_at_deadline]))
         if request.schema is not None:
             kwargs["grammar"] = self._grammar(request.schema)
         with self._lock:

@@ -32,6 +32,7 @@ from ..report_state import ReportState
 from ..roles import TeamMember
 from ..round_plan import COLLECTOR, ActionTable, RoundPlan
 from .planning import execution_order_edges
+from .query_check import vet_queries
 from .retrieval import Retriever, format_evidence
 
 
@@ -48,6 +49,14 @@ class EngineSettings:
     seed: int | None = 0
     max_queries: int = 3
     evidence_max_chars: int = prompts.MAX_EVIDENCE_CHARS
+    # The Collector writes a section from the best-matching retrieved sentences when the writer's prose
+    # is too short, echoes the prompt, repeats itself or is mostly unsupported (agents_llm.sentence_reuse).
+    # Off here (the engine on its own writes what the model wrote); the report env's and write_report's
+    # configs turn it on for real runs.
+    reuse_sources: bool = False
+    # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
+    # the topic and outline terms (agents_llm.engine.query_check).
+    vet_queries: bool = True
 
     def __post_init__(self) -> None:
         """Range checks at construction (the env builds this from `engine.*` before any call)."""
@@ -121,7 +130,8 @@ class RoundEngine:
         self.retriever = retriever
         self.settings = settings or EngineSettings()
         self.collector = Collector(prose_max_tokens=self.settings.collector_max_tokens,
-                                   summary_max_tokens=self.settings.summary_max_tokens)
+                                   summary_max_tokens=self.settings.summary_max_tokens,
+                                   reuse_sources=self.settings.reuse_sources)
 
     # -- plan structure ------------------------------------------------------------
     def edge_timing(self, plan: RoundPlan) -> dict[tuple[str, str], str]:
@@ -209,6 +219,14 @@ class RoundEngine:
                 return
             # A failed query call still searches for the topic: losing the search costs more.
             queries = prompts.parse_queries(q_text or "", topic=report.topic, max_queries=self.settings.max_queries)
+            retrieval["generated"] = list(queries)
+            if self.settings.vet_queries:  # junk queries fall back to the topic and outline terms
+                # NO_QUERY before anything was found is no decision: the team has no evidence yet.
+                nothing_yet = report.is_empty and not ctx.sources.pending()
+                queries, rejected, fell_back = vet_queries(queries, topic=report.topic, objective=ctx.objective,
+                                                           outline=outline, max_queries=self.settings.max_queries,
+                                                           no_query_allowed=not nothing_yet)
+                retrieval.update(rejected=rejected, fallback=fell_back)
             retrieval["queries"] = queries
             if queries:
                 try:

@@ -118,12 +118,25 @@ def _agent_html(doc: dict, rnd: dict, agent: str, max_chars: int) -> str:
         html += (f'<div class="kv">retrieval: queries {_e("; ".join(map(str, retrieval.get("queries", []))))}'
                  f' · chunks: {chunks or "none"}' + (' · <b>exhausted</b>' if retrieval.get("exhausted") else "")
                  + (f' · error {_e(retrieval.get("error"))}' if retrieval.get("error") else "") + '</div>')
+    html += referee_html(rnd.get("referee"), agent)
     html += _calls_html(rnd, agent)
     html += '<h4>Prompt</h4>' + _messages_html(rec.get("prompt"), max_chars)
     response = rec.get("response")
     html += '<h4>Response</h4>' + (f'<pre class="response">{clip(response, max_chars)}</pre>' if response
                                    else '<p class="none">(no response)</p>')
     return html
+
+
+def referee_html(flags, agent: str | None = None) -> str:
+    """The referee's flags of a round (agents_llm.referee), or only those on one agent's output."""
+    shown = [f for f in flags or [] if agent is None or f.get("target") == agent]
+    if not shown:
+        return ""
+    items = "".join(f'<li><b>{_e(f.get("kind"))}</b> on {_e(f.get("target"))}: {_e(f.get("reason"))}'
+                    + (" (penalised)" if f.get("penalised") else "")
+                    + (f'<div class="src">{_e(f.get("evidence"))}</div>' if f.get("evidence") else "") + '</li>'
+                    for f in shown)
+    return f'<h4 class="referee">Referee flags</h4><ul class="referee">{items}</ul>'
 
 
 def _role(doc: dict, agent: str) -> str:
@@ -140,6 +153,7 @@ def _collector_html(rnd: dict, max_chars: int) -> str:
         html += f'<div class="kv">section {_e(c.get("section_id"))}: <b>{_e(c.get("title"))}</b></div>'
     if c.get("removed_sentences"):
         html += f'<div class="kv">report filter removed {_e(c.get("removed_sentences"))} sentence(s)</div>'
+    html += referee_html([f for f in rnd.get("referee") or [] if f.get("on_report", True)])
     html += _calls_html(rnd, COLLECTOR)
     gate = rnd.get("gate")
     if gate:
@@ -208,6 +222,7 @@ def report_panel_html(doc: dict, round_pos: int, after: bool, final: bool,
     html = (f'<h3>Report {title}</h3><div class="kv">{_fmt(report.get("chars"))} characters · '
             f'{len(report.get("sections", []))} section(s)' + (f' · {scores}' if scores else "")
             + f' · tokens: round {_fmt(tokens.get("round"))}, episode {_fmt(tokens.get("episode"))}</div>')
+    html += referee_html([f for f in shown.get("referee") or [] if f.get("on_report", True)])
     html += ('<table class="sections"><tr><th>id</th><th>title</th><th>chars</th><th>sources</th></tr>'
              f'{rows}</table>' if rows else '<p class="none">(no sections yet)</p>')
     sections = shown_sections(doc, round_pos, after, final,

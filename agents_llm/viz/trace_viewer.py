@@ -41,7 +41,7 @@ pre { white-space: pre-wrap; word-break: break-word; background: #f7f7f9; border
 h3 { margin: 4px 0; } h4 { margin: 10px 0 2px 0; }
 .role { color: #6c757d; font-weight: normal; font-size: 12px; }
 .kv { margin: 2px 0; } .none { color: #888; font-style: italic; }
-.error, .denied { color: #b00020; } .clip { color: #b00020; font-style: italic; }
+.error, .denied, .referee { color: #b00020; } .clip { color: #b00020; font-style: italic; }
 table { border-collapse: collapse; margin: 4px 0; } td, th { border: 1px solid #ddd; padding: 2px 6px; }
 .src, .order { color: #6c757d; font-size: 12px; }
 .empty h2 { color: #b00020; }

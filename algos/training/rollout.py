@@ -20,6 +20,7 @@ from ..buffer import Episode
 
 LAST_VALUE_INFOS = ("report_score", "length_score")  # logged as the episode's last value
 SUMMED_INFOS = ("tokens", "llm_calls", "llm_errors")  # per-round counts, summed over the episode
+SUMMED_PREFIXES = ("referee/",)  # per-round counts by name prefix (the report env's referee flags), summed
 PER_ROUND_EXTRAS = ("rounds_since_append",)  # stored with the episode for transforms
 
 
@@ -147,7 +148,7 @@ def run_episode(
         for k in LAST_VALUE_INFOS:
             if k in info0:
                 info_last[k] = float(info0[k])
-        for k in SUMMED_INFOS:
+        for k in list(SUMMED_INFOS) + [k for k in info0 if k.startswith(SUMMED_PREFIXES)]:
             if k in info0:
                 info_sum[k] = info_sum.get(k, 0.0) + float(info0[k])
         for k in PER_ROUND_EXTRAS:

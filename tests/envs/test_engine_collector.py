@@ -76,13 +76,13 @@ def test_engine_flushes_pending_sources_only_on_append():
 
 def test_researcher_reports_exhaustion_when_nothing_comes_back():
     retriever = StubRetriever(texts=())
-    engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "parallel api\nagent loop")]),
+    engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "pettingzoo parallel api\npettingzoo agent loop")]),
                          retriever=retriever)
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
     joint = {a: T.solo for a in TEAM}
     joint["Researcher"] = T.append
     result = asyncio.run(engine.run(plan_from_actions(TEAM, joint), ctx))
-    assert retriever.queries == [["parallel api", "agent loop"]]
+    assert retriever.queries == [["pettingzoo parallel api", "pettingzoo agent loop"]]
     assert result.outputs["Researcher"].startswith("[RESEARCH_EXHAUSTED]")
     assert ctx.rag_exhausted
     assert result.collector.status == "skipped" and result.collector.reason == "only absence markers"
@@ -93,5 +93,9 @@ def test_no_query_skips_retrieval():
     retriever = StubRetriever()
     engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "NO_QUERY")]), retriever=retriever)
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
+    ctx.report.append("Parallel API", "PettingZoo offers a Parallel API.")  # NO_QUERY is a decision once there is evidence
     asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), ctx))
     assert retriever.queries == [] and not ctx.rag_exhausted
+    fresh = EpisodeContext(ReportState("PettingZoo"), TokenLedger())  # before any evidence it searches the topic
+    asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), fresh))
+    assert len(retriever.queries) == 1 and retriever.queries[0][0] == "PettingZoo"

@@ -44,9 +44,12 @@ def test_evaluate_compares_every_fixed_policy_in_one_table(tmp_path):
         m = row["metrics"]
         assert {"report_score", "length_score", "tokens", "length"} <= set(m), row["policy"]
         assert m["tokens"] > 0 and 1 <= m["length"] <= 8
+        # the referee's flags per episode, in all and per kind
+        assert {"referee/report_flags", "referee/agent_flags", "referee/repetition"} <= set(m), row["policy"]
     by = {r["policy"]: r for r in result["rows"]}
     assert by["preset:ring"]["config"]["topology"] == "ring"
     assert by["handcrafted"]["config"]["rounds"]["drafting"] == 2  # the composed algo shapes its row
     md = (out.parent / "comparison.md").read_text()
     assert "| policy | report score | length score | tokens | rounds |" in md
+    assert "at a budget of 8 rounds" in md and "| report flags | output flags |" in md
     assert all(f"| {p} |" in md for p in POLICIES)

@@ -119,10 +119,11 @@ def test_no_relevant_documents_gives_a_marked_short_report(tmp_path):
     result = asyncio.run(__import__("agents_llm").write_report(
         "Dragon biology", docs_folder(tmp_path), **api_kwargs(tmp_path, script, retriever=StubRetriever(texts=()))))
     assert result.short and result.report.sections == []
-    assert result.report.deficient_topics == ["sorting networks"]
+    # the Researcher's off-topic query ("sorting networks") fell back to the topic, which found nothing
+    assert result.report.deficient_topics == ["Dragon biology"]
     assert script.sections_written == 0, "the Collector was never asked to write"
     md = result.markdown
-    assert "**Short report: the documents in" in md and "Not found: sorting networks." in md
+    assert "**Short report: the documents in" in md and "Not found: Dragon biology." in md
     assert "## Information not found in the documents" in md and "No source was retrieved." in md
     assert any("Short report" in m for m in result.messages)
 

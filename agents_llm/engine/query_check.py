@@ -1,0 +1,88 @@
+"""Is a generated search query a plausible query for the topic? If none is, what to search instead.
+
+A 135M model asked for search queries often answers with code ("```python ... from
+dataclasses import dataclass"), a fragment of two tokens, or words unrelated to the
+report; the store then answers with whatever is closest to that (a changelog), and the
+team writes about it. A query is kept only when it looks like words a reader would type
+(not code), has at least `MIN_WORDS` words, and names at least one content term of the
+topic, the team objective or the outline; otherwise the Researcher searches for the
+topic and outline terms instead.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ..judges.reference import _stem, key_terms_of
+from ..judges.text import words
+
+MIN_WORDS = 2  # "asyncio" alone is a term, not a query; the topic fallback covers it
+MAX_WORDS = 24  # a paragraph is not a query
+MAX_SYMBOL_SHARE = 0.12  # share of characters outside letters, digits, spaces and -'.,?
+
+# Things that make a line code or markup, not a query.
+_CODE = re.compile(r"```|^\s*(?:#|//|>>>|\$ )|\b(?:import|def|class|return|lambda|print)\b\s*[\w(]|"
+                   r"[{};<>=]|\w\(|\)\s*:|^\s*@\w", re.IGNORECASE)
+_PLAIN = re.compile(r"[\w\s\-'.,?]")
+
+
+def junk_reason(query: str, terms: Sequence[str]) -> str | None:
+    """Why `query` is not a plausible search query for `terms` (stemmed content words), or None."""
+    q = query.strip()
+    if _CODE.search(q):
+        return "code, not a query"
+    symbols = sum(1 for ch in q if not _PLAIN.match(ch))
+    if q and symbols / len(q) > MAX_SYMBOL_SHARE:
+        return "mostly symbols"
+    w = words(q)
+    if len(w) < MIN_WORDS:
+        return f"too short ({len(w)} word{'s' if len(w) != 1 else ''})"
+    if len(w) > MAX_WORDS:
+        return f"too long ({len(w)} words)"
+    if terms and not ({_stem(x) for x in w} & set(terms)):
+        return "names no term of the topic, objective or outline"
+    return None
+
+
+def query_terms(topic: str, objective: str = "", outline: Sequence[str] = ()) -> list[str]:
+    """The stemmed content words a query should share: topic, objective, section titles."""
+    return key_terms_of(topic, [objective, *outline])
+
+
+def fallback_queries(topic: str, objective: str = "", outline: Sequence[str] = (), max_queries: int = 3) -> list[str]:
+    """Queries built from the topic and outline terms: the topic itself, then the objective
+    and the latest section title when they are plausible queries of their own."""
+    topic_terms = key_terms_of(topic)
+    out = [topic.strip()] if topic.strip() else []
+    for extra in [objective, *reversed(list(outline))]:
+        extra = " ".join(extra.split())[:200]
+        if extra and extra.lower() not in {q.lower() for q in out} and junk_reason(extra, topic_terms) is None:
+            out.append(extra)
+        if len(out) >= max_queries:
+            break
+    return out[:max_queries]
+
+
+def vet_queries(queries: Sequence[str], *, topic: str, objective: str = "", outline: Sequence[str] = (),
+                max_queries: int = 3, no_query_allowed: bool = True) -> tuple[list[str], list[dict], bool]:
+    """(queries to run, rejected [{query, reason}], fell back?) for the Researcher's parsed queries.
+
+    An empty list (NO_QUERY: the model decided not to search) stays empty when
+    `no_query_allowed`; otherwise (nothing retrieved yet in the episode) it falls back too.
+    """
+    if not queries:
+        if no_query_allowed:
+            return [], [], False
+        return fallback_queries(topic, objective, outline, max_queries), [{"query": "NO_QUERY",
+                                                                           "reason": "no evidence yet"}], True
+    terms = query_terms(topic, objective, outline)
+    kept, rejected = [], []
+    for q in queries:
+        reason = junk_reason(q, terms)
+        if reason is None:
+            kept.append(q)
+        else:
+            rejected.append({"query": q, "reason": reason})
+    if kept:
+        return kept, rejected, False
+    return fallback_queries(topic, objective, outline, max_queries), rejected, True

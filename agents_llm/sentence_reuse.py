@@ -1,0 +1,107 @@
+"""When the writer has nothing better, reuse the retrieved sentences.
+
+A 135M model asked to write a section from the material it got often writes a stock
+sentence ("The sky is blue."), echoes our instructions, or repeats itself. The
+Collector then checks the prose against the sources it cites: when it is too short,
+echoes the prompt, repeats itself, or most of it is not supported by those sources
+(lexically: a sentence is supported when most of its content words occur in them), the
+section is written from the best-matching source sentences instead, in their order,
+each cited. Extractive, but true to the sources, which is what a report needs first.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from .judges.reference import STOPWORDS, _stem
+from .judges.text import sentences, words
+from .referee import echoed_sentences, loop_share, repeated_sentences
+from .report_state import SourceRef
+
+MIN_BODY_WORDS = 6  # a section body shorter than this ("The sky is blue.") says nothing
+SUPPORTED_WORD_SHARE = 0.5  # a sentence is supported when this share of its content words is in the sources
+MIN_SUPPORTED_SHARE = 0.5  # prose is kept when this share of its characters is in supported sentences
+MAX_REUSED_SENTENCES = 4
+MAX_REUSED_CHARS = 700
+
+_CODE_LIKE = re.compile(r"```|[{}<>=;]|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
+
+
+def content_stems(text: str) -> set[str]:
+    return {_stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
+
+
+def supported_share(text: str, source_texts: Sequence[str]) -> float:
+    """Share of `text`'s characters in sentences whose content words mostly occur in the sources."""
+    vocab = set().union(*(content_stems(t) for t in source_texts)) if source_texts else set()
+    sents = [s for s in sentences(text) if words(s)]
+    total = sum(len(s) for s in sents)
+    if not total:
+        return 0.0
+    ok = 0
+    for s in sents:
+        stems = content_stems(s)
+        if stems and len(stems & vocab) / len(stems) >= SUPPORTED_WORD_SHARE:
+            ok += len(s)
+    return ok / total
+
+
+def why_reuse(body: str, title: str, source_texts: Sequence[str], earlier: Iterable[str] = ()) -> str | None:
+    """Why the writer's section should give way to the source sentences, or None to keep it."""
+    if len(words(body)) < MIN_BODY_WORDS:
+        return f"too short ({len(words(body))} words)"
+    if echoed_sentences(body)[0] >= 0.3 or echoed_sentences(title)[0] > 0:
+        return "echoes the prompt"
+    if repeated_sentences(body, earlier)[0] >= 0.5 or loop_share(body)[0] >= 0.5:
+        return "repeats itself or the report"
+    if source_texts and supported_share(body, source_texts) < MIN_SUPPORTED_SHARE:
+        return "mostly not supported by its sources"
+    return None
+
+
+def is_prose(sentence: str) -> bool:
+    """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row."""
+    n = len(words(sentence))
+    s = sentence.strip()
+    return (6 <= n <= 60 and s[:1].isalpha() and s.endswith((".", "!", "?")) and not _CODE_LIKE.search(s)
+            and sum(ch.isalpha() or ch.isspace() for ch in s) / len(s) >= 0.85)
+
+
+def pick_source_sentences(sources: Sequence[SourceRef], *, focus: str, exclude: Iterable[str] = (),
+                          max_sentences: int = MAX_REUSED_SENTENCES, max_chars: int = MAX_REUSED_CHARS) -> list[str]:
+    """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
+
+    Sentences already in the report (`exclude`) are skipped; a sentence must share at
+    least one content word with the focus.
+    """
+    focus_stems = content_stems(focus)
+    seen = {" ".join(words(s)) for s in exclude}
+    candidates = []  # (score, position, sentence)
+    position = 0
+    for src in sources:
+        for s in sentences(src.text):
+            position += 1
+            norm = " ".join(words(s))
+            if not is_prose(s) or norm in seen:
+                continue
+            seen.add(norm)
+            stems = content_stems(s)
+            overlap = len(stems & focus_stems)
+            if overlap:
+                candidates.append((overlap / (len(stems) ** 0.5), position, s.strip()))
+    best = sorted(candidates, key=lambda c: (-c[0], c[1]))[:max_sentences]
+    picked, used = [], 0
+    for _, _, s in sorted(best, key=lambda c: c[1]):
+        if used + len(s) > max_chars and picked:
+            break
+        picked.append(s)
+        used += len(s) + 1
+    return picked
+
+
+def title_from(sentence: str, max_words: int = 8) -> str:
+    """A heading from a sentence's first words (no trailing stopword or punctuation)."""
+    w = sentence.strip().rstrip(".!?").split()[:max_words]
+    while w and w[-1].lower().strip(",;:") in STOPWORDS:
+        w.pop()
+    return " ".join(w).strip(",;:") or sentence[:60]

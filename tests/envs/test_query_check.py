@@ -1,0 +1,58 @@
+"""Generated search queries: junk (code, fragments, off-topic words) falls back to topic and outline terms."""
+from __future__ import annotations
+
+import pytest
+
+from agents_llm.engine.query_check import fallback_queries, junk_reason, query_terms, vet_queries
+
+TOPIC = "Data validation with Pydantic models and type hints"
+
+
+@pytest.mark.parametrize("query,why", [
+    ("```python", "code"),
+    ("# Import the necessary modules", "code"),
+    ("from dataclasses import dataclass", "code"),
+    ("model = BaseModel(name='x')", "code"),
+    ("Pydantic", "too short"),
+    ("prompt='Why is the sky blue?'", "code"),
+    ("Why is the sky blue?", "names no term"),
+    ("!!! ### ??? ***", "symbols"),
+])
+def test_junk_queries_are_rejected_with_a_reason(query, why):
+    reason = junk_reason(query, query_terms(TOPIC))
+    assert reason is not None and why in reason
+
+
+@pytest.mark.parametrize("query", ["pydantic model validation", "type hints for data validation",
+                                   "How does Pydantic validate field types?"])
+def test_plausible_queries_pass(query):
+    assert junk_reason(query, query_terms(TOPIC)) is None
+
+
+def test_outline_and_objective_terms_count_as_topic_terms():
+    terms = query_terms(TOPIC, objective="Custom validators and error messages", outline=["Field constraints"])
+    assert junk_reason("custom validators", terms) is None
+    assert junk_reason("field constraints examples", terms) is None
+
+
+def test_all_junk_falls_back_to_topic_and_outline():
+    queries, rejected, fell_back = vet_queries(
+        ["```python", "# Import the necessary modules", "from dataclasses import dataclass"], topic=TOPIC,
+        objective="Field validators in Pydantic models", outline=["Pydantic models and type hints"])
+    assert fell_back and len(rejected) == 3 and all(r["reason"] for r in rejected)
+    assert queries[0] == TOPIC and "Field validators in Pydantic models" in queries
+
+
+def test_good_queries_are_kept_and_no_query_stays_no_search():
+    queries, rejected, fell_back = vet_queries(["pydantic validators", "```"], topic=TOPIC)
+    assert queries == ["pydantic validators"] and [r["query"] for r in rejected] == ["```"] and not fell_back
+    assert vet_queries([], topic=TOPIC) == ([], [], False)
+
+
+def test_fallback_skips_an_off_topic_objective():
+    assert fallback_queries(TOPIC, objective="The sky is blue.") == [TOPIC]
+
+
+def test_no_query_before_any_evidence_falls_back_to_the_topic():
+    queries, rejected, fell_back = vet_queries([], topic=TOPIC, no_query_allowed=False)
+    assert queries == [TOPIC] and fell_back and rejected[0]["query"] == "NO_QUERY"
