@@ -21,8 +21,9 @@ policy, fixed ones included, and saying why):
   (`DEFICIENCIES:` lines), then the headings it received (`OBJECTIVE:` and `- ` outline
   lines), then the current objective; each not sharing a word with the topic gets the
   topic appended; at most `engine.max_queries`; the topic alone when it has none of
-  these. Output: sentences of the retrieved chunks that are prose (6-60 words, no
-  code, links or markup), ranked by how many query terms they share (then chunk rank,
+  these. Output: sentences of the retrieved chunks' running text (hard-wrapped lines
+  joined; headings, lists, tables, code and badges left out) that are prose (6-60
+  words, no code, links or markup), ranked by how many query terms they share (then chunk rank,
   then position), preferring ones not already in its previous output or its inbox, no
   near-duplicates, one per line, each ending `[source: file, p. N]`. Nothing retrieved:
   `[RESEARCH_EXHAUSTED] nothing relevant found for: ...`, as in the LLM team. Every

@@ -112,6 +112,34 @@ def headings_in(text: str) -> list[str]:
     return [h for h in out if h]
 
 
+_MARKUP_LINE = re.compile(r"^\s*(?:#|[-*+]\s|\d+[.)]\s|>|\||```|<|!\[|\[!)")
+
+
+def prose_sentences(text: str) -> list[str]:
+    """Sentences of a document's running text: hard-wrapped lines joined, markup lines
+    (headings, list items, tables, code fences, badges) left out."""
+    out: list[str] = []
+    block: list[str] = []
+    in_code = False
+
+    def flush() -> None:
+        if block:
+            out.extend(" ".join(s.split()) for s in sentences(" ".join(block)))
+            block.clear()
+
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            in_code = not in_code
+            flush()
+            continue
+        if in_code or not line.strip() or _MARKUP_LINE.match(line):
+            flush()
+            continue
+        block.append(line.strip())
+    flush()
+    return out
+
+
 def is_prose(sentence: str) -> bool:
     n = len(sentence.split())
     return MIN_FACT_WORDS <= n <= MAX_FACT_WORDS and not _NOT_PROSE.search(sentence)
@@ -302,7 +330,7 @@ class ExtractiveEngine(RoundEngine):
         candidates = []
         for rank, c in enumerate(chunks):
             label = f"{c.source}, p. {c.page}" if getattr(c, "page", None) is not None else str(c.source)
-            for pos, sent in enumerate(sentences(" ".join(str(c.text).split()))):
+            for pos, sent in enumerate(prose_sentences(str(c.text))):
                 if not is_prose(sent):
                     continue
                 hits = len(wanted & stems(sent))

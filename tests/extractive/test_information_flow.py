@@ -125,6 +125,7 @@ def test_pettingzoo_parallel_api(make_env):
     parallel_api_test(make_env(), num_cycles=6)
 
 
+@pytest.mark.slow
 def test_handcrafted_pipeline_completes_on_the_extractive_team(make_env):
     import algos
     from algos.training.rollout import run_episode
