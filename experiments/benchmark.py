@@ -72,6 +72,9 @@ class BenchmarkConfig:
     eval_seed: int = 1_000_000  # base seed of the evaluation episodes (run r plays seed eval_seed + r)
     reps: int = 2000  # bootstrap resamples
     score: str = "report_score"  # the per-episode metric the statistics are computed on
+    # Ship one learner's checkpoint with a card: the run whose held-out mean is the median of its seeds
+    ship: Optional[str] = None  # folder to write (e.g. checkpoints/qmix_report_writing_extractive); null: none
+    ship_learner: str = "qmix"  # which learner's runs to ship from
 
 
 @dataclass
@@ -382,6 +385,59 @@ def write_results(result: dict, rows: list[dict], meta: dict, out: Path) -> None
     (out / "results.md").write_text(markdown(result, meta), encoding="utf-8")
 
 
+def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], result: dict, meta: dict) -> Path:
+    """Copy the median-seed run of `cfg.ship_learner` to `cfg.ship` with CARD.md and heldout.json."""
+    import shutil
+
+    from algos.training.rollout import action_distribution
+
+    mine = [r for r in runs if r["label"] == cfg.ship_learner]
+    if not mine:
+        raise ValueError(f"benchmark.ship_learner={cfg.ship_learner!r}: no such learner among "
+                         f"{sorted({r['label'] for r in runs})}")
+    means = {r["seed"]: float(np.mean([x[cfg.score] for x in rows if x["policy"] == cfg.ship_learner
+                                       and x["run"] == r["seed"]])) for r in mine}
+    order = sorted(means, key=lambda s: (means[s], s))
+    seed = order[(len(order) - 1) // 2]
+    run = next(r for r in mine if r["seed"] == seed)
+    folder = Path(cfg.ship).expanduser().resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run["checkpoint"], folder / "final.pt")
+    shutil.copyfile(Path(run["folder"]) / "config.yaml", folder / "config.yaml")
+    episodes = [x for x in rows if x["policy"] == cfg.ship_learner and x["run"] == seed]
+    counts = np.sum([np.array(x["action_counts"]) for x in episodes], axis=0)
+    agents, names = episodes[0]["agents"], episodes[0]["action_names"]
+    dist = action_distribution(counts, agents)
+    (folder / "heldout.json").write_text(json.dumps({
+        "seed": seed, "eval_seed": cfg.eval_seed + sorted(means).index(seed),
+        "episodes": [{k: x[k] for k in ("task", "report_score", "tokens", "rounds", "return")} for x in episodes],
+        "action_distribution": dist}, indent=2))
+    table = {r["policy"]: r for r in result["table"]}
+    me, best = table[cfg.ship_learner], result["best_fixed"]
+    lines = [f"# {folder.name}", "",
+             f"{cfg.ship_learner.upper()} trained on the extractive team (`env=report_writing_extractive`, "
+             f"{', '.join(cfg.overrides)}): the report env's roles as fixed rules, no language model "
+             "(docs/extractive_team.md). A policy of the proxy: its transfer to the LLM team is in docs/results.md.",
+             "",
+             f"- Trained by the benchmark protocol: `{meta['command']}` (training seed {seed}, the median of seeds "
+             f"{sorted(means)} by held-out mean score; {cfg.train_episodes} episodes). Config: `config.yaml`.",
+             f"- Held-out ({len(result['tasks'])} tasks, greedy): this seed's mean report score "
+             f"{means[seed]:.3f}, {np.mean([x['tokens'] for x in episodes]):.0f} tokens per episode "
+             "(per task: `heldout.json`).",
+             f"- All {me['runs']} seeds of {cfg.ship_learner}: IQM {_ci(me['iqm'])} (95 % stratified bootstrap); "
+             f"best fixed policy {best}: IQM {_ci(table[best]['iqm'])}"
+             + (f"; probability of improvement over it {_ci(me['p_improvement'])}." if "p_improvement" in me else "."),
+             "", "Greedy action distribution on the held-out episodes (share of rounds):", "",
+             "| agent | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for agent in agents:
+        lines.append(f"| {agent} | " + " | ".join(f"{dist[f'act/{agent}/{a}']:.2f}" for a in range(len(names))) + " |")
+    lines += ["", "Reproduce: the command above retrains every learner and rewrites this folder; "
+              "`python experiments/evaluate.py checkpoint=" + str(Path(cfg.ship)) + "/final.pt` evaluates it."]
+    (folder / "CARD.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"shipped: {folder} (seed {seed})")
+    return folder
+
+
 def benchmark(cfg: DictConfig) -> dict:
     bcfg: BenchmarkConfig = OmegaConf.to_object(cfg.benchmark)
     out = Path(bcfg.out).expanduser().resolve()
@@ -404,6 +460,8 @@ def benchmark(cfg: DictConfig) -> dict:
             "overrides": list(bcfg.overrides), "seeds": sorted({r["seed"] for r in runs}),
             "train_episodes": bcfg.train_episodes}
     write_results(result, rows, meta, out)
+    if bcfg.ship:
+        ship_checkpoint(bcfg, runs, rows, result, meta)
     print((out / "results.md").read_text())
     print(f"results: {out}")
     return result

@@ -71,14 +71,22 @@ def transfer(cfg: DictConfig) -> dict:
                      "algo": OmegaConf.to_container(algo_config(name, overrides, composed.algo), resolve=True),
                      "env": env, "checkpoint": None})
     t0 = time.perf_counter()
-    rows = []
+    out = Path(tcfg.out).expanduser().resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    result: dict = {}
     for job in jobs:
         for row in evaluate_job(job):
             rows.append(row)
             print(f"  {row['policy']:<24} {row['task']}: score {row['report_score']:.3f}, tokens {row['tokens']:.0f}, "
                   f"rounds {row['rounds']}, {row['seconds']:.0f} s", flush=True)
-    out = Path(tcfg.out).expanduser().resolve()
-    out.mkdir(parents=True, exist_ok=True)
+            result = write(out, path, trained, tcfg, tasks, rows, time.perf_counter() - t0)  # partial results survive
+    print((out / "transfer.md").read_text())
+    return result
+
+
+def write(out: Path, path: Path, trained: dict, tcfg: TransferConfig, tasks: list[str], rows: list[dict],
+          wall_s: float) -> dict:
     table = []
     for label in dict.fromkeys(r["policy"] for r in rows):
         mine = [r for r in rows if r["policy"] == label]
@@ -87,15 +95,14 @@ def transfer(cfg: DictConfig) -> dict:
                                                                            "seconds", "chars")}})
     result = {"checkpoint": str(path), "trained_env": trained["env"], "target_overrides": list(tcfg.overrides),
               "tasks": tasks, "table": table, "episodes": [{k: v for k, v in r.items() if k != "action_names"}
-                                                           for r in rows], "wall_s": time.perf_counter() - t0}
+                                                           for r in rows], "wall_s": wall_s}
     (out / "transfer.json").write_text(json.dumps(result, indent=2, default=str))
-    lines = [f"Transfer of `{path}` to {' '.join(tcfg.overrides)}; held-out tasks {', '.join(tasks)}, one "
+    lines = [f"Transfer of `{path}` to `{' '.join(tcfg.overrides)}`; held-out tasks {', '.join(tasks)}, one "
              f"greedy episode each.", "", "| policy | episodes | report score | tokens/episode | rounds | s/episode |",
              "|---|---|---|---|---|---|"]
     lines += [f"| {r['policy']} | {r['episodes']} | {r['report_score']:.3f} | {r['tokens']:.0f} | {r['rounds']:.1f} | "
               f"{r['seconds']:.0f} |" for r in table]
     (out / "transfer.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print("\n".join(lines))
     return result
 
 
