@@ -67,7 +67,7 @@ class BenchmarkConfig:
     overrides: List[str] = field(default_factory=list)
     train_overrides: List[str] = field(default_factory=list)  # train.py overrides of the training runs only (algo.*)
     workers: int = 2  # processes for training (joblib launcher) and for evaluation
-    multirun: Optional[str] = None  # an existing train.py multirun folder: aggregate it instead of training
+    multirun: Optional[str] = None  # an existing train.py multirun folder: aggregate its finished runs of `learners`
     out: str = "benchmark"  # the results folder (relative: to the current directory)
     eval_seed: int = 1_000_000  # base seed of the evaluation episodes (run r plays seed eval_seed + r)
     reps: int = 2000  # bootstrap resamples
@@ -431,7 +431,8 @@ def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], re
              "| agent | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for agent in agents:
         lines.append(f"| {agent} | " + " | ".join(f"{dist[f'act/{agent}/{a}']:.2f}" for a in range(len(names))) + " |")
-    lines += ["", "Reproduce: the command above retrains every learner and rewrites this folder; "
+    lines += ["", "Reproduce: `python experiments/benchmark.py` (conf/benchmark.yaml) retrains every learner and rewrites "
+              "this folder; "
               "`python experiments/evaluate.py checkpoint=" + str(Path(cfg.ship)) + "/final.pt` evaluates it."]
     (folder / "CARD.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"shipped: {folder} (seed {seed})")
@@ -445,7 +446,9 @@ def benchmark(cfg: DictConfig) -> dict:
     t0 = time.perf_counter()
     sweep = Path(bcfg.multirun).expanduser().resolve() if bcfg.multirun else train_runs(bcfg, out)
     t_train = time.perf_counter() - t0
-    runs = find_runs(sweep)
+    runs = [r for r in find_runs(sweep) if r["algo"] in bcfg.learners]
+    if not runs:
+        raise ValueError(f"{sweep}: no finished run of benchmark.learners={bcfg.learners}")
     base = hydra.compose(config_name="config", overrides=list(bcfg.overrides))
     env_cfg = OmegaConf.to_container(base.env, resolve=True)
     tasks = heldout_tasks(env_cfg)
