@@ -28,6 +28,7 @@ def test_tiny_protocol_writes_every_result_file(tmp_path, corpus, isolated_cache
     cmd = [sys.executable, str(ROOT / "experiments" / "benchmark.py"), "benchmark.seeds=[0,1]",
            "benchmark.train_episodes=3", "benchmark.log_every=1", "benchmark.fixed=[handcrafted,preset:chain,random]",
            "benchmark.fixed_runs=2", "benchmark.workers=1", "benchmark.reps=200", f"benchmark.out={out}",
+           f"benchmark.ship={tmp_path / 'shipped'}",
            "benchmark.overrides=[" + ",".join(f"'{o}'" for o in overrides) + "]",
            "benchmark.train_overrides=['algo.batch_size=2','algo.learning_starts=2','algo.target_update=soft']"]
     env = dict(os.environ, PYTHONPATH=str(ROOT), QMIX_CACHE_DIR=str(isolated_cache))
@@ -42,5 +43,8 @@ def test_tiny_protocol_writes_every_result_file(tmp_path, corpus, isolated_cache
     assert result["best_fixed"] in {"handcrafted", "preset:chain", "random"}
     assert all("p_improvement" in r for p, r in policies.items() if p != result["best_fixed"])
     assert set(result["curves"]) == {"qmix", "vdn", "iql"}
+    shipped = tmp_path / "shipped"
+    assert {p.name for p in shipped.iterdir()} == {"CARD.md", "config.yaml", "final.pt", "heldout.json"}
+    assert "IQM" in (shipped / "CARD.md").read_text()
     md = (out / "results.md").read_text()
     assert "| qmix | learner | 2 |" in md and "learning_curves.png" in md
