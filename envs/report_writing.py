@@ -218,14 +218,25 @@ class ReportWritingEnv(ParallelEnv):
         self.store_path = store_path
 
         # Shared resources: passed in, or built once per process from the config.
-        self.backend = backend if backend is not None else shared_backend(self.llm_cfg)
+        # llm.backend=extractive is no model: the extractive team's engine (agents_llm.extractive).
+        self.extractive = self.llm_cfg.get("backend") == "extractive"
+        if self.extractive and self.judge_cfg.get("kind") == "llm":
+            raise ValueError("judge.kind=llm needs a language model, and llm=extractive has none; "
+                             "use judge=reference with the extractive team")
+        self.backend = backend if backend is not None or self.extractive else shared_backend(self.llm_cfg)
         self._retriever_override = retriever
         self._retrievers: dict[str, Any] = {}
         self._embedding = embedding
         self._judge_obj = judge_obj
         self._projection: np.ndarray | None = None
 
-        self.engine = RoundEngine(self.team, self.backend, retriever=None, settings=self.settings)
+        if self.extractive:
+            from agents_llm.extractive import ExtractiveEngine
+
+            self.engine = ExtractiveEngine(self.team, settings=self.settings,
+                                           tokenizer_model=self.llm_cfg.get("tokenizer_model", "smollm2-135m"))
+        else:
+            self.engine = RoundEngine(self.team, self.backend, retriever=None, settings=self.settings)
         self._build_spaces()
 
         self.np_random = np.random.default_rng()
@@ -317,6 +328,8 @@ class ReportWritingEnv(ParallelEnv):
         task = self._pick_task(options)
         retriever = self._retriever_for(task.corpus)
         self.engine.retriever = retriever
+        if self.extractive:
+            self.engine.begin_episode(task.key_terms)
 
         self._episode += 1
         self.task = task

@@ -87,7 +87,18 @@ class ScriptedConfig(LLMConfig):
     latency_s: float = 0.0
 
 
-SCHEMAS = {"llamacpp": LlamaCppConfig, "openai": OpenAIConfig, "ollama": OllamaConfig, "scripted": ScriptedConfig}
+@dataclass
+class ExtractiveConfig(LLMConfig):
+    """NOT a language model: the extractive team (agents_llm.extractive), rule-based roles whose
+    calls are charged the tokens the LLM team would pay. Only the env's engine reads it."""
+
+    backend: str = "extractive"
+    model: str = "extractive-team"  # a name for logs; no model is loaded
+    tokenizer_model: str = "smollm2-135m"  # whose tokenizer counts the tokens an LLM team would pay
+
+
+SCHEMAS = {"llamacpp": LlamaCppConfig, "openai": OpenAIConfig, "ollama": OllamaConfig, "scripted": ScriptedConfig,
+           "extractive": ExtractiveConfig}
 
 
 def register_configs() -> None:
