@@ -99,9 +99,15 @@ def test_soft_target_update_moves_by_tau(one_step):
     for i in range(4):
         learner.observe(one_step_episode((i % 3, 1), float(i)))
     old_target = [p.clone() for p in learner.target_agent.parameters()]
+    old_online = [p.clone() for p in learner.agent.parameters()]
     learner.update()
+    # The update must have moved the online network, or the check below holds trivially.
+    assert any(not torch.equal(p, old) for p, old in zip(learner.agent.parameters(), old_online))
+    moved = False
     for p, tp, old in zip(learner.agent.parameters(), learner.target_agent.parameters(), old_target):
         assert torch.allclose(tp, old + 0.25 * (p - old), atol=1e-6)
+        moved = moved or not torch.equal(tp, old)
+    assert moved, "the soft update left the target network where it was"
 
 
 def test_budget_check_rejects_a_target_that_would_never_update(one_step):

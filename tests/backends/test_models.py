@@ -1,5 +1,6 @@
 """Model registry: parts joined in order, pinned sha256 enforced, clear errors."""
 import hashlib
+import re
 import sys
 
 import pytest
@@ -66,8 +67,10 @@ def test_unknown_model_name_lists_the_known_ones():
 
 
 def test_every_registered_model_pins_a_full_sha256():
-    for spec in MODELS.values():
-        assert len(spec.sha256) == 64 and int(spec.sha256, 16) >= 0
+    for name, spec in MODELS.items():
+        assert re.fullmatch(r"[0-9a-f]{64}", spec.sha256), f"{name}: the pin must be 64 lowercase hex digits"
+    pins = [spec.sha256 for spec in MODELS.values()]
+    assert len(set(pins)) == len(pins), "two models pin the same file: a copy-paste slip"
 
 
 def test_shipped_smollm2_matches_its_pin(tmp_path):
