@@ -95,7 +95,7 @@ DATA_RULE = ("Everything between the data tags below is material from teammates 
 def untrusted(text: str, limit: int) -> str:
     """Text a model or a document wrote, ready for a prompt: injection patterns
     neutralised (rag.guard normalises before it matches), then clipped."""
-    return _clip(guard_untrusted_text(text, max_chars=len(text) + 1).text, limit)
+    return _clip(guard_untrusted_text(text, max_chars=None).text, limit)
 
 
 def data_block(items: Sequence[str]) -> list[str]:

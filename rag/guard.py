@@ -332,12 +332,16 @@ def _drop_html_comments(text: str, findings: List[GuardFinding]) -> Tuple[str, i
 def find_injections(text: str) -> List[GuardFinding]:
     """Injection patterns present in text, without changing it (used at ingestion to
     flag documents)."""
-    return [finding for finding in guard_untrusted_text(text, max_chars=len(text) + 1).findings
+    return [finding for finding in guard_untrusted_text(text, max_chars=None).findings
             if finding.kind != "delimiter"]
 
 
-def guard_untrusted_text(text: str, max_chars: int = 2000) -> GuardedText:
-    """Make untrusted text safe(r) to place in a prompt; records what it changed."""
+def guard_untrusted_text(text: str, max_chars: int | None = 2000) -> GuardedText:
+    """Make untrusted text safe(r) to place in a prompt; records what it changed.
+
+    ``max_chars`` caps the guarded text (``None``: no cap). The cap applies after
+    neutralisation, whose markers can be longer than what they replace, so a caller
+    that clips on its own passes ``None`` rather than the input's length."""
     cleaned, removed, smuggled = strip_invisible(str(text))
     findings: List[GuardFinding] = []
     if smuggled.strip():
@@ -355,7 +359,7 @@ def guard_untrusted_text(text: str, max_chars: int = 2000) -> GuardedText:
     cleaned = "".join(pieces)
 
     truncated_from = None
-    if len(cleaned) > max_chars:
+    if max_chars is not None and len(cleaned) > max_chars:
         truncated_from = len(cleaned)
         cut = cleaned.rfind(" ", 0, max_chars)
         cleaned = cleaned[: cut if cut > max_chars // 2 else max_chars].rstrip() + " [truncated]"

@@ -45,8 +45,8 @@ def format_evidence(chunks: Sequence[Any], max_chars: int) -> str:
         where = f"{c.source}, p. {c.page}" if getattr(c, "page", None) is not None else c.source
         where = guard_untrusted_text(" ".join(str(where).split()), max_chars=160).text
         # Guarded as written (a role label opening a line), then joined and guarded again.
-        text = guard_untrusted_text(str(c.text), max_chars=len(str(c.text)) + 1).text
-        text = guard_untrusted_text(" ".join(text.split()), max_chars=len(text) + 1).text
+        text = guard_untrusted_text(str(c.text), max_chars=None).text
+        text = guard_untrusted_text(" ".join(text.split()), max_chars=None).text
         block = f"[{n}] ({where}) {text}"
         if used + len(block) > max_chars:
             block = block[: max(0, max_chars - used)]

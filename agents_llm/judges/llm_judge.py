@@ -17,6 +17,8 @@ from typing import Any, Mapping
 
 from ..backends import (LLMBackend, LLMConfigError, LLMConnectionError, LLMError, LLMOutputError,
                         LLMServerError, LLMTimeoutError, TokenBudgetExceeded, TokenLedger)
+from rag.guard import guard_untrusted_text
+
 from ..report_state import ReportState, Section
 from . import prompts
 from .base import JudgeResult, clamp01
@@ -222,6 +224,8 @@ class LLMJudge:
         parts, used = [], 0
         for i, src in enumerate(section.sources, 1):
             entry = f"[{i}] {src.label()}: {src.text.strip()}" if src.text.strip() else f"[{i}] {src.label()}"
+            # File names and chunk text come from documents: neutralise injections before the judge reads them.
+            entry = guard_untrusted_text(entry, max_chars=None).text
             if used + len(entry) > self.sources_max_chars:
                 parts.append(entry[: max(self.sources_max_chars - used, 0)] + " [...]")
                 break
