@@ -95,7 +95,8 @@ def evaluate_run(cfg: DictConfig) -> dict:
                                     "algo": OmegaConf.to_container(algo_cfg, resolve=True),
                                     "env": OmegaConf.to_container(env_cfg, resolve=True)})
         loggers = RunLoggers(run_cfg, out_dir, job_type="eval", kinds=("eval",),
-                             overrides=(state or {}).get("overrides", []), action_names=env_action_names(env, spec.n_actions))
+                             overrides=(state or {}).get("overrides", []), action_names=env_action_names(env, spec.n_actions),
+                             trained_config=(state or {}).get("config"))
         loggers.log("eval", metrics, int(source.get("episode", 0)))
         loggers.close()
     result = {

@@ -243,16 +243,17 @@ def _kept_override(override: str) -> bool:
     return key not in ("algo", "env") and top not in _NOT_IN_GROUP and top not in ("hydra", "sweep")
 
 
-def group_name(algo: str, env: str, overrides: Iterable[str] = (), config: Optional[Mapping[str, Any]] = None) -> str:
-    """``<algo>-<env>[-<overrides>]``: readable, and the same for every seed of a config.
+def group_name(algo: str, env: str, overrides: Iterable[str] = ()) -> str:
+    """``<algo>-<env>[-<overrides>]``: readable, and the same for every seed of a config
+    and for the evaluation runs of its checkpoints.
 
     ``overrides`` are the command line's (``algo.lr=0.001``); the seed, ``algo=``/``env=``
-    (already in the name) and run plumbing (logger, resume, plugins, hydra) are left out.
-    A name longer than W&B allows is cut and ends with the config hash instead."""
+    (already in the name) and run plumbing (logger, resume, plugins, hydra, sweep) are left
+    out. A name longer than W&B allows is cut and ends with a hash of the whole name."""
     kept = sorted(o for o in overrides if _kept_override(o))
     name = "-".join([algo, env, *([",".join(kept)] if kept else [])])
     if len(name) > _MAX_GROUP_CHARS:
-        digest = config_hash(config) if config is not None else hashlib.sha1(name.encode()).hexdigest()[:10]
+        digest = hashlib.sha1(name.encode()).hexdigest()[:10]
         name = f"{name[:_MAX_GROUP_CHARS - len(digest) - 2]}..{digest}"
     return name
 
@@ -274,11 +275,13 @@ class RunLoggers:
 
     ``cfg`` is the run's resolved config (``logger.*`` says which loggers); ``overrides``
     (the command line's) name the W&B group; ``action_names`` label the action tables,
-    logged at most every ``tables_every`` episodes per kind."""
+    logged at most every ``tables_every`` episodes per kind. ``trained_config`` (an
+    evaluation of a checkpoint: the config it was trained with) gives the config-hash tag."""
 
     def __init__(self, cfg: Any, run_dir: Path, *, wandb_id: Optional[str] = None, job_type: str = "train",
                  overrides: Iterable[str] = (), action_names: Optional[Sequence[str]] = None,
-                 kinds: Sequence[str] = ("train", "eval"), tables_every: int = 1):
+                 kinds: Sequence[str] = ("train", "eval"), tables_every: int = 1,
+                 trained_config: Optional[Mapping[str, Any]] = None):
         from omegaconf import OmegaConf
 
         self.run_dir = Path(run_dir)
@@ -294,9 +297,9 @@ class RunLoggers:
         if lg.wandb and lg.wandb_mode != "disabled":
             algo, env = cfg.algo.name, cfg.env.name
             wb = WandbLogger(self.run_dir, project=lg.wandb_project, entity=lg.wandb_entity,
-                             group=group_name(algo, env, overrides, container), name=f"{algo}-{env}-s{cfg.seed}",
+                             group=group_name(algo, env, overrides), name=f"{algo}-{env}-s{cfg.seed}",
                              config=container, mode=lg.wandb_mode, run_id=wandb_id, job_type=job_type,
-                             tags=run_tags(algo, env, container), action_names=action_names,
+                             tags=run_tags(algo, env, trained_config or container), action_names=action_names,
                              tables_every=tables_every)
             self.others.append(wb)
             self.wandb_id = wb.run_id
