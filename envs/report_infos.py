@@ -46,6 +46,9 @@ STACKABLE_TEAM: dict[str, Any] = {
     "gate_checked": False,  # a gate check ran this round (handcrafted pipeline)
     "gate_passed": False,  # ... and passed
     "out_of_budget": False,  # the episode's token budget ran out
+    "llm_calls": 0,  # LLM calls this round
+    "llm_errors": 0,  # ... of which failed (train.llm_error_share_stop watches the share)
+    "llm_failed": False,  # the round ended the episode on an LLM failure (full infos: llm_error)
 }
 # Per-agent numbers: name -> value at reset.
 STACKABLE_AGENT: dict[str, Any] = {

@@ -538,7 +538,7 @@ class ReportWritingEnv(ParallelEnv):
                              c["prompt_tokens"] + c["completion_tokens"] for c in result.calls if c["agent"] == a))
                  for a in agents_now}
         team = {**common, "episode_tokens": self.ledger.total.total, "gate_checked": result.gate_passed is not None,
-                "gate_passed": bool(result.gate_passed), "out_of_budget": bool(budget)}
+                "gate_passed": bool(result.gate_passed), "out_of_budget": bool(budget), "llm_failed": bool(llm_failure)}
         per_agent = {a: {"action_index": self._last_actions[a], "agent_tokens": infos[a]["agent_tokens"],
                          "was_denied": bool(denied.get(a))} for a in agents_now}
         infos = self._emit_infos(report_infos.stackable(team, per_agent, self._last_graph, agents_now, self.n), infos)

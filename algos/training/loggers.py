@@ -276,19 +276,21 @@ class RunLoggers:
     ``cfg`` is the run's resolved config (``logger.*`` says which loggers); ``overrides``
     (the command line's) name the W&B group; ``action_names`` label the action tables,
     logged at most every ``tables_every`` episodes per kind. ``trained_config`` (an
-    evaluation of a checkpoint: the config it was trained with) gives the config-hash tag."""
+    evaluation of a checkpoint: the config it was trained with) gives the config-hash tag;
+    ``container`` is the config as TensorBoard and W&B record it (default: ``cfg`` resolved)."""
 
     def __init__(self, cfg: Any, run_dir: Path, *, wandb_id: Optional[str] = None, job_type: str = "train",
                  overrides: Iterable[str] = (), action_names: Optional[Sequence[str]] = None,
                  kinds: Sequence[str] = ("train", "eval"), tables_every: int = 1,
-                 trained_config: Optional[Mapping[str, Any]] = None):
+                 trained_config: Optional[Mapping[str, Any]] = None, container: Optional[Mapping[str, Any]] = None):
         from omegaconf import OmegaConf
 
         self.run_dir = Path(run_dir)
         self.csv = {k: CSVLogger(self.run_dir / f"{k}.csv") for k in kinds}
         self.others: list = []
         self.paths: dict[str, Any] = {"csv": [str(p.path) for p in self.csv.values()]}
-        container = OmegaConf.to_container(cfg, resolve=True) if OmegaConf.is_config(cfg) else dict(cfg)
+        if container is None:  # the config as written to TensorBoard/W&B (train.py passes it redacted)
+            container = OmegaConf.to_container(cfg, resolve=True) if OmegaConf.is_config(cfg) else dict(cfg)
         lg = cfg.logger
         if lg.tensorboard:
             self.others.append(TensorBoardLogger(self.run_dir / "tensorboard", hparams=container))

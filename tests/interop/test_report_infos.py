@@ -36,6 +36,9 @@ def test_default_infos_have_the_same_numeric_keys_at_reset_and_every_step_and_th
             assert env.action_names()[info["action_index"]] == full[agent]["action"]
             assert isinstance(full[agent]["round_outputs"], dict) and isinstance(full[agent]["sections"], list)
             assert full[agent]["report_score"] == info["report_score"]
+            # every number of the full record is stackable too (a new one must be listed in report_infos)
+            numbers = {k for k, v in full[agent].items() if isinstance(v, (bool, int, float))}
+            assert numbers <= KEYS, numbers - KEYS
     assert set(seen[0][env.possible_agents[0]]) == KEYS
     assert not seen[0][env.possible_agents[0]]["comm_adjacency"].any()  # nothing sent before the first round
     assert seen[-1][env.possible_agents[0]]["round"] == len(seen) - 1
