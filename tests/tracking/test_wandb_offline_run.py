@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
@@ -97,33 +96,3 @@ def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_a
     ev_rows = history_rows(ev)
     assert ev_rows[0]["episode"] == 20 and "eval/return" in ev_rows[0]
 
-
-def test_action_tables_carry_the_report_envs_action_names(tmp_path, monkeypatch):
-    """The report env's names (solo_process, selective_query_<agent>, ...) label the table."""
-    from omegaconf import OmegaConf
-
-    from algos.training.loggers import RunLoggers, env_action_names
-    from algos.training.rollout import action_distribution
-    from tests.interop.conftest import report_env
-
-    monkeypatch.delenv("WANDB_MODE", raising=False)
-    env = report_env()
-    names = env_action_names(env, env.action_space(env.possible_agents[0]).n)
-    assert names == env.action_names() and "solo_process" in names
-    cfg = OmegaConf.create({"algo": {"name": "random"}, "env": {"name": "report_writing_v0"}, "seed": 0,
-                            "logger": {"tensorboard": False, "wandb": True, "wandb_mode": "offline",
-                                       "wandb_project": "test", "wandb_entity": None}})
-    loggers = RunLoggers(cfg, tmp_path, action_names=names, kinds=("eval",), job_type="eval")
-    counts = np.zeros((len(env.possible_agents), len(names)), np.int64)
-    counts[1, names.index("solo_process")] = 3
-    counts[1, names.index("append")] = 1
-    loggers.log("eval", {"return": 1.0, **action_distribution(counts, env.possible_agents)}, 7)
-    loggers.close()
-    run_file = _run_file(tmp_path)
-    row = history_rows(read_records(run_file))[0]
-    media = json.loads((run_file.parent / "files" / row["eval/actions/path"]).read_text())
-    shares = {(a, n): s for a, n, s in media["data"]}
-    researcher = env.possible_agents[1]
-    assert shares[(researcher, "solo_process")] == pytest.approx(0.75)
-    assert shares[(researcher, "append")] == pytest.approx(0.25)
-    assert {n for _, n, _ in media["data"]} == set(names)
