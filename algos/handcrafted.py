@@ -116,6 +116,11 @@ class RoundFeedback:
         if "round_outputs" not in info:
             info = next((v for v in infos.values() if isinstance(v, Mapping) and "round_outputs" in v), None)
             if info is None:
+                if any(isinstance(v, Mapping) and "round" in v for v in infos.values()):
+                    # The env's default infos hold numbers only (for TorchRL): without the
+                    # round's text the pipeline would plan blind.
+                    raise ValueError("the handcrafted pipeline reads the round's text, which these infos lack: pass "
+                                     "env.last_round_info() to next_plan, or build the env with infos='full'")
                 return None
         collector = info.get("collector") or "idle"
         return cls(outputs={a: str(t or "") for a, t in (info.get("round_outputs") or {}).items()},

@@ -5,6 +5,15 @@ A plugin is an ordinary Python module, named either as an importable dotted modu
 file (``path/to/my_algo.py``). ``experiments/train.py plugins=[my_pkg.my_algo]``
 imports it *before* Hydra composes the config, so ``algo=<name>`` can name the
 algorithm it registered.
+
+Checkpoints record each plugin as :func:`plugin_records` describes it (the spec, the
+module's file and the ``sys.path`` entry it was found under), so ``evaluate.py
+checkpoint=`` and ``train.py resume=`` import it again without ``PYTHONPATH`` being set
+again (:func:`load_checkpoint_plugins`).
+
+:func:`check_learned_state` keeps a learner from silently losing its training: a
+checkpoint of an algorithm that declares ``learns=True`` must hold something besides
+the base class's RNG state.
 """
 
 from __future__ import annotations
@@ -13,29 +22,24 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable
+from typing import Any, Iterable, Mapping, Optional
+
+
+class PluginError(RuntimeError):
+    """A plugin cannot be imported again, or a learner's state holds nothing learnt."""
+
+
+def _is_file_spec(spec: str) -> bool:
+    return spec.endswith(".py") or "/" in spec or "\\" in spec
 
 
 def load_plugin(spec: str) -> ModuleType:
     spec = str(spec).strip()
-    if spec.endswith(".py") or "/" in spec or "\\" in spec:
-        path = Path(spec).expanduser().resolve()
-        if not path.is_file():
-            raise FileNotFoundError(f"plugin file not found: {path}")
-        mod_name = f"_qmix_plugin_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
-        if mod_name in sys.modules:
-            return sys.modules[mod_name]
-        module_spec = importlib.util.spec_from_file_location(mod_name, path)
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[mod_name] = module
-        try:
-            module_spec.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(mod_name, None)
-            raise
-        return module
+    if _is_file_spec(spec):
+        return _load_file(Path(spec).expanduser().resolve())
     try:
         return importlib.import_module(spec)
     except ModuleNotFoundError as e:
@@ -47,5 +51,142 @@ def load_plugin(spec: str) -> ModuleType:
         raise
 
 
+def _load_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise FileNotFoundError(f"plugin file not found: {path}")
+    mod_name = f"_qmix_plugin_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    module_spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[mod_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
+    return module
+
+
 def load_plugins(specs: Iterable[str] | None) -> list[ModuleType]:
     return [load_plugin(s) for s in (specs or [])]
+
+
+# -- recorded in checkpoints -------------------------------------------------------------
+def _search_root(module: ModuleType, dotted: str) -> Optional[str]:
+    """The sys.path entry a dotted module was imported from: its file minus the package path."""
+    file = getattr(module, "__file__", None)
+    if not file:
+        return None
+    path = Path(file).resolve()
+    depth = dotted.count(".") + (1 if path.name == "__init__.py" else 0)
+    root = path.parent
+    for _ in range(depth):
+        root = root.parent
+    return str(root)
+
+
+def plugin_records(specs: Iterable[str] | None) -> list[dict[str, Optional[str]]]:
+    """What a checkpoint keeps of each (already loaded) plugin: ``spec`` as given,
+    ``module`` (its import name), ``file`` (absolute path) and ``sys_path`` (the folder to
+    put on ``sys.path`` for a dotted spec)."""
+    records = []
+    for spec in specs or []:
+        spec = str(spec).strip()
+        module = load_plugin(spec)  # already imported: returns the module from sys.modules
+        file = getattr(module, "__file__", None)
+        records.append({
+            "spec": spec,
+            "module": module.__name__,
+            "file": str(Path(file).resolve()) if file else None,
+            "sys_path": None if _is_file_spec(spec) else _search_root(module, spec),
+        })
+    return records
+
+
+def load_plugin_record(record: Mapping[str, Any] | str) -> ModuleType:
+    """Import a recorded plugin again: by its name if importable, else from the folder
+    or the file recorded when the checkpoint was written."""
+    if isinstance(record, str):
+        return load_plugin(record)
+    spec = str(record.get("spec") or record.get("module") or "")
+    if _is_file_spec(spec):
+        path = Path(spec).expanduser().resolve()
+        recorded = record.get("file")
+        if not path.is_file() and recorded:
+            path = Path(recorded)
+        if not path.is_file():
+            raise PluginError(f"plugin file {spec!r} recorded in the checkpoint is gone (looked in {path})")
+        return _load_file(path)
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError:
+        root = record.get("sys_path")
+        if root and Path(root).is_dir() and root not in sys.path:
+            sys.path.insert(0, root)
+            importlib.invalidate_caches()
+            try:
+                return importlib.import_module(spec)
+            except ModuleNotFoundError:
+                pass
+        file = record.get("file")
+        if file and Path(file).is_file():  # moved package folder: the module file itself still works
+            return _load_file(Path(file))
+        raise PluginError(
+            f"plugin {spec!r} recorded in the checkpoint cannot be imported: not on sys.path, "
+            f"and neither its folder {root!r} nor its file {file!r} exists any more"
+        ) from None
+
+
+def load_checkpoint_plugins(state: Mapping[str, Any]) -> list[ModuleType]:
+    """Import the plugins a checkpoint was trained with (records, or the config's list)."""
+    records = state.get("plugins")
+    if records is None:  # checkpoints written before plugin records
+        records = (state.get("config") or {}).get("plugins") or []
+    return [load_plugin_record(r) for r in records]
+
+
+# -- a learner's state -------------------------------------------------------------------
+def _has_content(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(_has_content(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return len(value) > 0
+    size = getattr(value, "numel", None) or getattr(value, "size", None)
+    if callable(size):
+        size = size()
+    if isinstance(size, int):
+        return size > 0
+    return value is not None
+
+
+def learned_keys(algo: Any, state: Mapping[str, Any]) -> list[str]:
+    """Keys of ``state`` beyond what the base class saves (its RNG), with content."""
+    from algos.base import Algorithm
+
+    base = set(Algorithm.state_dict(algo))
+    return [k for k, v in state.items() if k not in base and _has_content(v)]
+
+
+def check_learned_state(algo: Any, state: Mapping[str, Any], *, when: str) -> None:
+    """Refuse (``learns=True``) or warn about an algorithm whose state holds nothing learnt.
+
+    ``when`` names the moment: "training" (checked before the first episode, so no
+    training is lost), "saving", "resuming", "evaluating". A fixed policy
+    (``learns=False``) with an empty state is fine, unless it overrides ``update``,
+    which suggests it learns after all: then a warning."""
+    from algos.base import Algorithm
+
+    if learned_keys(algo, state):
+        return
+    name = type(algo).__name__
+    fix = (f"{name}.state_dict() holds only {sorted(state) or 'nothing'}: implement state_dict() and "
+           f"load_state_dict() to return and restore what it learns (see algos/README.md)")
+    if getattr(algo.capabilities, "learns", False):
+        if when == "training":
+            raise PluginError(f"{name} declares learns=True, but its checkpoints would hold nothing it learnt: {fix}")
+        raise PluginError(f"{when} {name}: the checkpoint holds nothing learnt ({fix}); "
+                          "a policy built from it would be untrained")
+    if type(algo).update is not Algorithm.update:
+        warnings.warn(f"{name} declares learns=False but defines update(); its checkpoints hold nothing learnt: {fix}",
+                      stacklevel=2)

@@ -70,6 +70,7 @@ from agents_llm.round_plan import COLLECTOR, ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
+from . import report_infos
 from .tasks import DEFAULT_CORPUS, Task, corpus_store, load_tasks
 
 ROUND_FEATURES, REPORT_FEATURES, TOKEN_FEATURES, FLAG_FEATURES = 3, 6, 3, 3
@@ -167,7 +168,8 @@ class ReportWritingEnv(ParallelEnv):
                  engine: Any = None, summary_dim: int = 32, token_scale: float | None = None,
                  round_token_scale: float = 4000.0, output_dir: str | None = None, save_episodes: bool = False,
                  render_mode: str | None = None, backend: Any = None, retriever: Any = None, embedding: Any = None,
-                 judge_obj: Any = None, referee: Any = None, name: str | None = None):
+                 judge_obj: Any = None, referee: Any = None, name: str | None = None,
+                 infos: str = "stackable"):
         # `name` may arrive from a Hydra env group; the registry already used it.
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -178,6 +180,10 @@ class ReportWritingEnv(ParallelEnv):
         if int(summary_dim) < 0:
             raise ValueError(f"summary_dim must be >= 0, got {summary_dim}")
         self.render_mode = render_mode
+        # stackable: fixed numeric keys only (TorchRL/BenchMARL); full: plus the round's text
+        # and nested data. last_round_info() always has the full form (envs/report_infos.py).
+        self.info_mode = report_infos.check_mode(infos)
+        self._last_info: dict[str, dict[str, Any]] = {}
         self.max_rounds = int(max_rounds)
         self.min_rounds_before_terminate = int(min_rounds_before_terminate)
         self.summary_dim = int(summary_dim)
@@ -357,8 +363,19 @@ class ReportWritingEnv(ParallelEnv):
             "config": {"max_rounds": self.max_rounds, "min_rounds_before_terminate": self.min_rounds_before_terminate,
                        "llm": self.llm_cfg, "judge": self.judge_cfg, "engine": vars(self.settings)}})
         obs = self._observe()
-        infos = {a: {"task_id": task.id, "topic": task.topic} for a in self.agents}
-        return obs, infos
+        base = report_infos.stackable({"length_score": self._length_score}, {}, self._last_graph, self.agents, self.n)
+        return obs, self._emit_infos(base, {a: {"task_id": task.id, "topic": task.topic} for a in self.agents})
+
+    def _emit_infos(self, base: dict[str, dict], extra: dict[str, dict]) -> dict[str, dict]:
+        """Keep the full infos for last_round_info(); return the form `infos` asks for."""
+        self._last_info = {a: {**base[a], **extra.get(a, {})} for a in base}
+        if self.info_mode == "full":
+            return {a: dict(v) for a, v in self._last_info.items()}
+        return base
+
+    def last_round_info(self) -> dict[str, dict[str, Any]]:
+        """The last reset's or step's infos in full (text and nested data included)."""
+        return {a: dict(v) for a, v in self._last_info.items()}
 
     def _pick_task(self, options: dict) -> Task:
         if "task" in options or "topic" in options:
@@ -549,6 +566,11 @@ class ReportWritingEnv(ParallelEnv):
                          denied=denied.get(a, ""), agent_tokens=sum(
                              c["prompt_tokens"] + c["completion_tokens"] for c in result.calls if c["agent"] == a))
                  for a in agents_now}
+        team = {**common, "episode_tokens": self.ledger.total.total, "gate_checked": result.gate_passed is not None,
+                "gate_passed": bool(result.gate_passed), "out_of_budget": bool(budget), "llm_failed": bool(llm_failure)}
+        per_agent = {a: {"action_index": self._last_actions[a], "agent_tokens": infos[a]["agent_tokens"],
+                         "was_denied": bool(denied.get(a))} for a in agents_now}
+        infos = self._emit_infos(report_infos.stackable(team, per_agent, self._last_graph, agents_now, self.n), infos)
         rewards = {a: reward for a in agents_now}
         terminations = {a: terminated for a in agents_now}
         truncations = {a: truncated for a in agents_now}

@@ -33,8 +33,10 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
 import algos  # noqa: E402
-from algos.plugins import load_plugins  # noqa: E402
+from algos.plugins import check_learned_state, load_checkpoint_plugins, load_plugins  # noqa: E402
 from algos.training import checkpoint as ckpt  # noqa: E402
+from algos.training.loggers import RunLoggers, env_action_names  # noqa: E402
+from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
 from algos.training.rollout import action_distribution, run_episode  # noqa: E402
 from run_config import register_configs  # noqa: E402
 from train import check_rollout, make_env, make_runner, preload_plugins, seed_everything, vectorized  # noqa: E402
@@ -54,7 +56,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
         path = ckpt.resolve_checkpoint(cfg.checkpoint)
         state = ckpt.load(path)
         trained = OmegaConf.create(state["config"])
-        load_plugins(trained.get("plugins") or [])
+        load_checkpoint_plugins(state)
         algo_cfg, env_cfg = trained.algo, trained.env
         source = {"kind": "checkpoint", "path": str(path), "episode": state["progress"]["episode"], "t_env": state["progress"]["t_env"]}
     else:
@@ -66,6 +68,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(algo_cfg.name, spec, algo_cfg, seed=cfg.seed, device=cfg.device)
     if state is not None:
+        check_learned_state(algo, state["algo"], when="evaluating")
         algo.load_state_dict(state["algo"])
     elif algo.capabilities.learns:
         print(f"warning: evaluating an untrained {algo_cfg.name} (no checkpoint=...)", file=sys.stderr)
@@ -73,6 +76,8 @@ def evaluate_run(cfg: DictConfig) -> dict:
     t0 = time.perf_counter()
     per_episode, counts, infos = [], np.zeros((spec.n_agents, spec.n_actions), np.int64), []
     check_rollout(cfg.rollout)
+    bar = RunProgress(cfg.logger.progress, total_episodes=cfg.eval.episodes, desc=f"eval {algo_cfg.name}",
+                      rounds_per_episode=rounds_budget(env), main_kind="eval")
     if vectorized(cfg.rollout):  # rollout.num_envs episodes in flight (or on Ray workers)
         import asyncio
 
@@ -87,7 +92,14 @@ def evaluate_run(cfg: DictConfig) -> dict:
             print(f"warning: evaluation episode {f.index} dropped: {f.reason}", file=sys.stderr)
         finished = [(r.episode, r.stats) for r in done.results]
     else:
-        finished = (run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i) for i in range(cfg.eval.episodes))
+        def sequential():
+            for i in range(cfg.eval.episodes):
+                bar.begin_episode("eval", i, cfg.eval.episodes)
+                episode, st = run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i, on_round=bar.on_round)
+                bar.end_episode({"return": st.ret})
+                yield episode, st
+
+        finished = sequential()
     for episode, st in finished:
         per_episode.append({"return": st.ret, "length": st.length, "actions": episode.actions.tolist(), **st.infos})
         counts += st.action_counts
@@ -97,6 +109,16 @@ def evaluate_run(cfg: DictConfig) -> dict:
     for k in sorted(set().union(*infos)):
         metrics[k] = float(np.mean([i[k] for i in infos if k in i]))
     metrics.update(action_distribution(counts, spec.agents))
+    bar.close()
+    if cfg.logger.wandb and cfg.logger.wandb_mode != "disabled":  # a W&B run of job type eval, in the run's group
+        run_cfg = OmegaConf.create({**OmegaConf.to_container(cfg, resolve=True),
+                                    "algo": OmegaConf.to_container(algo_cfg, resolve=True),
+                                    "env": OmegaConf.to_container(env_cfg, resolve=True)})
+        loggers = RunLoggers(run_cfg, out_dir, job_type="eval", kinds=("eval",),
+                             overrides=(state or {}).get("overrides", []), action_names=env_action_names(env, spec.n_actions),
+                             trained_config=(state or {}).get("config"))
+        loggers.log("eval", metrics, int(source.get("episode", 0)))
+        loggers.close()
     result = {
         "algo": algo_cfg.name,
         "env": env_cfg.name,

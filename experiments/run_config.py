@@ -55,7 +55,10 @@ class LoggerConfig:
     wandb_mode: str = "offline"  # offline | online | disabled; offline never touches the network
     wandb_project: str = "qmix-report-gym"
     wandb_entity: Optional[str] = None
-    progress_bar: bool = True  # tqdm bar on stderr (auto-off when stderr is not a terminal)
+    # auto (bars on a terminal, plain lines otherwise) | bar (episodes + the current
+    # episode's rounds, tokens, score, ETA) | plain (a line every 15 s, for log files) |
+    # quiet (nothing but the summary at the end: CI). See algos/training/progress.py.
+    progress: str = "auto"
 
 
 @dataclass
@@ -103,6 +106,15 @@ class RolloutConfig:
 
 
 @dataclass
+class SweepConfig:
+    """Several seeds per job, for sweeps (the Optuna presets in conf/hydra/sweeper/ set it)."""
+
+    seeds: List[int] = field(default_factory=list)  # seeds trained per job (<job dir>/seed_<s>); empty: `seed` only
+    objective: str = "mean"  # mean | iqm of the seeds' held-out greedy returns (experiments/sweep_objective.py)
+    algo: Optional[str] = None  # the algorithm a preset's search space is for; another algo= fails at start
+
+
+@dataclass
 class RunConfig:
     algo: Any = MISSING
     env: Any = MISSING
@@ -110,6 +122,7 @@ class RunConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    sweep: SweepConfig = field(default_factory=SweepConfig)
     llm: Any = None  # the llm group (agents_llm), when composed
     judge: Any = None
     rag: Any = None
@@ -249,6 +262,22 @@ def _hydra_subdir(resume: Optional[str]) -> str:
     return f".hydra/resume-{datetime.now():%Y%m%d-%H%M%S}" if resume else ".hydra"
 
 
+_MAX_SUBDIR_CHARS = 160  # well under the 255 bytes a file name may have
+
+
+def _job_subdir(num: Any, override_dirname: str) -> str:
+    """``<num>_<overrides>`` for a sweep job's folder; an Optuna trial's overrides (long
+    floats, many keys) would exceed a file name's limit, so a long one is cut and ends with
+    a hash of the whole (still unique, still readable)."""
+    import hashlib
+
+    name = f"{num}_{override_dirname}" if override_dirname else str(num)
+    if len(name) <= _MAX_SUBDIR_CHARS:
+        return name
+    digest = hashlib.sha1(name.encode()).hexdigest()[:10]
+    return f"{name[:_MAX_SUBDIR_CHARS - 12]}..{digest}"
+
+
 def register_configs() -> None:
     import algos  # noqa: F401  (stores base_qmix, base_vdn, base_iql, base_random)
     from agents_llm.backends.config import register_configs as register_llm_configs
@@ -267,3 +296,4 @@ def register_configs() -> None:
     OmegaConf.register_new_resolver("run_id", lambda: uuid.uuid4().hex[:6], use_cache=True, replace=True)
     OmegaConf.register_new_resolver("run_dir", _run_dir, use_cache=True, replace=True)
     OmegaConf.register_new_resolver("hydra_subdir", _hydra_subdir, use_cache=True, replace=True)
+    OmegaConf.register_new_resolver("job_subdir", _job_subdir, replace=True)

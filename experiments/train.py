@@ -51,9 +51,10 @@ from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
 import algos  # noqa: E402
 import envs  # noqa: E402
-from algos.plugins import load_plugins  # noqa: E402
+from algos.plugins import check_learned_state, load_checkpoint_plugins, load_plugins, plugin_records  # noqa: E402
 from algos.training import checkpoint as ckpt  # noqa: E402
-from algos.training.loggers import CSVLogger, MultiLogger, TensorBoardLogger, WandbLogger, config_hash  # noqa: E402
+from algos.training.loggers import RunLoggers, env_action_names, hydra_task_overrides  # noqa: E402
+from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
 from algos.training.rollout import action_distribution, evaluate, run_episode  # noqa: E402
 from agents_llm.redaction import redact  # noqa: E402
 from algos.training.vector_rollout import evaluate_vectorized  # noqa: E402
@@ -216,35 +217,6 @@ def _mean_dicts(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: float(np.mean([r[k] for r in rows if k in r])) for k in sorted(keys)}
 
 
-class Loggers:
-    """CSV files per kind (train.csv, eval.csv) + TensorBoard/W&B with kind/ prefixes."""
-
-    def __init__(self, cfg: DictConfig, run_dir: Path, wandb_id: Optional[str], container: dict):
-        self.run_dir = run_dir
-        self.csv = {k: CSVLogger(run_dir / f"{k}.csv") for k in ("train", "eval")}
-        self.others = []
-        self.paths = {"csv": [str(p.path) for p in self.csv.values()]}
-        if cfg.logger.tensorboard:
-            self.others.append(TensorBoardLogger(run_dir / "tensorboard"))
-            self.paths["tensorboard"] = str(run_dir / "tensorboard")
-        self.wandb_id = None
-        if cfg.logger.wandb and cfg.logger.wandb_mode != "disabled":
-            group = config_hash(container)
-            name = f"{cfg.algo.name}-{cfg.env.name}-s{cfg.seed}"
-            wb = WandbLogger(run_dir, project=cfg.logger.wandb_project, entity=cfg.logger.wandb_entity, group=group, name=name, config=container, mode=cfg.logger.wandb_mode, run_id=wandb_id)
-            self.others.append(wb)
-            self.wandb_id = wb.run_id
-            self.paths["wandb"] = str(Path(wb.run.dir).parent) if wb.run.dir else str(run_dir / "wandb")
-        self.multi = MultiLogger(self.others)
-
-    def log(self, kind: str, metrics: dict[str, float], episode: int) -> None:
-        self.csv[kind].log(metrics, episode)
-        self.multi.log({f"{kind}/{k}": v for k, v in metrics.items()}, episode)
-
-    def close(self) -> None:
-        self.multi.close()
-
-
 class LLMFailureStop(RuntimeError):
     """Too many of an episode's LLM calls failed: training stops, keeping the last checkpoint."""
 
@@ -254,14 +226,16 @@ def llm_error_share(infos: dict[str, float]) -> float:
     return infos.get("llm_errors", 0.0) / calls if calls else 0.0
 
 
-def train(cfg: DictConfig) -> dict[str, float]:
+def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
+    """Train one run in ``run_dir`` (default: the Hydra job's output dir)."""
     load_plugins(cfg.plugins)
-    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    run_dir = Path(run_dir) if run_dir is not None else Path(HydraConfig.get().runtime.output_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
     ckpt_state = None
     if cfg.resume:
         ckpt_state = ckpt.load(cfg.resume)
         cfg = resume_config(cfg, ckpt_state["config"])
-        load_plugins(cfg.plugins)
+        load_checkpoint_plugins(ckpt_state)
     validate_run_config(cfg)
     check_rollout(cfg.rollout)
     torch.set_num_threads(cfg.torch_threads)
@@ -286,9 +260,11 @@ def train(cfg: DictConfig) -> dict[str, float]:
                    loop)
     if hasattr(algo, "check_budget"):
         algo.check_budget(cfg.train.episodes)
+    check_learned_state(algo, algo.state_dict(), when="training")  # before any episode is spent
 
     start_episode, t_env, wandb_id = 0, 0, None
     if ckpt_state is not None:
+        check_learned_state(algo, ckpt_state["algo"], when="resuming")
         algo.load_state_dict(ckpt_state["algo"])
         start_episode = ckpt_state["progress"]["episode"]
         t_env = ckpt_state["progress"]["t_env"]
@@ -296,7 +272,10 @@ def train(cfg: DictConfig) -> dict[str, float]:
         ckpt.set_rng_state(ckpt_state["rng"])
         print(f"Resuming {cfg.algo.name} on {cfg.env.name} from episode {start_episode} (t_env {t_env}) in {run_dir}", flush=True)
 
-    loggers = Loggers(cfg, run_dir, wandb_id, container)
+    loggers = RunLoggers(cfg, run_dir, wandb_id=wandb_id, job_type="train",
+                         overrides=(ckpt_state or {}).get("overrides", hydra_task_overrides()),
+                         action_names=env_action_names(env, spec.n_actions),
+                         tables_every=cfg.train.eval_every or cfg.train.episodes, container=container)
 
     def payload(episode: int, interrupted: bool = False) -> dict[str, Any]:
         return {
@@ -307,14 +286,15 @@ def train(cfg: DictConfig) -> dict[str, float]:
             "config": container,
             "rng": ckpt.rng_state(),
             "wandb_id": loggers.wandb_id,
+            "overrides": (ckpt_state or {}).get("overrides", hydra_task_overrides()),
+            "plugins": plugin_records(cfg.plugins),  # module, file and sys.path entry: re-imported on load
             "interrupted": interrupted,
             "time": time.time(),
         }
 
-    from tqdm import tqdm
-
     total = cfg.train.episodes
-    bar = tqdm(total=total, initial=start_episode, desc=f"{cfg.algo.name}@{cfg.env.name}", unit="ep", disable=None if cfg.logger.progress_bar else True, dynamic_ncols=True)
+    bar = RunProgress(cfg.logger.progress, total_episodes=total, initial=start_episode,
+                      desc=f"{cfg.algo.name}@{cfg.env.name}", rounds_per_episode=rounds_budget(env))
     guard = InterruptGuard()
     guard.install()
     window_stats, window_updates, window_times = [], [], []
@@ -337,7 +317,9 @@ def train(cfg: DictConfig) -> dict[str, float]:
                 # run replays the episode exactly (the learner itself changes only after it).
                 episode_start_rng = (ckpt.rng_state(), copy.deepcopy(algo.rng.bit_generator.state))
                 t0 = time.perf_counter()
-                episode, stats = run_episode(env, algo, spec, explore=True, seed=episode_seed(ep), max_rounds=cfg.train.max_rounds)
+                bar.begin_episode("train")
+                episode, stats = run_episode(env, algo, spec, explore=True, seed=episode_seed(ep),
+                                             max_rounds=cfg.train.max_rounds, on_round=bar.on_round)
                 yield ep, episode, stats, time.perf_counter() - t0
             return
         block = cfg.rollout.sync_every or cfg.rollout.num_envs * (cfg.rollout.workers if cfg.rollout.backend == "ray" else 1)
@@ -351,6 +333,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
             by_index = {r.index: r for r in done.results}
             reasons = {f.index: f.reason for f in done.failures}
             for ep, _ in wanted:
+                bar.begin_episode("train")
                 if ep in by_index:
                     yield ep, by_index[ep].episode, by_index[ep].stats, per_episode
                 else:
@@ -363,8 +346,8 @@ def train(cfg: DictConfig) -> dict[str, float]:
             if episode is None:  # dropped by the concurrent runner: logged there, counted here
                 failed += 1
                 completed = ep + 1
-                bar.update(1)
-                print(f"episode {ep} dropped: {stats}", file=sys.stderr, flush=True)
+                bar.end_episode()
+                bar.write(f"episode {ep} dropped: {stats}")
                 continue
             share = llm_error_share(stats.infos)
             if stats.infos.get("llm_errors") and share >= cfg.train.llm_error_share_stop:
@@ -385,7 +368,7 @@ def train(cfg: DictConfig) -> dict[str, float]:
             window_stats.append(stats)
             if upd:
                 window_updates.append(upd)
-            bar.update(1)
+            bar.end_episode({"return": stats.ret, **{k: stats.infos[k] for k in ("report_score",) if k in stats.infos}})
             if completed % cfg.train.log_every == 0 or completed == total:
                 row = {"t_env": float(t_env), "wall_s": time.perf_counter() - t_start}
                 row.update(_mean_dicts([{"return": s.ret, "length": float(s.length), **s.infos, **({"q_chosen_mean": float(np.mean(s.q_values))} if s.q_values else {})} for s in window_stats]))
@@ -397,13 +380,12 @@ def train(cfg: DictConfig) -> dict[str, float]:
                 if window_updates:  # counters: the latest value, not the window mean
                     row.update({k: v for k, v in window_updates[-1].items() if k in ("updates", "target_updates")})
                 loggers.log("train", row, completed)
-                bar.set_postfix({k: f"{row[k]:.3g}" for k in ("return", "epsilon", "loss") if k in row})
                 if failed:
                     row["rollout/failed_episodes"] = float(failed)
                 window_stats, window_updates, window_times = [], [], []
             if (cfg.train.eval_every and completed % cfg.train.eval_every == 0) or completed == total:
                 if runners is None:
-                    last_eval = evaluate(eval_env, algo, spec, cfg.train.eval_episodes, seed=cfg.eval.seed)
+                    last_eval = evaluate(eval_env, algo, spec, cfg.train.eval_episodes, seed=cfg.eval.seed, progress=bar)
                 else:
                     last_eval = evaluate_vectorized(runners[1], spec, cfg.train.eval_episodes, seed=cfg.eval.seed)
                 loggers.log("eval", {"t_env": float(t_env), **last_eval}, completed)
@@ -483,6 +465,10 @@ def llm_failure_cause(env: Any) -> str:
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> float:
     try:
+        if cfg.sweep.seeds:  # a sweep trial: several seeds, one objective (experiments/sweep_objective.py)
+            from sweep_objective import train_seeds
+
+            return train_seeds(cfg, train, Path(HydraConfig.get().runtime.output_dir), hydra_task_overrides())
         result = train(cfg)
     except ConfigValueError as e:
         print(f"train.py: {redact(str(e))}", file=sys.stderr, flush=True)

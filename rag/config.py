@@ -77,7 +77,10 @@ class ChunkingConfig:
 class StoreConfig:
     path: str = "data/rag_store"
     collection: str = "documents"
-    bm25_backend: str = "rank_bm25"
+    # auto (rank_bm25 below bm25s_min_chunks chunks, bm25s from there on) | rank_bm25 | bm25s;
+    # all three rank alike (rag/lexical.py).
+    bm25_backend: str = "auto"
+    bm25s_min_chunks: int = 20000  # store size from which `auto` queries through bm25s
 
 
 @dataclass

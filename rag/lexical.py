@@ -1,11 +1,18 @@
 """BM25 keyword search behind a small interface.
 
-`LexicalIndex` is what the store needs: add, remove, search by chunk id. The rank_bm25
-implementation keeps the tokenised corpus and rebuilds its scorer lazily, once, at the
-first search after any number of mutations, so ingesting a thousand files costs one
-build, not a thousand. Scoring goes through postings lists, so a query touches only the
-documents that contain its terms; the build still costs a pass over the corpus (seconds
-at 100k chunks), where a bm25s-backed index registered here would do better.
+`LexicalIndex` is what the store needs: add, remove, search by chunk id. Every backend
+keeps the tokenised corpus and rebuilds its scorer lazily, once, at the first search after
+any number of mutations, so ingesting a thousand files costs one build, not a thousand.
+
+Backends (``rag.store.bm25_backend``), all with the same tokens and the same ranking
+(BM25 with Lucene's idf, k1 = 1.5, b = 0.75):
+
+* ``rank_bm25``: rank_bm25's BM25Okapi statistics, scored through postings lists; the
+  cheapest to build, fine up to tens of thousands of chunks.
+* ``bm25s``: bm25s's sparse-matrix index, faster to query and to build on a large
+  store (``experiments/bench_rag.py --lexical`` measures both).
+* ``auto`` (the default): ``rank_bm25`` below ``bm25s_min_chunks`` chunks, ``bm25s``
+  from there on (decided at each rebuild).
 """
 
 from __future__ import annotations
@@ -84,6 +91,9 @@ def _rank_bm25_scorer():
             for word, freq in nd.items():
                 self.idf[word] = math.log(1.0 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
 
+        def knows(self, term: str) -> bool:
+            return term in self.idf
+
         def get_scores(self, query):
             scores = np.zeros(self.corpus_size)
             for term in query:
@@ -126,9 +136,12 @@ class RankBM25Index:
         if self._scorer is not None or not self._tokens:
             return
         self._scorer_ids = list(self._tokens)
-        # An empty token list would make rank_bm25 divide by zero on average length.
-        self._scorer = _rank_bm25_scorer()([tokens or ["\x00"] for tokens in self._tokens.values()])
+        # An empty token list would make BM25 divide by zero on average length.
+        self._scorer = self._build_scorer([tokens or ["\x00"] for tokens in self._tokens.values()])
         self.builds += 1
+
+    def _build_scorer(self, corpus: List[List[str]]):
+        return _rank_bm25_scorer()(corpus)
 
     def search(self, query: str, top_n: int) -> List[Tuple[str, float]]:
         self._ensure_scorer()
@@ -136,7 +149,7 @@ class RankBM25Index:
             return []
         # Terms absent from the corpus score zero everywhere; skipping them saves a
         # full pass over the corpus each.
-        terms = [term for term in bm25_tokens(query) if term in self._scorer.idf]
+        terms = [term for term in bm25_tokens(query) if self._scorer.knows(term)]
         if not terms:
             return []
         scores = self._scorer.get_scores(terms)
@@ -146,13 +159,65 @@ class RankBM25Index:
         return [(self._scorer_ids[i], float(scores[i])) for i in best if scores[i] > 0.0]
 
 
-LEXICAL_BACKENDS: Dict[str, Callable[[], LexicalIndex]] = {"rank_bm25": RankBM25Index}
+class _BM25sScorer:
+    """bm25s's sparse index over our tokens (so rankings match the other backend)."""
+
+    def __init__(self, corpus: List[List[str]]):
+        import bm25s
+        from bm25s.tokenization import Tokenized
+
+        vocab: Dict[str, int] = {}
+        ids = [[vocab.setdefault(token, len(vocab)) for token in doc] for doc in corpus]
+        # method="lucene": the idf and length normalisation of the rank_bm25 backend above;
+        # its tf factor lacks the constant (k1 + 1), which scales scores but not the order.
+        self._bm25 = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
+        self._bm25.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
+        self._vocab = vocab
+
+    def knows(self, term: str) -> bool:
+        return term in self._vocab
+
+    def get_scores(self, terms: List[str]) -> np.ndarray:
+        return np.asarray(self._bm25.get_scores([self._vocab[t] for t in terms]), dtype=np.float64)
 
 
-def build_lexical_index(name: str) -> LexicalIndex:
+class BM25sIndex(RankBM25Index):
+    """The same index with bm25s's scorer (faster queries on a large store)."""
+
+    def _build_scorer(self, corpus: List[List[str]]):
+        return _BM25sScorer(corpus)
+
+
+DEFAULT_BM25S_MIN_CHUNKS = 20_000
+
+
+class AutoLexicalIndex(RankBM25Index):
+    """rank_bm25 for a small store, bm25s from ``min_chunks_for_bm25s`` chunks on."""
+
+    def __init__(self, min_chunks_for_bm25s: int = DEFAULT_BM25S_MIN_CHUNKS) -> None:
+        super().__init__()
+        if int(min_chunks_for_bm25s) < 0:
+            raise ValueError(f"rag.store.bm25s_min_chunks must be >= 0, got {min_chunks_for_bm25s}")
+        self.min_chunks_for_bm25s = int(min_chunks_for_bm25s)
+        self.scorer_backend = ""  # which backend the last build used: rank_bm25 | bm25s
+
+    def _build_scorer(self, corpus: List[List[str]]):
+        if len(corpus) >= self.min_chunks_for_bm25s:
+            self.scorer_backend = "bm25s"
+            return _BM25sScorer(corpus)
+        self.scorer_backend = "rank_bm25"
+        return super()._build_scorer(corpus)
+
+
+LEXICAL_BACKENDS: Dict[str, Callable[..., LexicalIndex]] = {
+    "auto": AutoLexicalIndex, "rank_bm25": RankBM25Index, "bm25s": BM25sIndex}
+
+
+def build_lexical_index(name: str, *, bm25s_min_chunks: int = DEFAULT_BM25S_MIN_CHUNKS) -> LexicalIndex:
     try:
-        return LEXICAL_BACKENDS[name]()
+        backend = LEXICAL_BACKENDS[name]
     except KeyError:
         raise ValueError(
             f"rag.store.bm25_backend: unknown backend {name!r} (available: {', '.join(LEXICAL_BACKENDS)})"
         ) from None
+    return backend(bm25s_min_chunks) if backend is AutoLexicalIndex else backend()

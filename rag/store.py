@@ -147,7 +147,7 @@ class RagStore:
         )
         self._adapter = ChromaEmbeddingAdapter(self.embedding)
         self.collection = self._open_collection(cfg.store.collection)
-        self.lexical: LexicalIndex = build_lexical_index(cfg.store.bm25_backend)
+        self.lexical: LexicalIndex = build_lexical_index(cfg.store.bm25_backend, bm25s_min_chunks=cfg.store.bm25s_min_chunks)
         self.sources: Dict[str, SourceRecord] = {}
         self._max_batch = max(1, min(self._client.get_max_batch_size(), 5000))
         self._load()
@@ -180,7 +180,7 @@ class RagStore:
 
     def _load(self) -> None:
         """Rebuild BM25 and source bookkeeping from Chroma, the source of truth."""
-        self.lexical = build_lexical_index(self.cfg.store.bm25_backend)
+        self.lexical = build_lexical_index(self.cfg.store.bm25_backend, bm25s_min_chunks=self.cfg.store.bm25s_min_chunks)
         self.sources = {}
         self._owners: Dict[str, Set[str]] = {}  # chunk id -> source keys whose text holds it
         offset = 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
@@ -75,15 +75,25 @@ def _state(env: Any, spec: EnvSpec) -> np.ndarray:
 
 
 def _plan_actions(env: Any, infos: dict, acting: list[str]) -> dict[str, int]:
-    """The discrete action each agent's part in a plan amounts to (``infos[agent]["action"]``)."""
+    """The discrete action each agent's part in a plan amounts to (``infos[agent]["action"]``:
+    its index, or its name as in ``env.action_names()``)."""
     names_of = getattr(env, "action_names", None)
     index = {n: i for i, n in enumerate(names_of())} if callable(names_of) else {}
     out = {}
     for a in acting:
-        name = (infos.get(a) or {}).get("action")
-        if name in index:
-            out[a] = index[name]
+        action = (infos.get(a) or {}).get("action")
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            out[a] = int(action)
+        elif action in index:
+            out[a] = index[action]
     return out
+
+
+def _round_info(env: Any, infos: dict) -> dict:
+    """The last round's full infos, text and nested data included: ``env.last_round_info()``
+    where the env keeps them out of ``step``'s infos (so that TorchRL can stack those)."""
+    full = getattr(env, "last_round_info", None)
+    return full() if callable(full) else infos
 
 
 def run_episode(
@@ -94,7 +104,10 @@ def run_episode(
     explore: bool,
     seed: Optional[int] = None,
     max_rounds: int = 10_000,
+    on_round: Optional[Callable[[int, Mapping[str, Any]], None]] = None,
 ) -> tuple[Episode, EpisodeStats]:
+    """``on_round(t, info)``, when given, is called after round ``t`` (0-based) with the
+    first acting agent's infos (``tokens``, ``report_score``, ...): progress displays."""
     start = time.perf_counter()
     N, A = spec.n_agents, spec.n_actions
     obs, infos = env.reset(seed=seed)
@@ -128,8 +141,8 @@ def run_episode(
         record(o, m, state, graph)
         acting = list(env.agents)
         if emits_plans:  # a fixed policy with plans of its own; count the actions the env read them as
-            obs, rewards, terms, truncs, infos = env.step_plan(algo.next_plan(infos))
-            actions = _plan_actions(env, infos, acting)
+            obs, rewards, terms, truncs, infos = env.step_plan(algo.next_plan(_round_info(env, infos)))
+            actions = _plan_actions(env, _round_info(env, infos), acting)
         else:
             actions = algo.act(o, m, explore, state=state, graph=graph)
             obs, rewards, terms, truncs, infos = env.step({a: actions[a] for a in acting})
@@ -155,6 +168,8 @@ def run_episode(
             if k in info0:
                 seen_extras.add(k)
             extras[k].append(float(info0.get(k, 0)))
+        if on_round is not None:
+            on_round(len(a_list) - 1, info0)
         done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
         if all(done.values()):
             terminated = all(terms.get(a, False) for a in acting)
@@ -196,11 +211,16 @@ def run_episode(
     return episode, stats
 
 
-def evaluate(env: Any, algo: Algorithm, spec: EnvSpec, episodes: int, *, seed: int = 0) -> dict[str, float]:
-    """Greedy evaluation over ``episodes`` episodes: mean metrics, pooled action distribution."""
+def evaluate(env: Any, algo: Algorithm, spec: EnvSpec, episodes: int, *, seed: int = 0,
+             progress: Any = None) -> dict[str, float]:
+    """Greedy evaluation over ``episodes`` episodes: mean metrics, pooled action distribution.
+    ``progress`` (an :class:`algos.training.progress.RunProgress`) shows its rounds."""
     rows, counts = [], np.zeros((spec.n_agents, spec.n_actions), np.int64)
     for i in range(episodes):
-        _, st = run_episode(env, algo, spec, explore=False, seed=seed + i)
+        if progress is not None:
+            progress.begin_episode("eval", i, episodes)
+        _, st = run_episode(env, algo, spec, explore=False, seed=seed + i,
+                            on_round=progress.on_round if progress is not None else None)
         rows.append(st)
         counts += st.action_counts
     out: dict[str, float] = {"return": float(np.mean([s.ret for s in rows])), "return_std": float(np.std([s.ret for s in rows])), "length": float(np.mean([s.length for s in rows])), "episodes": float(episodes)}

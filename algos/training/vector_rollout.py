@@ -40,7 +40,8 @@ from envs import get_comm_graph
 
 from ..base import Algorithm, EnvSpec
 from ..buffer import Episode
-from .rollout import LAST_VALUE_INFOS, PER_ROUND_EXTRAS, SUMMED_INFOS, EpisodeStats, _plan_actions, _split, _state, action_distribution
+from .rollout import (LAST_VALUE_INFOS, PER_ROUND_EXTRAS, SUMMED_INFOS, SUMMED_PREFIXES, EpisodeStats, _plan_actions, _round_info,
+                      _split, _state, action_distribution)
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +95,8 @@ class EpisodeRecorder:
         self.info_sum: dict[str, float] = {}
         self.q_values: list[float] = []
         self.terminated = False
+        self.truncated = False  # cut at a time limit (see Episode.truncated)
+        self.time_limit_observable: Optional[bool] = None  # the env's declaration for that cut
         self.start = time.perf_counter()
         self.first_error: Optional[str] = None  # an env's optional `llm_error`, the first one
 
@@ -117,7 +120,7 @@ class EpisodeRecorder:
         for k in LAST_VALUE_INFOS:
             if k in info0:
                 self.info_last[k] = float(info0[k])
-        for k in SUMMED_INFOS:
+        for k in list(SUMMED_INFOS) + [k for k in info0 if k.startswith(SUMMED_PREFIXES)]:
             if k in info0:
                 self.info_sum[k] = self.info_sum.get(k, 0.0) + float(info0[k])
         for k in PER_ROUND_EXTRAS:
@@ -146,6 +149,8 @@ class EpisodeRecorder:
             terminated=self.terminated,
             adj=np.stack(self.g),
             extras={k: np.asarray(self.extras[k], np.float32) for k in self.seen_extras},
+            truncated=self.truncated,
+            time_limit_observable=self.time_limit_observable,
         ).validate()
         stats = EpisodeStats(ret=float(sum(self.r)), length=T, terminated=self.terminated, action_counts=self.counts,
                              q_values=self.q_values, infos={**self.info_last, **self.info_sum},
@@ -274,7 +279,8 @@ class VectorRollout:
             s.recorder.decision(o, m, state, s.graph)
             inputs.append((list(env.agents), o, m, state))
         if self.emits_plans:
-            return [(acting, s.view.next_plan(s.infos)) for (acting, *_), (_, s) in zip(inputs, live)]
+            return [(acting, s.view.next_plan(_round_info(self.envs[i], s.infos)))
+                    for (acting, *_), (i, s) in zip(inputs, live)]
         views = [s.view for _, s in live]
         actions = self.algo.act_batch(views, [x[1] for x in inputs], [x[2] for x in inputs], explore,
                                       states=[x[3] for x in inputs], graphs=[s.graph for _, s in live])
@@ -290,13 +296,20 @@ class VectorRollout:
             fn = getattr(env, "astep", None)
             result = await fn(joint) if fn is not None and inspect.iscoroutinefunction(fn) else env.step(joint)
         obs, rewards, terms, truncs, infos = result
-        actions = _plan_actions(env, infos, acting) if self.emits_plans else decision
+        actions = _plan_actions(env, _round_info(env, infos), acting) if self.emits_plans else decision
         s.graph = get_comm_graph(env, infos)
         s.recorder.outcome(acting, actions, rewards, infos, getattr(s.view, "last_q", None))
         s.obs, s.infos, s.rounds = obs, infos, s.rounds + 1
         done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
         if all(done.values()):
-            s.recorder.terminated = all(terms.get(a, False) for a in acting)
+            rec = s.recorder
+            rec.terminated = all(terms.get(a, False) for a in acting)
+            rec.truncated = not rec.terminated
+            # as rollout.run_episode: the env's declaration, overridden per episode by infos
+            info0 = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
+            rec.time_limit_observable = getattr(getattr(env, "unwrapped", env), "time_limit_observable", None)
+            if "time_limit_observable" in info0:
+                rec.time_limit_observable = bool(info0["time_limit_observable"])
             return True
         return False
 

@@ -143,7 +143,7 @@ def _env(llm, **kw):
     from envs.report_writing import ReportWritingEnv
 
     return ReportWritingEnv(llm=llm, retriever=StubRetriever(), judge=HASHING_JUDGE, max_rounds=3,
-                            min_rounds_before_terminate=1, **kw)
+                            min_rounds_before_terminate=1, **{"infos": "full", **kw})  # reads end_reason text
 
 
 def test_dead_server_ends_the_episode_with_llm_error_and_the_cause():

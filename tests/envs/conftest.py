@@ -31,7 +31,7 @@ def make_env(**overrides):
     from envs.report_writing import ReportWritingEnv
 
     cfg = dict(llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=4,
-               min_rounds_before_terminate=1)
+               min_rounds_before_terminate=1, infos="full")  # full: these tests read text fields of infos
     if "backend" not in overrides:
         overrides["backend"] = scripted()
     cfg.update(overrides)

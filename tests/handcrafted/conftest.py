@@ -81,7 +81,8 @@ def make_env(script: TeamScript, *, retriever=None, team=None, max_rounds: int =
 
     return ReportWritingEnv(team=team or TEAM, llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE,
                             max_rounds=max_rounds, min_rounds_before_terminate=1,
-                            backend=ScriptedBackend(responder=script), retriever=retriever or StubRetriever(), **kw)
+                            backend=ScriptedBackend(responder=script), retriever=retriever or StubRetriever(),
+                            **{"infos": "full", **kw})  # these tests read the round's text from step's infos
 
 
 def make_policy(env, **cfg):

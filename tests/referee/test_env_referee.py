@@ -20,7 +20,7 @@ def make_env(referee=None):
     backend = ScriptedBackend(rules=[(r"technical writer", STOCK)])
     return ReportWritingEnv(team=TEAM, llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE,
                             max_rounds=3, min_rounds_before_terminate=1, backend=backend, referee=referee,
-                            retriever=StubRetriever(["Version 0.4.2 fixes a packaging error in the wheel metadata."]))
+                            infos="full", retriever=StubRetriever(["Version 0.4.2 fixes a packaging error in the wheel metadata."]))
 
 
 def run(env, rounds=2):

@@ -110,6 +110,9 @@ def test_fixed_policies_match_the_sequential_loop_on_the_report_env():
             np.testing.assert_array_equal(ep.obs, r.episode.obs, err_msg=name)
             np.testing.assert_array_equal(ep.rewards, r.episode.rewards, err_msg=name)
             assert st.infos == r.stats.infos and st.action_counts.tolist() == r.stats.action_counts.tolist()
+            # the time-limit record the learners' TD target reads (envs/__init__.py) is the same too
+            assert (ep.terminated, ep.truncated, ep.time_limit_observable) == \
+                (r.episode.terminated, r.episode.truncated, r.episode.time_limit_observable), name
 
 
 def test_greedy_evaluation_matches_the_sequential_evaluate():
