@@ -124,9 +124,13 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
                algo: Optional[Mapping[str, Any]] = None, team: Sequence[str] = DEFAULT_TEAM,
                llm: Any = None, rag: Any = None, judge: Any = None, engine: Any = None, pdf: bool = True,
                backend: Any = None, retriever: Any = None, max_rounds: Optional[int] = None,
-               seed: int = 0) -> ReportResult:
-    """Synchronous `write_report` (what the async API runs in a worker thread)."""
+               seed: int = 0, progress: str = "quiet") -> ReportResult:
+    """Synchronous `write_report` (what the async API runs in a worker thread).
+
+    ``progress``: auto | bar | plain | quiet, the per-round display (round, tokens, score,
+    ETA) on stderr; quiet by default from Python, `write_report.py` shows it."""
     import algos
+    from algos.training.progress import RunProgress
     from algos.training.rollout import run_episode
     from envs.report_writing import ReportWritingEnv
     from envs.tasks import DEFAULT_CORPUS, corpus_store, default_store_path
@@ -195,10 +199,16 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
         policy_obj.load_state_dict(state["algo"])
     error: Optional[BaseException] = None
     stats = None
+    bar = RunProgress(progress, total_episodes=1, desc="write_report", rounds_per_episode=max_rounds)
+    bar.begin_episode("train")
     try:
-        _, stats = run_episode(env, policy_obj, spec, explore=False, seed=seed, max_rounds=max_rounds)
+        _, stats = run_episode(env, policy_obj, spec, explore=False, seed=seed, max_rounds=max_rounds,
+                               on_round=bar.on_round)
+        bar.end_episode({"score": stats.infos.get("report_score", 0.0)})
     except BaseException as e:  # keep what was written, then re-raise below
         error = e
+    finally:
+        bar.close()
     report = env.report if env.report is not None else ReportState(topic=task)
     end = env.trace.end if env.trace is not None else {}
     llm_failure = end.get("detail") if end.get("reason") == "llm_error" else None

@@ -44,6 +44,9 @@ class WriteReportConfig:
     team: List[str] = field(default_factory=lambda: ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"])
     seed: int = 0
     max_rounds: Optional[int] = None
+    # Per-round progress on stderr (round, tokens, score, ETA): auto (a bar on a terminal,
+    # plain lines otherwise) | bar | plain | quiet (CI logs).
+    progress: str = "auto"
     algo: Any = field(default_factory=dict)  # validated by algos (HandcraftedConfig) before any model call
     engine: EngineSettings = field(default_factory=EngineSettings)  # per-call token budgets
     export: ExportConfig = field(default_factory=ExportConfig)
@@ -72,6 +75,7 @@ def run(cfg: DictConfig) -> int:
     from agents_llm.backends import LLMConfigError
     from agents_llm.redaction import redact_text
     from algos.handcrafted_phases import PhaseConfigError
+    from algos.training.progress import resolve_mode
 
     try:  # range checks before anything runs, each naming its key
         if cfg.seed < 0:
@@ -79,6 +83,7 @@ def run(cfg: DictConfig) -> int:
         if cfg.max_rounds is not None and cfg.max_rounds < 1:
             raise ValueError(f"max_rounds must be null or >= 1, got {cfg.max_rounds}")
         EngineSettings(**OmegaConf.to_container(cfg.engine, resolve=True))
+        resolve_mode(cfg.progress, key="progress")
     except ValueError as e:
         print(f"write_report: {e}", file=sys.stderr)
         return 2
@@ -88,7 +93,7 @@ def run(cfg: DictConfig) -> int:
                             algo=OmegaConf.to_container(cfg.algo, resolve=True), team=list(cfg.team),
                             llm=cfg.llm, rag=cfg.rag, judge=cfg.judge,
                             engine=OmegaConf.to_container(cfg.engine, resolve=True), pdf=cfg.export.pdf,
-                            max_rounds=cfg.max_rounds, seed=cfg.seed)
+                            max_rounds=cfg.max_rounds, seed=cfg.seed, progress=cfg.progress)
     except ReportLLMError as e:  # the report so far and the trace were written; the message says where
         print(f"write_report: {redact_text(str(e))}", file=sys.stderr)
         return 3

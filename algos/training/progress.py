@@ -25,10 +25,10 @@ from typing import Any, Mapping, Optional, TextIO
 MODES = ("auto", "bar", "plain", "quiet")
 
 
-def resolve_mode(mode: str, stream: Optional[TextIO] = None) -> str:
+def resolve_mode(mode: str, stream: Optional[TextIO] = None, key: str = "logger.progress") -> str:
     mode = str(getattr(mode, "value", mode))
     if mode not in MODES:
-        raise ValueError(f"logger.progress must be one of {', '.join(MODES)}, got {mode!r}")
+        raise ValueError(f"{key} must be one of {', '.join(MODES)}, got {mode!r}")
     if mode == "auto":
         stream = stream or sys.stderr
         return "bar" if getattr(stream, "isatty", lambda: False)() else "plain"

@@ -207,3 +207,17 @@ def test_command_reports_bad_input_clearly(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     assert "write_report: phase review, round pattern 0: required names unknown agent 'Editor'" in proc.stderr
+
+
+def test_write_report_shows_per_round_progress_when_asked_and_stays_quiet_by_default(tmp_path, capsys):
+    from agents_llm.api import run_report
+
+    run_report("Sorting networks", docs_folder(tmp_path), progress="plain",
+               **api_kwargs(tmp_path, TeamScript(), algo={"rounds": {"research": 1, "drafting": 2}}))
+    err = capsys.readouterr().err
+    assert "round 1/" in err and "tokens" in err, err  # the first round's line: round, tokens (score once scored)
+    assert "write_report episode 1/1" in err and "eta" in err, err
+    (tmp_path / "again").mkdir()
+    run_report("Sorting networks", docs_folder(tmp_path / "again"),
+               **api_kwargs(tmp_path / "again", TeamScript(), algo={"rounds": {"research": 1, "drafting": 2}}))
+    assert "round 1/" not in capsys.readouterr().err, "the Python API is quiet unless asked"
