@@ -7,7 +7,7 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # One BLAS/OpenMP thread: two spinning threads on a busy 2-core machine collapse.
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install install-scale system-deps benchmarl-env train test test-slow test-all
+.PHONY: install install-scale system-deps benchmarl-env train lint test test-slow test-all
 
 $(STAMP): pyproject.toml
 	# bench (TorchRL) and sweep (Optuna): the interop and sweep tests use them
@@ -47,6 +47,10 @@ define run_pytest
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests for '$(1)': check tests/ and the -m marker expression" >&2; exit 1; fi; \
 	exit $$rc
 endef
+
+# Static checks (rules in pyproject.toml [tool.ruff]).
+lint: install
+	$(PYTHON) -m ruff check rag agents_llm envs algos experiments tests
 
 test: install
 	$(call run_pytest,)

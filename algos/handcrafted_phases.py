@@ -14,7 +14,7 @@ both sides agree).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 COLLECTOR = "Collector"

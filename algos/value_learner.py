@@ -37,7 +37,6 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 import torch
-import torch.nn as nn
 
 from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer

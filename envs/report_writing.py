@@ -66,12 +66,12 @@ from agents_llm.judges import make_judge, make_reward_tracker
 from agents_llm.referee import Referee, flag_counts, grounder_for, make_referee_config
 from agents_llm.report_state import ReportState
 from agents_llm.roles import DEFAULT_TEAM, ROLES, build_team
-from agents_llm.round_plan import COLLECTOR, ActionTable, RoundPlan
+from agents_llm.round_plan import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
 from . import report_infos
-from .tasks import DEFAULT_CORPUS, Task, corpus_store, load_tasks
+from .tasks import Task, corpus_store, load_tasks
 
 ROUND_FEATURES, REPORT_FEATURES, TOKEN_FEATURES, FLAG_FEATURES = 3, 6, 3, 3
 DEFAULT_LLM = {"backend": "llamacpp", "model": "smollm2-135m"}

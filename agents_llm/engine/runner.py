@@ -117,6 +117,13 @@ class _Recorder:
         return round(time.perf_counter() - self.t0, 4)
 
 
+def own_call_error(rec: "_Recorder", agent: str) -> str:
+    """Why `agent`'s turn call failed. Agents run concurrently, so the last call recorded
+    may be another agent's: look up this agent's own."""
+    mine = (c["error"] for c in reversed(rec.calls) if c["agent"] == agent and c["kind"] == "agent")
+    return next(mine, None) or "call failed"
+
+
 class RoundEngine:
     """Executes plans for one team on shared resources (backend, retriever)."""
 
@@ -261,7 +268,7 @@ class RoundEngine:
         record["prompt"] = messages
         text = await self._call(ctx, rec, name, "agent", messages, self.settings.agent_max_tokens)
         if text is None:
-            record["error"] = rec.calls[-1]["error"] if rec.calls else "call failed"
+            record["error"] = own_call_error(rec, name)
             fresh[name] = ""
             return
         text = prompts.strip_echo(text) or text

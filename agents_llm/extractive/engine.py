@@ -17,7 +17,7 @@ from .. import phase_prompts, prompts
 from ..backends import TokenBudgetExceeded
 from ..collector import CollectorResult, is_absence_only
 from ..engine.retrieval import format_evidence
-from ..engine.runner import EngineSettings, EpisodeContext, RoundEngine, _Recorder
+from ..engine.runner import EngineSettings, EpisodeContext, RoundEngine, _Recorder, own_call_error
 from ..judges.reference import STOPWORDS, _stem
 from ..judges.text import sentences, words
 from ..report_filter import filter_report_text
@@ -283,7 +283,7 @@ class ExtractiveEngine(RoundEngine):
         record["prompt"] = list(messages)
         text = await self._call(ctx, rec, name, "agent", Composed(messages, output), self.settings.agent_max_tokens)
         if text is None:
-            record["error"] = rec.calls[-1]["error"] if rec.calls else "call failed"
+            record["error"] = own_call_error(rec, name)
             fresh[name] = ""
             return
         fresh[name] = record["response"] = text

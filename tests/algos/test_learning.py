@@ -14,7 +14,6 @@ experiments/known_answers.py) is not asserted: at this budget QMIX finds its opt
 some labellings only (see that script's output).
 """
 
-import numpy as np
 import pytest
 
 import algos

@@ -14,7 +14,7 @@ CONF = str(Path(__file__).resolve().parents[2] / "conf")
 def _compose(*overrides):
     register_configs()
     from hydra.core.config_store import ConfigStore
-    from dataclasses import dataclass, field
+    from dataclasses import dataclass
     from typing import Any
 
     @dataclass

@@ -11,7 +11,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agents_llm.backends import LLMConnectionError, LLMConfigError, RetryPolicy
 from agents_llm.backends.models import resolve_model
 from agents_llm.backends.openai_compat import OpenAIBackend
 

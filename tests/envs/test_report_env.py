@@ -13,7 +13,7 @@ import envs
 from agents_llm import prompts
 from agents_llm.backends import RetryPolicy
 from agents_llm.judges import JudgeResult
-from agents_llm.round_plan import ActionTable, GateCheck, RoundPlan
+from agents_llm.round_plan import ActionTable
 
 from .conftest import HASHING_JUDGE, HASHING_RAG, SlowForRole, StubRetriever, make_env, scripted
 

@@ -50,7 +50,8 @@ def make_env(corpus):
         cfg = dict(llm={"backend": "extractive"}, rag=HASHING_RAG,
                    judge=dict(HASHING_JUDGE, key_terms=list(TASK["key_terms"])),
                    tasks=[dict(TASK, split="train"), dict(TASK, id="ssb-holdout", split="holdout")],
-                   corpus=str(corpus), max_rounds=6, min_rounds_before_terminate=1)
+                   corpus=str(corpus), max_rounds=6, min_rounds_before_terminate=1,
+                   infos="full")  # full: these tests read the round outputs from infos
         cfg.update(overrides)
         return ReportWritingEnv(**cfg)
 

@@ -1,6 +1,5 @@
 import asyncio
 
-import numpy as np
 import pytest
 
 from agents_llm.judges import ReferenceJudge, make_judge

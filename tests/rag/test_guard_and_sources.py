@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag import SourceBuffer, SourceRef, find_injections, guard_untrusted_text, render_references
+from rag import SourceBuffer, find_injections, guard_untrusted_text, render_references
 from rag.retrieval import RetrievedChunk
 
 

@@ -151,7 +151,7 @@ def planted_store(tmp_path_factory):
 
 def _responder(variant: Variant, index: int):
     def answer(request) -> str:
-        system, user = request.messages[0][1], request.messages[-1][1]
+        system = request.messages[0][1]
         if "write search queries" in system:
             return variant.payload if variant.where == "tool_output" else _marker(index)
         if system.startswith("You are the Lead Architect"):

@@ -5,7 +5,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from rag import MiniLMEmbedding, ingest_paths, open_store, query
