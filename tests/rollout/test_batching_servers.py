@@ -116,7 +116,7 @@ def test_training_against_a_dead_server_stops_with_a_checkpoint_and_the_endpoint
     proc = subprocess.run([sys.executable, str(ROOT / "experiments" / "train.py"), "llm=llamacpp_server",
                            f"llm.base_url={url}", "llm.retry.backoff_s=0.05", "rag=hashing", "judge.embedding=hashing",
                            "algo=random", "train.episodes=4", "rollout.num_envs=2", "logger=csv",
-                           "logger.progress_bar=false", f"hydra.run.dir={out}"],
+                           "logger.progress=quiet", f"hydra.run.dir={out}"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode != 0
     assert "every episode of 0..1 failed" in proc.stderr and url in proc.stderr, proc.stderr[-3000:]

@@ -13,7 +13,7 @@ TRAIN = str(ROOT / "experiments" / "train.py")
 EVALUATE = str(ROOT / "experiments" / "evaluate.py")
 SMALL = ["logger=csv", "env=two_step", "algo.batch_size=8", "algo.learning_starts=8", "algo.target_update_interval=5",
          "algo.hidden_dim=16", "train.episodes=24", "train.log_every=4", "train.eval_every=12", "train.eval_episodes=3",
-         "train.checkpoint_every=0", "logger.progress_bar=false"]
+         "train.checkpoint_every=0", "logger.progress=quiet"]
 
 
 def run(args, cwd, script=TRAIN, timeout=600):

@@ -19,7 +19,7 @@ def test_submitit_local_runs_every_job_of_a_sweep(tmp_path):
     env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
     proc = subprocess.run([sys.executable, str(ROOT / "experiments" / "train.py"), "-m", "hydra/launcher=submitit_local",
                            "hydra.launcher.timeout_min=10", "env=two_step", "algo=random", "logger=csv",
-                           "logger.progress_bar=false", "train.episodes=4", "train.log_every=2", "seed=0,1",
+                           "logger.progress=quiet", "train.episodes=4", "train.log_every=2", "seed=0,1",
                            f"hydra.sweep.dir={sweep}"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
