@@ -126,7 +126,8 @@ def test_building_a_gnn_learner_leaves_no_generated_code_in_the_temp_folder(tmp_
             "for layer in ('graphconv', 'sage', 'gatv2'):\n"
             "    algos.build('qmix', spec, {'gnn_layer': layer})\n"
             "mods = [m for n, m in sys.modules.items() if n.endswith('_propagate')]\n"
-            "assert len(mods) == 3 and all('def propagate' in inspect.getsource(m) for m in mods)\n")
+            # sage and gatv2 generate a propagate module each; graphconv runs as the dense layer (none)
+            "assert len(mods) == 2 and all('def propagate' in inspect.getsource(m) for m in mods), mods\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)})
     assert res.returncode == 0, res.stderr[-2000:]

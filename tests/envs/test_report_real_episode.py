@@ -25,7 +25,7 @@ def test_real_episode_on_smollm2(tmp_path):
 
     env = ReportWritingEnv(llm={"backend": "llamacpp", "model": "smollm2-135m", "n_threads": 1, "n_ctx": 2048},
                            rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=3, min_rounds_before_terminate=2,
-                           task_id="pettingzoo-marl-envs", output_dir=str(tmp_path), save_episodes=True,
+                           task_id="asyncio-tasks", output_dir=str(tmp_path), save_episodes=True,
                            engine={"agent_max_tokens": 48, "query_max_tokens": 24, "collector_max_tokens": 120,
                                    "summary_max_tokens": 40}, infos="full")
     t0 = time.perf_counter()
