@@ -116,6 +116,13 @@ class _Recorder:
     def now(self) -> float:
         return round(time.perf_counter() - self.t0, 4)
 
+    def start_call(self, agent: str, kind: str) -> dict:
+        """Record a call as it starts; the caller fills in tokens, latency, error, end."""
+        entry = {"agent": agent, "kind": kind, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
+                 "start_s": self.now(), "end_s": None, "cached": False, "error": None}
+        self.calls.append(entry)
+        return entry
+
 
 def own_call_error(rec: "_Recorder", agent: str) -> str:
     """Why `agent`'s turn call failed. Agents run concurrently, so the last call recorded
@@ -167,9 +174,7 @@ class RoundEngine:
     # -- one LLM call --------------------------------------------------------------
     async def _call(self, ctx: EpisodeContext, rec: _Recorder, agent: str, kind: str, messages: list,
                     max_tokens: int) -> str | None:
-        entry = {"agent": agent, "kind": kind, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                 "start_s": rec.now(), "end_s": None, "cached": False, "error": None}
-        rec.calls.append(entry)
+        entry = rec.start_call(agent, kind)
         if ctx.budget_exhausted:
             entry.update(error=f"skipped: {ctx.budget_exhausted}", end_s=rec.now())
             return None

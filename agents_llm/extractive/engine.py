@@ -193,9 +193,7 @@ class ExtractiveEngine(RoundEngine):
                 raise TypeError(f"extractive engine: the {kind} call of {agent} has no composed output")
             # Gate check: worth running when the agent has something to build on.
             messages = Composed(messages, "YES" if ctx.memory.get(agent) else "NO")
-        entry = {"agent": agent, "kind": kind, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                 "start_s": rec.now(), "end_s": None, "cached": False, "error": None}
-        rec.calls.append(entry)
+        entry = rec.start_call(agent, kind)
         if ctx.budget_exhausted:
             entry.update(error=f"skipped: {ctx.budget_exhausted}", end_s=rec.now())
             return None
