@@ -106,7 +106,10 @@ class EpisodeRecorder:
         self.s.append(state)
         self.g.append(Episode.adjacency(graph, self.spec.n_agents))
 
-    def outcome(self, acting: list[str], actions: dict[str, int], rewards: dict, infos: dict, last_q: Any) -> None:
+    def outcome(self, acting: list[str], actions: dict[str, int], rewards: dict, infos: dict, last_q: Any,
+                round_info: Optional[dict] = None) -> None:
+        """``round_info``: the round's full infos (``env.last_round_info()``), where the
+        step's infos are the stackable numbers only and so lack the ``llm_error`` text."""
         joint = np.zeros(self.spec.n_agents, np.int64)
         for i, a in enumerate(self.spec.agents):
             if a in actions:
@@ -127,8 +130,10 @@ class EpisodeRecorder:
             if k in info0:
                 self.seen_extras.add(k)
             self.extras[k].append(float(info0.get(k, 0)))
-        if self.first_error is None and info0.get("llm_error"):
-            self.first_error = str(info0["llm_error"])
+        if self.first_error is None:
+            full0 = next((round_info[a] for a in acting if isinstance((round_info or {}).get(a), dict)), info0)
+            if full0.get("llm_error"):
+                self.first_error = str(full0["llm_error"])
 
     def lost_reason(self) -> Optional[str]:
         """Why the episode is worth nothing: LLM calls failed (``llm_errors``) and none
@@ -296,9 +301,10 @@ class VectorRollout:
             fn = getattr(env, "astep", None)
             result = await fn(joint) if fn is not None and inspect.iscoroutinefunction(fn) else env.step(joint)
         obs, rewards, terms, truncs, infos = result
-        actions = _plan_actions(env, _round_info(env, infos), acting) if self.emits_plans else decision
+        full = _round_info(env, infos)
+        actions = _plan_actions(env, full, acting) if self.emits_plans else decision
         s.graph = get_comm_graph(env, infos)
-        s.recorder.outcome(acting, actions, rewards, infos, getattr(s.view, "last_q", None))
+        s.recorder.outcome(acting, actions, rewards, infos, getattr(s.view, "last_q", None), round_info=full)
         s.obs, s.infos, s.rounds = obs, infos, s.rounds + 1
         done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
         if all(done.values()):
