@@ -1,12 +1,14 @@
 """Many episodes in flight in one process, on one event loop.
 
-``VectorRollout`` keeps ``num_envs`` envs of one config busy: each round it asks the
-policy for the actions of every live episode in one call (:meth:`Algorithm.act_batch`:
-one batched forward pass for the learners, recurrent state and graph kept per episode),
-then awaits every episode's ``astep`` (or ``astep_plan`` for a plan-emitting fixed
-policy) together, so the LLM calls of all episodes are in flight at once against a
-batching server. A finished episode's env takes the next episode until the list asked
-for is done. Envs without ``astep`` (the matrix games) are stepped synchronously.
+``VectorRollout`` keeps ``num_envs`` envs of one config busy. Whenever episodes finish a
+round, it asks the policy for the next actions of all of them in one call
+(:meth:`Algorithm.act_batch`: one batched forward pass for the learners, recurrent state
+and graph kept per episode) and starts their next ``astep`` (or ``astep_plan`` for a
+plan-emitting fixed policy); the episodes do not wait for each other at round ends, so
+the LLM calls of all episodes are in flight at once against a batching server while one
+episode's CPU work (judging, retrieval) runs. A finished episode's env takes the next
+episode until the list asked for is done. Envs without ``astep`` (the matrix games) are
+stepped synchronously.
 
 What must not depend on scheduling does not: episode ``i`` is reset with its own seed
 and explores with its own random stream (seeded from the algorithm's seed and the
@@ -178,7 +180,7 @@ class _Live:
 
 
 class VectorRollout:
-    """``num_envs`` envs, one event loop, one batched policy call per round.
+    """``num_envs`` envs, one event loop, one batched policy call for the episodes ready to act.
 
     ``make_env`` builds one env (called ``num_envs`` times, once each); shared
     resources (backend, store, judge) are the env's business (the report env shares
@@ -240,39 +242,61 @@ class VectorRollout:
         out = RolloutResult()
         queue = list(reversed(todo))
         slots: list[Optional[_Live]] = [None] * self.num_envs
-        while queue or any(s is not None for s in slots):
-            for i, env in enumerate(self.envs):
-                if slots[i] is None and queue:
-                    slots[i] = self._start(env, *queue.pop())
-            live = [(i, s) for i, s in enumerate(slots) if s is not None and self.envs[i].agents and s.rounds < self.max_rounds]
-            for i, s in enumerate(slots):  # an episode with no live agent (or at the cap) ends before acting
-                if s is not None and all(i != j for j, _ in live):
-                    out.results.append(self._finish(self.envs[i], s))
-                    slots[i] = None
-            if not live:
-                continue
-            steps = self._decide(live, explore)
-            outcomes = await asyncio.gather(*(self._step(self.envs[i], s, step) for (i, s), step in zip(live, steps)),
-                                            return_exceptions=True)
-            for (i, s), outcome in zip(live, outcomes):
-                if isinstance(outcome, BaseException):
-                    if not isinstance(outcome, Exception):
-                        raise outcome  # KeyboardInterrupt, cancellation: not an episode's fault
-                    reason = f"{type(outcome).__name__}: {outcome}"
-                    log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, reason)
-                    out.failures.append(EpisodeFailure(s.index, s.seed, reason))
-                    slots[i] = None
-                elif outcome:  # done
-                    lost = s.recorder.lost_reason()
-                    if lost is None:
-                        out.results.append(self._finish(self.envs[i], s))
-                    else:
-                        log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, lost)
-                        out.failures.append(EpisodeFailure(s.index, s.seed, lost))
-                    slots[i] = None
+        running: dict[asyncio.Future, int] = {}  # an episode's step in flight -> its env slot
+        waiting = list(range(self.num_envs))  # slots whose episode waits for a decision, or that are free
+        try:
+            while True:
+                deciding = [(i, s) for i in waiting if (s := self._next_live(i, slots, queue, out)) is not None]
+                if deciding:
+                    # One batched policy call for the episodes ready now; each then steps on its own, so
+                    # one episode's CPU work (judge, retrieval) overlaps the other episodes' LLM calls.
+                    for (i, s), step in zip(deciding, self._decide(deciding, explore)):
+                        running[asyncio.ensure_future(self._step(self.envs[i], s, step))] = i
+                if not running:
+                    break
+                finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                ended = sorted((running.pop(task), task) for task in finished)
+                waiting = [i for i, _ in ended]
+                for i, task in ended:
+                    s = slots[i]
+                    assert s is not None
+                    error = task.exception()
+                    if error is not None:
+                        if not isinstance(error, Exception):
+                            raise error  # KeyboardInterrupt: not an episode's fault
+                        reason = f"{type(error).__name__}: {error}"
+                        log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, reason)
+                        out.failures.append(EpisodeFailure(s.index, s.seed, reason))
+                        slots[i] = None
+                    elif task.result():  # done
+                        lost = s.recorder.lost_reason()
+                        if lost is None:
+                            out.results.append(self._finish(self.envs[i], s))
+                        else:
+                            log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, lost)
+                            out.failures.append(EpisodeFailure(s.index, s.seed, lost))
+                        slots[i] = None
+        finally:
+            for task in running:  # interrupted (KeyboardInterrupt, cancellation): stop the others' steps
+                task.cancel()
         out.results.sort(key=lambda r: r.index)
         out.failures.sort(key=lambda f: f.index)
         return out
+
+    def _next_live(self, i: int, slots: list[Optional[_Live]], queue: list[tuple[int, Optional[int]]],
+                   out: RolloutResult) -> Optional[_Live]:
+        """Slot ``i``'s episode that can act next: its current one, or the next from the queue
+        (an episode with no live agent, or at the round cap, ends before acting). None: no work."""
+        while True:
+            if slots[i] is None:
+                if not queue:
+                    return None
+                slots[i] = self._start(self.envs[i], *queue.pop())
+            s = slots[i]
+            if self.envs[i].agents and s.rounds < self.max_rounds:
+                return s
+            out.results.append(self._finish(self.envs[i], s))
+            slots[i] = None
 
     def _decide(self, live: list[tuple[int, _Live]], explore: bool) -> list[tuple[list[str], Any]]:
         """Record every live episode's decision point; the plans or actions of this round."""
