@@ -4,7 +4,7 @@
     python experiments/bench_rollout.py standin                  # N = 1, 4, 16, 64 vs the stand-in at 0.5 s/request
     python experiments/bench_rollout.py standin --latency 0.5 --envs 1 4 16 64 --episodes-per-env 1
     python experiments/bench_rollout.py llamacpp-server --envs 1 2   # the real llama_cpp.server with SmolLM2
-    python experiments/bench_rollout.py ray --workers 1 2          # a CPU-bound team, Ray 1 vs 2 workers
+    python experiments/bench_rollout.py ray --workers 1 2          # the extractive team, Ray 1 vs 2 workers
     python experiments/bench_rollout.py memory --envs 1 16         # resident memory per episode in flight
     python experiments/bench_rollout.py llamacpp-batch             # batched decode / a process per core vs one call
 
@@ -13,11 +13,11 @@ the OpenAI-compatible backend against tests/batching_server.py (a TEST DOUBLE mo
 a batching GPU server: fixed latency per request up to its slots). Prints episodes/hour
 and the speed-up over N = 1 as a share of the ideal N x.
 
-ray: the CPU-bound workload is set by ``--env-override`` (Hydra-style ``key=value`` on the
-env config). The default is the report env on the scripted TEST DOUBLE backend with the
-hashing embedding (retrieval, judging and prompt building are the CPU work); pass the
-extractive team's settings when it exists, e.g. ``--env-override llm.backend=extractive``.
-Ray and the in-process runner give the same episodes; only the wall time differs.
+ray: a CPU-bound workload, by default the extractive team (agents_llm/extractive: no LLM;
+retrieval, rule work, token counting and judging are the CPU work) on the report env with
+the hashing embedding; ``--env-override`` (Hydra-style ``key=value`` on the env config)
+selects another, e.g. ``--env-override llm.backend=scripted``. Ray and the in-process
+runner give the same episodes; only the wall time differs.
 
 Figures measured on a busy machine are inflated by the other load: compare ratios
 measured in one run.
@@ -156,7 +156,7 @@ def parse_override(text: str):
 
 
 def cmd_ray(a) -> None:
-    llm = {"backend": "scripted"}
+    llm = {"backend": "extractive"}
     kwargs = report_env_kwargs(llm, a.rounds)
     for ov in a.env_override:
         key, value = parse_override(ov)
@@ -306,9 +306,9 @@ def main() -> None:
     s.add_argument("--rounds", type=int, default=1)
     s = sub.add_parser("ray")
     s.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    s.add_argument("--num-envs", type=int, default=2)
-    s.add_argument("--episodes", type=int, default=16)
-    s.add_argument("--rounds", type=int, default=4)
+    s.add_argument("--num-envs", type=int, default=4)
+    s.add_argument("--episodes", type=int, default=200)  # enough that Ray's start-up and warm-up are not the figure
+    s.add_argument("--rounds", type=int, default=8)
     s.add_argument("--env-override", action="append", default=[], help="key=value on the env config, repeatable")
     s = sub.add_parser("llamacpp-batch")
     s.add_argument("--sequences", type=int, nargs="+", default=[2, 4])
