@@ -116,7 +116,8 @@ def main() -> None:
             m = {a: obs[a]["action_mask"] for a in env.agents}
             actions = policy.act(o, m, True)
             obs, rewards, _, _, infos = env.step({a: int(actions[a]) for a in env.agents})
-            info = dict(next(iter(infos.values())))
+            # the full round record (round_outputs, ...): step's infos hold only the stackable numbers
+            info = dict(next(iter(env.last_round_info().values())))
             info["_reward"] = float(np.mean(list(rewards.values())))
             per_round.append(info)
         row = episode_stats(env, per_round)
