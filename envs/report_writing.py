@@ -19,7 +19,16 @@ Spaces (all agents share them; agent order in `possible_agents` = team order = p
       episode tokens/token_scale, last round tokens/round_token_scale, own tokens/token_scale |
       RAG exhausted, objective set, own previous output exists |
       own last action one-hot [A] | others' last actions histogram / (N-1) [A] |
-      progress-summary embedding [S]
+      progress-summary embedding [S] |
+      [only with observe_comm_adjacency=True: comm_adjacency, flattened [N*N]]
+
+  `observe_comm_adjacency=True` (off by default; then D grows by N*N and nothing before
+  it moves) appends the last round's communication graph as the fixed-shape adjacency
+  of the infos (`envs/report_infos.py`), row-major: element `j*N + i` is 1 when agent i
+  received agent j's output in the round just run (sender row, receiver column, agent
+  indices in `possible_agents` order; zeros after reset and on the diagonal). Every
+  agent sees the same matrix. It is part of the one observation vector, so the
+  learners, TorchRL's `PettingZooWrapper` and BenchMARL take it without change.
 
 * `state()`: round, report and token features, flags, every agent's "has output" and
   last action one-hot, and the summary embedding. It is computed together with the
@@ -169,7 +178,7 @@ class ReportWritingEnv(ParallelEnv):
                  round_token_scale: float = 4000.0, output_dir: str | None = None, save_episodes: bool = False,
                  render_mode: str | None = None, backend: Any = None, retriever: Any = None, embedding: Any = None,
                  judge_obj: Any = None, referee: Any = None, name: str | None = None,
-                 infos: str = "stackable"):
+                 infos: str = "stackable", observe_comm_adjacency: bool = False):
         # `name` may arrive from a Hydra env group; the registry already used it.
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -179,6 +188,10 @@ class ReportWritingEnv(ParallelEnv):
             raise ValueError(f"min_rounds_before_terminate must be >= 0, got {min_rounds_before_terminate}")
         if int(summary_dim) < 0:
             raise ValueError(f"summary_dim must be >= 0, got {summary_dim}")
+        if not isinstance(observe_comm_adjacency, (bool, np.bool_)):
+            raise ValueError(f"observe_comm_adjacency must be true or false, got {observe_comm_adjacency!r}")
+        # The last round's (N, N) comm_adjacency as the observation's last block (module docstring).
+        self.observe_comm_adjacency = bool(observe_comm_adjacency)
         self.render_mode = render_mode
         # stackable: fixed numeric keys only (TorchRL/BenchMARL); full: plus the round's text
         # and nested data. last_round_info() always has the full form (envs/report_infos.py).
@@ -259,7 +272,8 @@ class ReportWritingEnv(ParallelEnv):
         self.role_names = list(ROLES)
         A = self.table.size
         self.obs_dim = (len(self.role_names) + self.n + ROUND_FEATURES + REPORT_FEATURES + TOKEN_FEATURES
-                        + FLAG_FEATURES + 2 * A + self.summary_dim)
+                        + FLAG_FEATURES + 2 * A + self.summary_dim
+                        + (self.n * self.n if self.observe_comm_adjacency else 0))
         self.state_dim = ROUND_FEATURES + REPORT_FEATURES + 2 + 2 + self.n + self.n * A + self.summary_dim
         obs_box = spaces.Box(-np.inf, np.inf, (self.obs_dim,), dtype=np.float32)
         mask_box = spaces.Box(0, 1, (A,), dtype=np.int8)
@@ -275,11 +289,15 @@ class ReportWritingEnv(ParallelEnv):
         return self._act_spaces[agent]
 
     def observation_layout(self) -> list[tuple[str, int, int]]:
-        """(name, start, stop) of each block of the observation vector."""
+        """(name, start, stop) of each block of the observation vector (the last one,
+        ``comm_adjacency``, only with ``observe_comm_adjacency=True``)."""
         A, blocks, start = self.table.size, [], 0
-        for name, size in [("role", len(self.role_names)), ("agent", self.n), ("round", ROUND_FEATURES),
-                           ("report", REPORT_FEATURES), ("tokens", TOKEN_FEATURES), ("flags", FLAG_FEATURES),
-                           ("own_last_action", A), ("others_last_actions", A), ("summary", self.summary_dim)]:
+        sizes = [("role", len(self.role_names)), ("agent", self.n), ("round", ROUND_FEATURES),
+                 ("report", REPORT_FEATURES), ("tokens", TOKEN_FEATURES), ("flags", FLAG_FEATURES),
+                 ("own_last_action", A), ("others_last_actions", A), ("summary", self.summary_dim)]
+        if self.observe_comm_adjacency:
+            sizes.append(("comm_adjacency", self.n * self.n))
+        for name, size in sizes:
             blocks.append((name, start, start + size))
             start += size
         return blocks
@@ -411,6 +429,8 @@ class ReportWritingEnv(ParallelEnv):
             if a in self._last_actions:
                 last[i, self._last_actions[a]] = 1.0
         has_output = [float(bool(self.ctx.memory.get(a))) for a in self.possible_agents]
+        graph = ([report_infos.adjacency(self._last_graph, self.n).reshape(-1)]
+                 if self.observe_comm_adjacency else [])
 
         obs = {}
         for i, member in enumerate(self.team):
@@ -424,7 +444,7 @@ class ReportWritingEnv(ParallelEnv):
                        own_tokens / self.token_scale]
             others = (last.sum(axis=0) - last[i]) / max(self.n - 1, 1)
             vec = np.concatenate([role, agent, round_f, report_f, token_f, flags_common + [has_output[i]],
-                                  last[i], others, summary]).astype(np.float32)
+                                  last[i], others, summary, *graph]).astype(np.float32)
             obs[a] = {"observation": vec, "action_mask": self._current_masks[a][0].copy()}
         self._state = np.concatenate([round_f, report_f, [episode_tokens / self.token_scale,
                                                           self._last_round_tokens / self.round_token_scale],

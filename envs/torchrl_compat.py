@@ -18,7 +18,9 @@ What makes that work (and what to set when wrapping by hand):
   ``env.last_round_info()`` (``infos="full"`` puts them in the infos, which TorchRL cannot
   stack).
 * the communication graph: ``("agents", "info", "comm_adjacency")``, one ``(N, N)`` matrix
-  per agent (``[j, i] = 1``: i received j's output in the round just run).
+  per agent (``[j, i] = 1``: i received j's output in the round just run); with the report
+  env's ``observe_comm_adjacency=True`` also the last ``N*N`` entries of
+  ``("agents", "observation", "observation")``, where policies read it.
 * the global state: ``return_state=True`` (every env here has ``state_space``) puts
   ``env.state()`` at the root key ``"state"``, which TorchRL's ``QMixer`` reads.
 * actions are categorical (an index per agent), masks come from the observation's

@@ -17,8 +17,9 @@ W&B, as a researcher reads it:
   ``<kind>/actions`` (agent, action, share) and one bar chart per agent,
   ``<kind>/actions/<agent>``.
 
-Offline runs (the default) land in ``<run dir>/wandb/offline-run-*``; upload one later
-with ``wandb sync <run dir>/wandb/offline-run-*``.
+Offline runs (the default) land in ``<run dir>/wandb/offline-run-*``, complete on disk
+once ``close()`` returns (in-process too); upload one later with
+``wandb sync <run dir>/wandb/offline-run-*``.
 """
 
 from __future__ import annotations

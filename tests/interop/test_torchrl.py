@@ -50,6 +50,29 @@ def test_report_env_passes_check_env_specs_with_its_team_in_one_group_and_the_gr
         full(report_env(infos="full"))
 
 
+def test_report_env_with_the_adjacency_observed_passes_check_env_specs_and_observes_the_infos_matrix():
+    import torch
+    from torchrl.envs.utils import check_env_specs
+
+    base = report_env(observe_comm_adjacency=True)
+    env = torchrl_env(base, seed=0)
+    check_env_specs(env)
+    obs_key = (TEAM_GROUP, "observation", "observation")
+    n = len(base.possible_agents)
+    assert env.observation_spec[obs_key].shape == (n, base.obs_dim)
+    _, start, stop = base.observation_layout()[-1]
+
+    def broadcast_then_query(td):  # LeadArchitect broadcasts, Reviewer asks DataAnalyst; the rest work alone
+        action = torch.zeros(n, dtype=torch.int64)
+        action[0], action[3] = base.table.broadcast, base.table.query(2)
+        return td.set(env.action_key, action)
+
+    td = env.rollout(2, policy=broadcast_then_query)
+    seen = td[("next", *obs_key)][..., start:stop].reshape(td.batch_size[0], n, n, n)
+    assert torch.equal(seen, td["next", TEAM_GROUP, "info", "comm_adjacency"])
+    assert sorted(map(tuple, torch.nonzero(seen[-1, 0]).tolist())) == [(0, 1), (0, 2), (0, 3), (2, 3)]
+
+
 def test_torchrl_qmixer_and_qmixer_loss_learn_the_two_step_optimum():
     """TorchRL's own QMIX pieces (QMixer, QMixerLoss, EGreedyModule, a collector and a
     replay buffer) on the wrapped two-step game: the greedy joint policy earns 8."""
