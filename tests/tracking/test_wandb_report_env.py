@@ -18,7 +18,7 @@ from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores i
 from tests.tracking.wandb_records import history_rows, read_records
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow  # composes the root config (torch, algos), W&B's service, 4+1+1 report episodes
+pytestmark = pytest.mark.slow  # per case: the root config (torch, algos), W&B's service, 4+2+1 report episodes
 
 OVERRIDES = ["env=report_writing", "llm=scripted", "rag=hashing", "judge=reference", "judge.embedding=hashing",
              "logger=wandb", "logger.tensorboard=false", "logger.progress=quiet", "algo=qmix", "env.max_rounds=2",
@@ -70,15 +70,18 @@ def experiments_on_path(monkeypatch):
     HydraConfig.instance().cfg = None
 
 
+# The sequential loop, and the concurrent runner (two episodes in flight on one event loop),
+# whose episodes reach the loggers through another path.
+@pytest.mark.parametrize("rollout", [[], ["rollout.num_envs=2"]], ids=["sequential", "concurrent"])
 def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_group_and_job_types(
-        tmp_path, experiments_on_path):
+        tmp_path, experiments_on_path, rollout):
     import torch
 
     from train import make_env, train
 
     from algos.training.loggers import config_hash
 
-    cfg = _compose(OVERRIDES)
+    cfg = _compose(OVERRIDES + rollout)
     env = make_env(cfg.env)
     names = env.action_names()  # the env's own action table, read, not restated here
     agents = env.possible_agents
