@@ -233,8 +233,9 @@ class RoundEngine:
             queries = prompts.parse_queries(q_text or "", topic=report.topic, max_queries=self.settings.max_queries)
             retrieval["generated"] = list(queries)
             if self.settings.vet_queries:  # junk queries fall back to the topic and outline terms
-                # NO_QUERY before anything was found is no decision: the team has no evidence yet.
-                nothing_yet = report.is_empty and not ctx.sources.pending()
+                # NO_QUERY before a section is written is no decision: this turn would then list facts
+                # from no evidence at all (sources found in an earlier round are not shown again).
+                nothing_yet = report.is_empty
                 queries, rejected, fell_back = vet_queries(queries, topic=report.topic, objective=ctx.objective,
                                                            outline=outline, max_queries=self.settings.max_queries,
                                                            no_query_allowed=not nothing_yet)

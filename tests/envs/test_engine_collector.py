@@ -99,3 +99,16 @@ def test_no_query_skips_retrieval():
     fresh = EpisodeContext(ReportState("PettingZoo"), TokenLedger())  # before any evidence it searches the topic
     asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), fresh))
     assert len(retriever.queries) == 1 and retriever.queries[0][0] == "PettingZoo"
+
+
+def test_no_query_with_earlier_sources_but_nothing_written_still_searches():
+    """Sources found in an earlier round are not shown to the Researcher again: a NO_QUERY before
+    the first section would leave its turn with no evidence at all (qwen2.5-coder-0.5b did that
+    in every drafting round of write_report and wrote no section)."""
+    retriever = StubRetriever()
+    engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "NO_QUERY")]), retriever=retriever)
+    ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
+    ctx.sources.add(StubRetriever().retrieve(["earlier round"]))
+    assert ctx.report.is_empty and ctx.sources.pending()
+    asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), ctx))
+    assert len(retriever.queries) == 1 and retriever.queries[0][0] == "PettingZoo"
