@@ -21,9 +21,16 @@ What an algorithm sees: an :class:`EnvSpec` (agents, sizes), per-agent observati
 action masks, the global state, rewards and -- for graph-based agents -- the last
 round's communication graph. Nothing else: ``algos`` never imports LLM code.
 
-Fixed policies (random, presets, the handcrafted pipeline) are algorithms with
-``capabilities.learns = False``: ``observe`` and ``update`` keep their defaults (no-op
-and ``{}``), and ``state_dict`` may be empty.
+Fixed policies subclass :class:`FixedPolicy` (``capabilities.learns = False``:
+``observe`` and ``update`` keep their defaults, no-op and ``{}``): random and the presets
+choose joint actions with ``act``. A fixed policy that hands the env whole round plans
+instead (the handcrafted pipeline) subclasses :class:`PlanPolicy` and implements
+``next_plan``; the rollout loops send those plans through ``env.step_plan``.
+
+Every hook the training and evaluation loops call is declared here with its default, so
+the loops call it directly: ``begin_episode``, ``act``/``act_batch``/``episode_view``,
+``next_plan`` (plan policies), ``observe``, ``update``, ``metrics``, ``check_budget``,
+``last_q``, ``acting_state``/``load_acting_state`` and ``state_dict``/``load_state_dict``.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ class Capabilities:
     discrete_actions: bool = True  # only Discrete action spaces are supported
     # Hands the env whole round plans (``next_plan(infos) -> dict`` through ``env.step_plan``)
     # instead of joint actions: the handcrafted pipeline. Needs an env with ``step_plan``.
+    # Declared by subclassing PlanPolicy (which sets it); checked when the class is defined.
     emits_plans: bool = False
 
 
@@ -56,6 +64,10 @@ class AlgoConfig:
     """Base of every algorithm config. ``name`` is the registry name."""
 
     name: str = MISSING
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the ``algo.<key>`` that is out of range; called by the
+        entry points before anything is built. Default: nothing to check."""
 
 
 CONTRACT = "the env contract in envs/__init__.py"
@@ -82,6 +94,24 @@ class EnvSpec:
     @property
     def n_agents(self) -> int:
         return len(self.agents)
+
+    def stack(self, per_agent: Mapping[str, Any], *, width: int, dtype: Any = np.float32, fill: float = 0.0) -> np.ndarray:
+        """``[n_agents, width]``: each agent's flattened vector in ``agents`` order; an agent
+        absent from ``per_agent`` (not acting this round) gets a row of ``fill``."""
+        out = np.full((self.n_agents, width), fill, dtype=dtype)
+        for i, a in enumerate(self.agents):
+            if a in per_agent:
+                out[i] = np.asarray(per_agent[a], dtype=dtype).reshape(-1)
+        return out
+
+    def stack_observations(self, per_agent: Mapping[str, Any]) -> np.ndarray:
+        """Float32 ``[n_agents, obs_dim]`` observations; absent agents observe zeros."""
+        return self.stack(per_agent, width=self.obs_dim)
+
+    def stack_masks(self, per_agent: Mapping[str, Any]) -> np.ndarray:
+        """Bool ``[n_agents, n_actions]`` action masks; an absent agent's row allows every
+        action (it is not acting, so nothing it "chose" is recorded as forbidden)."""
+        return self.stack(per_agent, width=self.n_actions, dtype=np.int8, fill=1).astype(bool)
 
     @classmethod
     def from_env(cls, env: Any) -> "EnvSpec":
@@ -171,6 +201,18 @@ class Algorithm(ABC):
 
     config_class: ClassVar[type[AlgoConfig]] = AlgoConfig
     capabilities: ClassVar[Capabilities] = Capabilities()
+    # The Q-values of the actions chosen by the last ``act`` (one per agent), which the
+    # rollouts log as ``q_chosen_mean``; None for policies without Q-values. A value
+    # learner sets it in ``act``/``act_batch`` (on each episode view) and clears it in
+    # ``begin_episode``.
+    last_q: Optional[np.ndarray] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        plan_base = globals().get("PlanPolicy")  # None while PlanPolicy itself is being defined
+        if cls.capabilities.emits_plans and plan_base is not None and not issubclass(cls, plan_base):
+            raise TypeError(f"{cls.__name__} declares capabilities.emits_plans=True: subclass algos.base.PlanPolicy "
+                            "and implement next_plan(round_info) instead")
 
     def __init__(self, spec: EnvSpec, cfg: AlgoConfig, *, seed: int = 0, device: str = "cpu"):
         self.spec = spec
@@ -252,6 +294,11 @@ class Algorithm(ABC):
         """Scalars worth logging every episode (e.g. epsilon)."""
         return {}
 
+    def check_budget(self, total_episodes: int) -> None:
+        """Called by the trainer before the first episode of a run of ``total_episodes``:
+        raise ``ValueError`` (naming the setting) when the algorithm could not work in
+        that budget, e.g. a target network that would never update. Default: any budget."""
+
     # --- persistence --------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         return {"rng": self.rng.bit_generator.state}
@@ -260,12 +307,30 @@ class Algorithm(ABC):
         if "rng" in state:
             self.rng.bit_generator.state = state["rng"]
 
-    # --- helpers ------------------------------------------------------------------
-    def _stack(self, per_agent: Mapping[str, np.ndarray], dtype=np.float32, fill: float = 0.0, width: int | None = None) -> np.ndarray:
-        """Stack a per-agent mapping in ``spec.agents`` order; absent agents get ``fill``."""
-        width = width if width is not None else self.spec.obs_dim
-        out = np.full((self.spec.n_agents, width), fill, dtype=dtype)
-        for i, a in enumerate(self.spec.agents):
-            if a in per_agent:
-                out[i] = np.asarray(per_agent[a], dtype=dtype).reshape(-1)
-        return out
+
+class FixedPolicy(Algorithm):
+    """A policy that learns nothing (random, the presets): ``observe`` and ``update`` keep
+    their no-op defaults and checkpoints hold only the RNG state."""
+
+    capabilities: ClassVar[Capabilities] = Capabilities(learns=False)
+
+
+class PlanPolicy(FixedPolicy):
+    """A fixed policy that hands the env whole round plans instead of joint actions.
+
+    The rollouts call :meth:`next_plan` once per round and pass its result to
+    ``env.step_plan(plan)``; the actions the env read the plan as (``infos[agent]["action"]``)
+    are what the episode records. It needs an env with ``step_plan`` (the report env).
+    """
+
+    capabilities: ClassVar[Capabilities] = Capabilities(learns=False, emits_plans=True)
+
+    @abstractmethod
+    def next_plan(self, round_info: Optional[Mapping[str, Any]] = None) -> dict:
+        """The next round's plan (a dict ``envs`` reads with ``RoundPlan.from_dict``), given
+        the last round's full infos (``env.last_round_info()``; None or the reset infos at
+        the start). A plan with ``terminate: True`` ends the episode."""
+
+    def act(self, obs, masks, explore, *, state=None, graph=None):
+        raise TypeError(f"{type(self).__name__} emits round plans, not joint actions: run it with an env that has "
+                        "step_plan (the report env) through algos.training.rollout.run_episode")

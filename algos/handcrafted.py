@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping, Optional, Sequence
 
-from .base import AlgoConfig, Algorithm, Capabilities
+from .base import AlgoConfig, PlanPolicy
 from .handcrafted_phases import (COLLECTOR, CORRECTION_APPLIED, DEFAULT_ROUNDS, DRAFTING, DRAFTING_COMPLETE,
                                  EXIT_SIGNALS, NON_OUTPUT_MARKERS, PLANNING, REVIEW, REVISION, REVISION_COMPLETE,
                                  PHASE_ORDER, SECTION_COMPLETE, SECTION_SKIPPED, Phase, PhaseConfigError,
@@ -197,11 +197,10 @@ class _Correction:
     finding: str
 
 
-class HandcraftedPipeline(Algorithm):
-    """Fixed policy emitting round plans (``capabilities.emits_plans``); learns nothing."""
+class HandcraftedPipeline(PlanPolicy):
+    """Fixed policy emitting round plans (a :class:`PlanPolicy`); learns nothing."""
 
     config_class = HandcraftedConfig
-    capabilities = Capabilities(learns=False, emits_plans=True)
 
     def __init__(self, spec, cfg: HandcraftedConfig, *, seed: int = 0, device: str = "cpu"):
         super().__init__(spec, cfg, seed=seed, device=device)
@@ -243,15 +242,11 @@ class HandcraftedPipeline(Algorithm):
     def phase(self) -> Optional[Phase]:
         return self.phases[self.phase_index] if 0 <= self.phase_index < len(self.phases) else None
 
-    # --- the Algorithm interface --------------------------------------------------
-    def act(self, obs, masks, explore, *, state=None, graph=None):
-        raise TypeError("the handcrafted pipeline emits round plans, not joint actions: run it with an env that "
-                        "has step_plan (the report env) through algos.training.rollout.run_episode")
-
-    def next_plan(self, infos: Optional[Mapping[str, Any]] = None) -> dict:
-        """The next round's plan (a ``RoundPlan.from_dict`` dict), given the last step's ``infos``."""
+    # --- the PlanPolicy interface -------------------------------------------------
+    def next_plan(self, round_info: Optional[Mapping[str, Any]] = None) -> dict:
+        """The next round's plan (a ``RoundPlan.from_dict`` dict), given the last round's full infos."""
         if self.last_plan is not None:
-            feedback = RoundFeedback.from_infos(infos) or RoundFeedback()
+            feedback = RoundFeedback.from_infos(round_info) or RoundFeedback()
             self._absorb(feedback)
         if self.phase is None:
             self.finished = True

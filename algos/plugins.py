@@ -182,7 +182,7 @@ def check_learned_state(algo: Any, state: Mapping[str, Any], *, when: str) -> No
     name = type(algo).__name__
     fix = (f"{name}.state_dict() holds only {sorted(state) or 'nothing'}: implement state_dict() and "
            f"load_state_dict() to return and restore what it learns (see algos/README.md)")
-    if getattr(algo.capabilities, "learns", False):
+    if algo.capabilities.learns:
         if when == "training":
             raise PluginError(f"{name} declares learns=True, but its checkpoints would hold nothing it learnt: {fix}")
         raise PluginError(f"{when} {name}: the checkpoint holds nothing learnt ({fix}); "

@@ -28,7 +28,7 @@ from typing import Optional
 
 import numpy as np
 
-from .base import AlgoConfig, Algorithm, Capabilities
+from .base import AlgoConfig, FixedPolicy
 
 TOPOLOGIES = ("solo", "star", "chain", "full", "ring")
 
@@ -62,11 +62,10 @@ def topology_actions(topology: str, n_agents: int) -> list[int]:
     raise ValueError(f"algo.topology: unknown topology {topology!r}; expected one of {list(TOPOLOGIES)}")
 
 
-class PresetTopology(Algorithm):
+class PresetTopology(FixedPolicy):
     """A fixed topology with a periodic append by the writer; learns nothing."""
 
     config_class = PresetConfig
-    capabilities = Capabilities(learns=False)
 
     def __init__(self, spec, cfg: PresetConfig, *, seed: int = 0, device: str = "cpu"):
         super().__init__(spec, cfg, seed=seed, device=device)

@@ -1,14 +1,14 @@
 """The random fixed policy: a uniform choice among each agent's available actions.
 
 The first of the fixed policies (presets and the handcrafted pipeline follow the same
-pattern): ``capabilities.learns = False``, no ``observe``/``update`` of its own.
+pattern): a :class:`algos.base.FixedPolicy`, no ``observe``/``update`` of its own.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from .base import AlgoConfig, Algorithm, Capabilities
+from .base import AlgoConfig, FixedPolicy
 
 
 @dataclass
@@ -16,9 +16,8 @@ class RandomConfig(AlgoConfig):
     name: str = "random"
 
 
-class RandomPolicy(Algorithm):
+class RandomPolicy(FixedPolicy):
     config_class = RandomConfig
-    capabilities = Capabilities(learns=False)
 
     def act(self, obs, masks, explore, *, state=None, graph=None):
         actions = {}

@@ -235,8 +235,8 @@ class ValueLearner(Algorithm):
     @torch.no_grad()
     def act(self, obs, masks, explore, *, state=None, graph=None):
         n = self.spec.n_agents
-        o = torch.from_numpy(self._stack(obs)).unsqueeze(0).to(self.device)
-        mask = self._stack(masks, dtype=np.int8, fill=1, width=self.spec.n_actions).astype(bool)
+        o = torch.from_numpy(self.spec.stack_observations(obs)).unsqueeze(0).to(self.device)
+        mask = self.spec.stack_masks(masks)
         adj = Episode.adjacency(np.zeros((2, 0), np.int64) if graph is None else np.asarray(graph), n)
         q, self._hidden = self.agent.forward_step(o, self._last_action, torch.from_numpy(adj).unsqueeze(0).to(self.device), self._hidden)
         q = q[0].cpu().numpy()
@@ -254,7 +254,7 @@ class ValueLearner(Algorithm):
             return super().act_batch(views, obs, masks, explore, states=states, graphs=graphs)
         n, empty = self.spec.n_agents, np.zeros((2, 0), np.int64)
         graphs = graphs if graphs is not None else [None] * len(views)
-        o = torch.from_numpy(np.stack([self._stack(x) for x in obs])).to(self.device)
+        o = torch.from_numpy(np.stack([self.spec.stack_observations(x) for x in obs])).to(self.device)
         adj = np.stack([Episode.adjacency(empty if g is None else np.asarray(g), n) for g in graphs])
         hidden = torch.cat([v._hidden for v in views])
         last = torch.cat([v._last_action for v in views])
@@ -262,7 +262,7 @@ class ValueLearner(Algorithm):
         q = q.cpu().numpy()
         out = []
         for b, (v, m) in enumerate(zip(views, masks)):
-            mask = self._stack(m, dtype=np.int8, fill=1, width=self.spec.n_actions).astype(bool)
+            mask = self.spec.stack_masks(m)
             actions = masked_epsilon_greedy(q[b], mask, v.current_epsilon() if explore else 0.0, v.rng)
             v.last_q = q[b][np.arange(n), actions]
             v._hidden = hidden[b : b + 1]

@@ -167,12 +167,10 @@ def validate_run_config(cfg: DictConfig) -> None:
     from algos.registry import to_config
 
     algo_cfg = to_config(cfg.algo.name, cfg.algo)
-    validate = getattr(algo_cfg, "validate", None)
-    if callable(validate):
-        try:
-            validate()
-        except ValueError as e:
-            raise ConfigValueError(str(e)) from None
+    try:
+        algo_cfg.validate()
+    except ValueError as e:
+        raise ConfigValueError(str(e)) from None
 
 
 # -- credentials never reach a written config -------------------------------------------

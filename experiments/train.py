@@ -258,8 +258,7 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
         runners = (make_runner(cfg, algo, spec, cfg.env, evaluation=False, output_dir=run_dir / "episodes", loop=loop),
                    make_runner(cfg, algo, spec, cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes", loop=loop, local=True),
                    loop)
-    if hasattr(algo, "check_budget"):
-        algo.check_budget(cfg.train.episodes)
+    algo.check_budget(cfg.train.episodes)
     check_learned_state(algo, algo.state_dict(), when="training")  # before any episode is spent
 
     start_episode, t_env, wandb_id = 0, 0, None

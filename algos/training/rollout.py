@@ -15,7 +15,7 @@ import numpy as np
 
 from envs import get_comm_graph
 
-from ..base import Algorithm, EnvSpec
+from ..base import Algorithm, EnvSpec, PlanPolicy
 from ..buffer import Episode
 
 LAST_VALUE_INFOS = ("report_score", "length_score")  # logged as the episode's last value
@@ -57,7 +57,9 @@ def action_distribution(counts: np.ndarray, agents: list[str], prefix: str = "")
     return out
 
 
-def _split(obs: dict, spec: EnvSpec) -> tuple[dict, dict]:
+def split_observations(obs: dict, spec: EnvSpec) -> tuple[dict, dict]:
+    """Per-agent (observation, action mask) from a step's observations: the contract's
+    ``{"observation", "action_mask"}`` dicts, or plain arrays (every action allowed)."""
     o, m = {}, {}
     for a, v in obs.items():
         if isinstance(v, dict):
@@ -68,13 +70,14 @@ def _split(obs: dict, spec: EnvSpec) -> tuple[dict, dict]:
     return o, m
 
 
-def _state(env: Any, spec: EnvSpec) -> np.ndarray:
+def read_state(env: Any, spec: EnvSpec) -> np.ndarray:
+    """``env.state()`` flattened to ``spec.state_dim`` (empty for an env without a state)."""
     if spec.state_dim == 0:
         return np.zeros(0, np.float32)
     return np.asarray(env.state(), np.float32).reshape(spec.state_dim)
 
 
-def _plan_actions(env: Any, infos: dict, acting: list[str]) -> dict[str, int]:
+def plan_actions(env: Any, infos: dict, acting: list[str]) -> dict[str, int]:
     """The discrete action each agent's part in a plan amounts to (``infos[agent]["action"]``:
     its index, or its name as in ``env.action_names()``)."""
     names_of = getattr(env, "action_names", None)
@@ -89,7 +92,7 @@ def _plan_actions(env: Any, infos: dict, acting: list[str]) -> dict[str, int]:
     return out
 
 
-def _round_info(env: Any, infos: dict) -> dict:
+def full_round_info(env: Any, infos: dict) -> dict:
     """The last round's full infos, text and nested data included: ``env.last_round_info()``
     where the env keeps them out of ``step``'s infos (so that TorchRL can stack those)."""
     full = getattr(env, "last_round_info", None)
@@ -122,27 +125,27 @@ def run_episode(
     q_values: list[float] = []
     terminated = truncated = False
     limit_observable: Optional[bool] = getattr(getattr(env, "unwrapped", env), "time_limit_observable", None)
-    emits_plans = algo.capabilities.emits_plans
-    if emits_plans and not hasattr(env, "step_plan"):
+    planner = algo if isinstance(algo, PlanPolicy) else None
+    if planner is not None and not hasattr(env, "step_plan"):
         raise TypeError(f"{type(algo).__name__} hands the env round plans, but {type(env).__name__} has no "
                         "step_plan(plan); use an env that supports plans (report_writing_v0)")
 
     def record(o, m, s, g):
-        o_list.append(algo._stack(o))
-        m_list.append(algo._stack(m, dtype=np.int8, fill=1, width=A).astype(bool))
+        o_list.append(spec.stack_observations(o))
+        m_list.append(spec.stack_masks(m))
         s_list.append(s)
         g_list.append(Episode.adjacency(g, N))
 
     for _ in range(max_rounds):
         if not env.agents:
             break
-        o, m = _split(obs, spec)
-        state = _state(env, spec)  # recorded with the observation, before the step
+        o, m = split_observations(obs, spec)
+        state = read_state(env, spec)  # recorded with the observation, before the step
         record(o, m, state, graph)
         acting = list(env.agents)
-        if emits_plans:  # a fixed policy with plans of its own; count the actions the env read them as
-            obs, rewards, terms, truncs, infos = env.step_plan(algo.next_plan(_round_info(env, infos)))
-            actions = _plan_actions(env, _round_info(env, infos), acting)
+        if planner is not None:  # a fixed policy with plans of its own; count the actions the env read them as
+            obs, rewards, terms, truncs, infos = env.step_plan(planner.next_plan(full_round_info(env, infos)))
+            actions = plan_actions(env, full_round_info(env, infos), acting)
         else:
             actions = algo.act(o, m, explore, state=state, graph=graph)
             obs, rewards, terms, truncs, infos = env.step({a: actions[a] for a in acting})
@@ -154,7 +157,7 @@ def run_episode(
                 counts[i, actions[a]] += 1
         a_list.append(joint)
         r_list.append(float(np.mean([rewards[a] for a in acting])) if acting else 0.0)
-        q = getattr(algo, "last_q", None)
+        q = algo.last_q
         if q is not None:
             q_values.append(float(np.mean(q)))
         info0 = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
@@ -179,9 +182,9 @@ def run_episode(
                 limit_observable = bool(info0["time_limit_observable"])
             break
     # the final observation (bootstrap target for a truncated episode)
-    o, m = _split(obs, spec) if obs else ({}, {})
+    o, m = split_observations(obs, spec) if obs else ({}, {})
     try:
-        state = _state(env, spec)
+        state = read_state(env, spec)
     except Exception:  # some envs refuse state() after the end
         state = np.zeros(spec.state_dim, np.float32)
     record(o, m, state, graph)

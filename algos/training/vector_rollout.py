@@ -34,16 +34,16 @@ import inspect
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, cast
 
 import numpy as np
 
 from envs import get_comm_graph
 
-from ..base import Algorithm, EnvSpec
+from ..base import Algorithm, EnvSpec, PlanPolicy
 from ..buffer import Episode
-from .rollout import (LAST_VALUE_INFOS, PER_ROUND_EXTRAS, SUMMED_INFOS, SUMMED_PREFIXES, EpisodeStats, _plan_actions, _round_info,
-                      _split, _state, action_distribution)
+from .rollout import (LAST_VALUE_INFOS, PER_ROUND_EXTRAS, SUMMED_INFOS, SUMMED_PREFIXES, EpisodeStats, action_distribution,
+                      full_round_info, plan_actions, read_state, split_observations)
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +103,8 @@ class EpisodeRecorder:
         self.first_error: Optional[str] = None  # an env's optional `llm_error`, the first one
 
     def decision(self, o: dict, m: dict, state: np.ndarray, graph: np.ndarray) -> None:
-        self.o.append(self.algo._stack(o))
-        self.m.append(self.algo._stack(m, dtype=np.int8, fill=1, width=self.spec.n_actions).astype(bool))
+        self.o.append(self.spec.stack_observations(o))
+        self.m.append(self.spec.stack_masks(m))
         self.s.append(state)
         self.g.append(Episode.adjacency(graph, self.spec.n_agents))
 
@@ -195,7 +195,7 @@ class VectorRollout:
         self.num_envs = check_positive(setting, num_envs)
         self.algo, self.spec, self.max_rounds = algo, spec, int(max_rounds)
         self.envs = [make_env() for _ in range(self.num_envs)]
-        self.emits_plans = algo.capabilities.emits_plans
+        self.emits_plans = isinstance(algo, PlanPolicy)
         if self.emits_plans and not hasattr(self.envs[0], "step_plan"):
             raise TypeError(f"{type(algo).__name__} hands the env round plans, but {type(self.envs[0]).__name__} has "
                             "no step_plan(plan); use an env that supports plans (report_writing_v0)")
@@ -303,12 +303,12 @@ class VectorRollout:
         inputs = []
         for i, s in live:
             env = self.envs[i]
-            o, m = _split(s.obs, self.spec)
-            state = _state(env, self.spec)  # recorded with the observation, before the step
+            o, m = split_observations(s.obs, self.spec)
+            state = read_state(env, self.spec)  # recorded with the observation, before the step
             s.recorder.decision(o, m, state, s.graph)
             inputs.append((list(env.agents), o, m, state))
         if self.emits_plans:
-            return [(acting, s.view.next_plan(_round_info(self.envs[i], s.infos)))
+            return [(acting, cast(PlanPolicy, s.view).next_plan(full_round_info(self.envs[i], s.infos)))
                     for (acting, *_), (i, s) in zip(inputs, live)]
         views = [s.view for _, s in live]
         actions = self.algo.act_batch(views, [x[1] for x in inputs], [x[2] for x in inputs], explore,
@@ -325,10 +325,10 @@ class VectorRollout:
             fn = getattr(env, "astep", None)
             result = await fn(joint) if fn is not None and inspect.iscoroutinefunction(fn) else env.step(joint)
         obs, rewards, terms, truncs, infos = result
-        full = _round_info(env, infos)
-        actions = _plan_actions(env, full, acting) if self.emits_plans else decision
+        full = full_round_info(env, infos)
+        actions = plan_actions(env, full, acting) if self.emits_plans else decision
         s.graph = get_comm_graph(env, infos)
-        s.recorder.outcome(acting, actions, rewards, infos, getattr(s.view, "last_q", None), round_info=full)
+        s.recorder.outcome(acting, actions, rewards, infos, s.view.last_q, round_info=full)
         s.obs, s.infos, s.rounds = obs, infos, s.rounds + 1
         done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
         if all(done.values()):
@@ -344,9 +344,9 @@ class VectorRollout:
         return False
 
     def _finish(self, env: Any, s: _Live) -> EpisodeResult:
-        o, m = _split(s.obs, self.spec) if s.obs else ({}, {})
+        o, m = split_observations(s.obs, self.spec) if s.obs else ({}, {})
         try:
-            state = _state(env, self.spec)
+            state = read_state(env, self.spec)
         except Exception:  # some envs refuse state() after the end
             state = np.zeros(self.spec.state_dim, np.float32)
         s.recorder.decision(o, m, state, s.graph)
