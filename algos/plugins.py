@@ -73,6 +73,19 @@ def load_plugins(specs: Iterable[str] | None) -> list[ModuleType]:
 
 
 # -- recorded in checkpoints -------------------------------------------------------------
+def preload_plugins(argv: list[str]) -> None:
+    """Import ``plugins=[...]`` from a command line (``sys.argv``) before Hydra composes
+    the config, so the algorithms they register can be selected with ``algo=<name>``."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    for arg in argv[1:]:
+        if arg.lstrip("+~").startswith("plugins="):
+            value = OverridesParser.create().parse_override(arg.lstrip("~")).value()
+            if isinstance(value, str):
+                value = [value]
+            load_plugins(value or [])
+
+
 def _search_root(module: ModuleType, dotted: str) -> Optional[str]:
     """The sys.path entry a dotted module was imported from: its file minus the package path."""
     file = getattr(module, "__file__", None)

@@ -43,7 +43,7 @@ from hydra import compose, initialize_config_dir  # noqa: E402
 import algos  # noqa: E402
 from algos.training.rollout import run_episode  # noqa: E402
 from run_config import register_configs  # noqa: E402
-from train import make_env  # noqa: E402
+from algos.training.env_configs import make_env  # noqa: E402
 
 VARIANTS = {
     "before": ["algo.reward_spreading=even", "algo.time_limit_observable=false"],

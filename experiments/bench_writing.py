@@ -100,7 +100,7 @@ def main() -> None:
     import numpy as np
 
     import algos
-    from train import make_env
+    from algos.training.env_configs import make_env
 
     cfg = compose([f"env.split={args.split}", *args.overrides])
     env = make_env(cfg.env)

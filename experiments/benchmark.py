@@ -92,7 +92,7 @@ def prepare_store(base: DictConfig) -> None:
     ingesting one store at once interleave their writes, and the store (so every score)
     then depends on timing: measured, a held-out episode replayed on a store built by two
     training workers scored 0.425, on a store built by one process 0.644."""
-    from train import make_env
+    from algos.training.env_configs import make_env
 
     for evaluation in (False, True):
         make_env(OmegaConf.to_container(base.env, resolve=True), evaluation=evaluation).reset(seed=0)
@@ -147,7 +147,7 @@ def evaluate_job(job: dict) -> list[dict]:
     import algos
     from algos.training import checkpoint as ckpt
     from algos.training.rollout import run_episode
-    from train import make_env
+    from algos.training.env_configs import make_env
 
     torch.set_num_threads(1)
     env_cfg = dict(job["env"])
@@ -172,7 +172,7 @@ def evaluate_job(job: dict) -> list[dict]:
 
 
 def heldout_tasks(env_cfg: dict) -> list[str]:
-    from train import make_env
+    from algos.training.env_configs import make_env
 
     return [t.id for t in make_env(env_cfg, evaluation=True).tasks]
 

@@ -18,6 +18,7 @@ action: 1.0 means a collapsed policy) and every episode's return.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -25,6 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+# As in train.py: launchers that run each job in a fresh process (submitit) unpickle the
+# task, which imports run_config from experiments/: let those processes find it too.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    dict.fromkeys(p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p))
 
 import hydra  # noqa: E402
 import numpy as np  # noqa: E402
@@ -39,7 +44,10 @@ from algos.training.loggers import RunLoggers, env_action_names  # noqa: E402
 from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
 from algos.training.rollout import action_distribution, run_episode  # noqa: E402
 from run_config import register_configs  # noqa: E402
-from train import check_rollout, make_env, make_runner, preload_plugins, seed_everything, vectorized  # noqa: E402
+from algos.plugins import preload_plugins  # noqa: E402
+from algos.training.env_configs import make_env  # noqa: E402
+from algos.training.runners import check_rollout, make_runner, vectorized  # noqa: E402
+from algos.training.seeding import seed_everything  # noqa: E402
 
 
 def evaluate_run(cfg: DictConfig) -> dict:

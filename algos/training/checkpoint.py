@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 import torch
@@ -24,6 +25,31 @@ import torch
 CKPT_DIR = "checkpoints"
 LAST = "last.pt"
 FINAL = "final.pt"
+
+
+FORMAT_VERSION = 1  # the payload layout below; bumped when a key changes meaning
+
+
+def training_payload(*, algo_name: str, algo_state: Mapping[str, Any], episode: int, t_env: int,
+                     config: Mapping[str, Any], wandb_id: Optional[str], overrides: Sequence[str],
+                     plugins: Sequence[Mapping[str, Any]], interrupted: bool = False) -> dict[str, Any]:
+    """What a training checkpoint holds: the learner's ``state_dict``, the progress (episodes
+    done, env rounds), the run's redacted resolved ``config`` and command-line ``overrides``,
+    the global RNG states, the W&B run id, the plugin records (re-imported on load) and
+    whether an interrupt wrote it."""
+    return {
+        "version": FORMAT_VERSION,
+        "algo_name": algo_name,
+        "algo": algo_state,
+        "progress": {"episode": episode, "t_env": t_env},
+        "config": config,
+        "rng": rng_state(),
+        "wandb_id": wandb_id,
+        "overrides": list(overrides),
+        "plugins": list(plugins),
+        "interrupted": interrupted,
+        "time": time.time(),
+    }
 
 
 def save_atomic(payload: dict[str, Any], path: str | os.PathLike) -> Path:

@@ -1,0 +1,105 @@
+"""Which rollout runs a training or evaluation run's episodes, from its ``rollout`` config.
+
+``rollout.num_envs == 1`` on the local backend with no ``sync_every`` is the sequential
+loop (:func:`algos.training.rollout.run_episode`); anything else runs through a
+concurrent runner (:class:`~algos.training.vector_rollout.VectorRollout`, or
+:class:`~algos.training.ray_rollout.RayRollout` for ``rollout.backend=ray``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from omegaconf import DictConfig, OmegaConf
+
+import envs
+
+from ..base import Algorithm, EnvSpec
+from .env_configs import env_args
+from .progress import RunProgress
+from .rollout import evaluate
+from .vector_rollout import check_positive, evaluate_vectorized
+
+
+def check_rollout(rollout: Any) -> None:
+    """Fail at start, naming the setting, on a rollout config that cannot run."""
+    check_positive("rollout.num_envs", rollout.num_envs)
+    check_positive("rollout.workers", rollout.workers)
+    if rollout.sync_every is not None:
+        check_positive("rollout.sync_every", rollout.sync_every)
+    if rollout.backend not in ("local", "ray"):
+        raise ValueError(f"rollout.backend must be 'local' or 'ray', got {rollout.backend!r}")
+    if rollout.backend == "local" and rollout.workers != 1:
+        raise ValueError(f"rollout.workers={rollout.workers} needs rollout.backend=ray (local runs one process)")
+
+
+def vectorized(rollout: Any) -> bool:
+    """True when episodes run through the concurrent runner instead of the sequential loop
+    (whose exploration draws from the algorithm's one random stream, not one per episode)."""
+    return rollout.num_envs > 1 or rollout.backend == "ray" or rollout.sync_every is not None
+
+
+def episodes_per_sync(rollout: Any) -> int:
+    """How many episodes the concurrent runner collects with the policy as it is before the
+    learner sees them: ``rollout.sync_every``, by default every env of every worker once."""
+    return rollout.sync_every or rollout.num_envs * (rollout.workers if rollout.backend == "ray" else 1)
+
+
+def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluation: bool, output_dir: Path, loop: Any,
+                local: bool = False, algo_cfg: Any = None) -> Any:
+    """The concurrent episode runner a `rollout` config asks for (Ray's only when not `local`);
+    `algo_cfg` is the config `algo` was built from (default `cfg.algo`)."""
+    algo_cfg = cfg.algo if algo_cfg is None else algo_cfg
+    name, args = env_args(env_cfg, evaluation=evaluation, output_dir=output_dir)
+    if cfg.rollout.backend == "ray" and not local:
+        from .ray_rollout import RayRollout
+
+        return RayRollout(name, args, algo, spec, algo_name=algo_cfg.name,
+                          algo_cfg=OmegaConf.to_container(algo_cfg, resolve=True), num_envs=cfg.rollout.num_envs, workers=cfg.rollout.workers,
+                          max_rounds=cfg.train.max_rounds, address=cfg.rollout.ray_address,
+                          worker_cpus=cfg.rollout.worker_cpus, episode_retries=cfg.rollout.episode_retries,
+                          plugins=list(cfg.plugins), torch_threads=cfg.torch_threads)
+    from .vector_rollout import VectorRollout
+
+    return VectorRollout(lambda: envs.make(name, **args), algo, spec, num_envs=cfg.rollout.num_envs,
+                         max_rounds=cfg.train.max_rounds, loop=loop)
+
+
+@dataclass
+class TrainingRunners:
+    """A training run's concurrent runners: the training episodes' (local or Ray), the
+    evaluation episodes' (always local), and the one event loop they share, so that
+    clients built once stay usable."""
+
+    train: Any
+    eval: Any
+    loop: Any
+
+    @classmethod
+    def build(cls, cfg: DictConfig, algo: Algorithm, spec: EnvSpec, run_dir: Path) -> Optional["TrainingRunners"]:
+        """The runners ``cfg.rollout`` asks for; None for the sequential loop."""
+        if not vectorized(cfg.rollout):
+            return None
+        import asyncio
+
+        loop = asyncio.Runner()  # one loop for the run: clients built once stay usable
+        return cls(make_runner(cfg, algo, spec, cfg.env, evaluation=False, output_dir=run_dir / "episodes", loop=loop),
+                   make_runner(cfg, algo, spec, cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes", loop=loop,
+                               local=True),
+                   loop)
+
+    def close(self) -> None:
+        self.train.close()
+        self.eval.close()
+        self.loop.close()
+
+
+def evaluate_greedy(runners: Optional[TrainingRunners], eval_env: Any, algo: Algorithm, spec: EnvSpec, episodes: int, *,
+                    seed: int, progress: Optional[RunProgress] = None) -> dict[str, float]:
+    """The greedy evaluation of the policy as it is: the same episodes and seeds through the
+    sequential loop on ``eval_env`` or through the concurrent evaluation runner."""
+    if runners is None:
+        return evaluate(eval_env, algo, spec, episodes, seed=seed, progress=progress)
+    return evaluate_vectorized(runners.eval, spec, episodes, seed=seed)
