@@ -4,9 +4,9 @@ import itertools
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 import envs
+from tests.pettingzoo_api import strict_parallel_api_test, strict_parallel_seed_test
 from envs.delayed_reward import APPEND, WORK, DelayedRewardGame
 from envs.matrix_games import TwoStepGame
 from envs.teammate_signal import QUERY, SILENT, TeammateSignalGame
@@ -21,8 +21,8 @@ from envs.teammate_signal import QUERY, SILENT, TeammateSignalGame
     ],
 )
 def test_pettingzoo_api(name, kwargs):
-    parallel_api_test(envs.make(name, **kwargs), num_cycles=20)
-    parallel_seed_test(lambda: envs.make(name, **kwargs))
+    strict_parallel_api_test(envs.make(name, **kwargs), num_cycles=20)
+    strict_parallel_seed_test(lambda: envs.make(name, **kwargs))
 
 
 def _play_two_step(env, first, second):

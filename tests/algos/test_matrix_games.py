@@ -2,16 +2,16 @@ import itertools
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 import envs
+from tests.pettingzoo_api import strict_parallel_api_test, strict_parallel_seed_test
 from envs.matrix_games import OneStep3x3Game, TwoStepGame
 
 
 @pytest.mark.parametrize("name", ["two_step_v0", "one_step_3x3_v0"])
 def test_pettingzoo_api(name):
-    parallel_api_test(envs.make(name), num_cycles=20)
-    parallel_seed_test(lambda: envs.make(name))
+    strict_parallel_api_test(envs.make(name), num_cycles=20)
+    strict_parallel_seed_test(lambda: envs.make(name))
 
 
 def _play(env, joints):

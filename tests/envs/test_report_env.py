@@ -7,9 +7,9 @@ import json
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 import envs
+from tests.pettingzoo_api import strict_parallel_api_test, strict_parallel_seed_test
 from agents_llm import prompts
 from agents_llm.backends import RetryPolicy
 from agents_llm.judges import JudgeResult
@@ -28,11 +28,11 @@ def joint(**kw):
 
 
 def test_pettingzoo_parallel_api():
-    parallel_api_test(make_env(), num_cycles=10)
+    strict_parallel_api_test(make_env(), num_cycles=10)
 
 
 def test_pettingzoo_parallel_seed():
-    parallel_seed_test(lambda: make_env(backend=scripted()), num_cycles=6)
+    strict_parallel_seed_test(lambda: make_env(backend=scripted()), num_cycles=6)
 
 
 def test_make_through_the_registry_and_spaces():

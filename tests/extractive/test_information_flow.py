@@ -120,9 +120,9 @@ def test_judge_llm_is_refused_with_the_extractive_team(make_env):
 
 
 def test_pettingzoo_parallel_api(make_env):
-    from pettingzoo.test import parallel_api_test
+    from tests.pettingzoo_api import strict_parallel_api_test
 
-    parallel_api_test(make_env(), num_cycles=6)
+    strict_parallel_api_test(make_env(), num_cycles=6)
 
 
 @pytest.mark.slow
