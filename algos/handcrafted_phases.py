@@ -70,7 +70,7 @@ class Phase:
 
 
 def _p(required: Iterable[str], optional: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> RoundPattern:
-    return RoundPattern(tuple(required), tuple(optional), tuple(tuple(e) for e in edges))
+    return RoundPattern(tuple(required), tuple(optional), tuple((str(e[0]), str(e[1])) for e in edges))
 
 
 LA, RS, DA, RV = "LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"

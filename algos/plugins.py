@@ -58,6 +58,8 @@ def _load_file(path: Path) -> ModuleType:
     if mod_name in sys.modules:
         return sys.modules[mod_name]
     module_spec = importlib.util.spec_from_file_location(mod_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"plugin file {path} cannot be imported as a Python module")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[mod_name] = module
     try:
@@ -83,7 +85,7 @@ def preload_plugins(argv: list[str]) -> None:
             value = OverridesParser.create().parse_override(arg.lstrip("~")).value()
             if isinstance(value, str):
                 value = [value]
-            load_plugins(value or [])
+            load_plugins([str(v) for v in value] if isinstance(value, list) else [])
 
 
 def _search_root(module: ModuleType, dotted: str) -> Optional[str]:

@@ -66,6 +66,7 @@ class PresetTopology(FixedPolicy):
     """A fixed topology with a periodic append by the writer; learns nothing."""
 
     config_class = PresetConfig
+    cfg: PresetConfig
 
     def __init__(self, spec, cfg: PresetConfig, *, seed: int = 0, device: str = "cpu"):
         super().__init__(spec, cfg, seed=seed, device=device)

@@ -70,7 +70,10 @@ def to_config(name: str, cfg: Any = None) -> AlgoConfig:
     if cfg is not None:
         data = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg) if isinstance(cfg, Mapping) else dataclasses.asdict(cfg)
         schema = OmegaConf.merge(schema, data)  # raises naming an unknown key or a bad value
-    return OmegaConf.to_object(schema)
+    built = OmegaConf.to_object(schema)
+    if not isinstance(built, AlgoConfig):  # register() checked config_class; this is what Hydra built from it
+        raise TypeError(f"algorithm {name!r}: its config built as {type(built).__name__}, not an AlgoConfig")
+    return built
 
 
 def build(name: str, spec: EnvSpec, cfg: Any = None, *, seed: int = 0, device: str = "cpu") -> Algorithm:

@@ -63,7 +63,8 @@ class RunProgress:
         self._first_done = self.done
         self._last_line = 0.0
         self._episode = self._tokens = 0
-        self._kind, self._score = "train", None
+        self._kind = "train"
+        self._score: Optional[float] = None
         self._episode_bar = self._round_bar = None
         if self.mode == "bar":
             from tqdm import tqdm

@@ -160,7 +160,7 @@ def run_episode(
         q = algo.last_q
         if q is not None:
             q_values.append(float(np.mean(q)))
-        info0 = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
+        info0: dict[str, Any] = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
         for k in LAST_VALUE_INFOS:
             if k in info0:
                 info_last[k] = float(info0[k])

@@ -38,7 +38,7 @@ class EpisodeStartRNG:
 
     @classmethod
     def capture(cls, algo: Algorithm) -> "EpisodeStartRNG":
-        return cls(ckpt.rng_state(), copy.deepcopy(algo.rng.bit_generator.state))
+        return cls(ckpt.rng_state(), copy.deepcopy(dict(algo.rng.bit_generator.state)))
 
     def restore(self, algo: Algorithm) -> None:
         ckpt.set_rng_state(self.global_state)

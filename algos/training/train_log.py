@@ -49,7 +49,7 @@ class TrainLogWindow:
                                for s in self.stats]))
         row["time/episode_s"] = float(np.mean([a for a, _ in self.times]))
         row["time/update_s"] = float(np.mean([b for _, b in self.times]))
-        row.update(action_distribution(sum(s.action_counts for s in self.stats), agents))
+        row.update(action_distribution(np.sum([s.action_counts for s in self.stats], axis=0), agents))
         row.update(algo_metrics)
         row.update(mean_dicts(self.updates))
         if self.updates:

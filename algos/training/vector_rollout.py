@@ -89,7 +89,12 @@ class EpisodeRecorder:
     def __init__(self, algo: Algorithm, spec: EnvSpec):
         self.algo, self.spec = algo, spec
         N, A = spec.n_agents, spec.n_actions
-        self.o, self.m, self.s, self.g, self.a, self.r = [], [], [], [], [], []
+        self.o: list[np.ndarray] = []  # observations [N, D], one per decision point
+        self.m: list[np.ndarray] = []  # action masks [N, A]
+        self.s: list[np.ndarray] = []  # global states
+        self.g: list[np.ndarray] = []  # adjacency [N, N] of the communication graph
+        self.a: list[np.ndarray] = []  # joint actions [N]
+        self.r: list[float] = []  # team rewards
         self.extras: dict[str, list[float]] = {k: [] for k in PER_ROUND_EXTRAS}
         self.seen_extras: set[str] = set()
         self.counts = np.zeros((N, A), np.int64)
@@ -121,7 +126,7 @@ class EpisodeRecorder:
         self.r.append(float(np.mean([rewards[a] for a in acting])) if acting else 0.0)
         if last_q is not None:
             self.q_values.append(float(np.mean(last_q)))
-        info0 = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
+        info0: dict[str, Any] = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
         for k in LAST_VALUE_INFOS:
             if k in info0:
                 self.info_last[k] = float(info0[k])
@@ -133,7 +138,7 @@ class EpisodeRecorder:
                 self.seen_extras.add(k)
             self.extras[k].append(float(info0.get(k, 0)))
         if self.first_error is None:
-            full0 = next((round_info[a] for a in acting if isinstance((round_info or {}).get(a), dict)), info0)
+            full0 = next((round_info[a] for a in acting if round_info is not None and isinstance(round_info.get(a), dict)), info0)
             if full0.get("llm_error"):
                 self.first_error = str(full0["llm_error"])
 
@@ -336,7 +341,7 @@ class VectorRollout:
             rec.terminated = all(terms.get(a, False) for a in acting)
             rec.truncated = not rec.terminated
             # as rollout.run_episode: the env's declaration, overridden per episode by infos
-            info0 = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
+            info0: dict[str, Any] = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
             rec.time_limit_observable = getattr(getattr(env, "unwrapped", env), "time_limit_observable", None)
             if "time_limit_observable" in info0:
                 rec.time_limit_observable = bool(info0["time_limit_observable"])
