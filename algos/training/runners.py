@@ -60,7 +60,7 @@ def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluati
         assert isinstance(algo_container, dict)  # an algo config is a mapping (its dataclass schema)
 
         return RayRollout(name, args, algo, spec, algo_name=algo_cfg.name,
-                          algo_cfg=algo_container, num_envs=cfg.rollout.num_envs, workers=cfg.rollout.workers,
+                          algo_cfg={str(k): v for k, v in algo_container.items()}, num_envs=cfg.rollout.num_envs, workers=cfg.rollout.workers,
                           max_rounds=cfg.train.max_rounds, address=cfg.rollout.ray_address,
                           worker_cpus=cfg.rollout.worker_cpus, episode_retries=cfg.rollout.episode_retries,
                           plugins=list(cfg.plugins), torch_threads=cfg.torch_threads)
