@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test
 
 from agents_llm.round_plan import ActionTable
+from tests.pettingzoo_api import strict_parallel_api_test
 
 from .conftest import StubRetriever, make_env
 
@@ -21,7 +21,7 @@ def _joint(**kw):
 
 
 def test_pettingzoo_parallel_api_with_the_adjacency_observed():
-    parallel_api_test(make_env(observe_comm_adjacency=True), num_cycles=10)
+    strict_parallel_api_test(make_env(observe_comm_adjacency=True), num_cycles=10)
 
 
 def test_observed_adjacency_equals_the_infos_after_a_broadcast_and_a_query_and_the_default_is_unchanged():
