@@ -298,6 +298,7 @@ class VectorRollout:
                     return None
                 slots[i] = self._start(self.envs[i], *queue.pop())
             s = slots[i]
+            assert s is not None  # filled just above
             if self.envs[i].agents and s.rounds < self.max_rounds:
                 return s
             out.results.append(self._finish(self.envs[i], s))
