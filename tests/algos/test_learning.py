@@ -10,7 +10,8 @@ Then games a lucky labelling cannot pass (envs/): a delayed-reward game (early s
 late large payoff; the default learner must wait, with values the game can pay) and a
 game where an agent's best action depends on its teammate's private observation (only
 the GNN's message carries it), and the two-step game with actions relabelled per
-state and agent and payoffs scaled (``two_step_permuted``): QMIX on five seeds.
+state and agent and payoffs scaled (``two_step_permuted``): QMIX and VDN on five seeds,
+each where it provably must land.
 """
 
 import pytest
@@ -70,7 +71,7 @@ import concurrent.futures  # noqa: E402
 import multiprocessing  # noqa: E402
 import os  # noqa: E402
 
-from known_answers import GAMES, run_one  # noqa: E402
+from known_answers import GAMES, VDN_2B_VALUE, run_one  # noqa: E402
 
 SEEDS = [0, 1, 2, 3, 4]
 CHECKED_SEEDS = [0]  # delayed_reward, teammate_signal
@@ -100,6 +101,18 @@ def test_qmix_reaches_the_relabelled_scaled_two_step_optimum(seed):
     result = _runs("two_step_permuted", "qmix")[seed]
     assert result["return"] == pytest.approx(_optimum("two_step_permuted")) == GAMES["two_step_permuted"].expected["qmix"]
     assert result["q_first"] == pytest.approx(0.99 * 4.0, abs=0.3), result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+def test_vdn_lands_on_2a_on_the_relabelled_game_as_it_provably_must(seed):
+    """VDN's additive least-squares fit of 2B gives its best cell 6.5 x 0.5 = 3.25 < 3.5
+    (2A): its greedy policy takes 2A and earns 3.5 whatever the labelling; its
+    first-round value is gamma * 3.5."""
+    result = _runs("two_step_permuted", "vdn")[seed]
+    assert result["return"] == pytest.approx(3.5) == GAMES["two_step_permuted"].expected["vdn"], result
+    assert result["q_first"] == pytest.approx(0.99 * 3.5, abs=0.3), result
+    assert 0.5 * VDN_2B_VALUE < 3.5
 
 
 @pytest.mark.slow
