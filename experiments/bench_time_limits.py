@@ -5,6 +5,7 @@ and reward-spreading fixes, on the scripted TEST DOUBLE backend (fast, determini
     python experiments/bench_time_limits.py --episodes 1000 --seeds 0 1 2
     python experiments/bench_time_limits.py --variant before --seeds 0   # only the landed defaults
     python experiments/bench_time_limits.py --override judge.embedding=hashing   # lexical judge embedding, no MiniLM
+    python experiments/bench_time_limits.py --jobs 6 --progress-every 100   # the 6 runs side by side, one thread each
 
 The run is the in-process equivalent of
 ``python experiments/train.py algo=qmix env=report_writing llm=scripted judge=reference
@@ -27,6 +28,8 @@ returns are sums of score and length-score deltas, so no episode earns more than
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -58,7 +61,8 @@ def compose_config(seed: int, extra: list[str]):
         return compose("config", overrides=overrides)
 
 
-def run(seed: int, episodes: int, variant: str, extra: list[str]) -> dict[str, float]:
+def run(seed: int, episodes: int, variant: str, extra: list[str], progress_every: int = 0) -> dict[str, float]:
+    torch.set_num_threads(1)  # also in a worker process: one thread per run
     cfg = compose_config(seed, VARIANTS[variant] + extra)
     env = make_env(cfg.env)
     spec = algos.EnvSpec.from_env(env)
@@ -75,6 +79,10 @@ def run(seed: int, episodes: int, variant: str, extra: list[str]) -> dict[str, f
             q_chosen.append(max(stats.q_values))
         returns.append(stats.ret)
         cut += int(episode.truncated)
+        if progress_every and (ep + 1) % progress_every == 0:
+            print(f"  [{variant} seed {seed}] {ep + 1}/{episodes} episodes, max q_taken_mean so far "
+                  f"{max(q_taken, default=float('nan')):.3f}, max return so far {max(returns):.3f}, "
+                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return {
         "max_q_taken": max(q_taken, default=float("nan")),
         "last_q_taken": float(np.mean(q_taken[-50:])) if q_taken else float("nan"),
@@ -100,12 +108,18 @@ def main() -> int:
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument("--variant", nargs="+", choices=sorted(VARIANTS), default=["before", "after"])
     p.add_argument("--override", nargs="*", default=[], dest="overrides", help="extra Hydra overrides for every run")
+    p.add_argument("--jobs", type=int, default=1, help="runs side by side in worker processes (one thread each)")
+    p.add_argument("--progress-every", type=int, default=0, help="print a progress line every N episodes (stderr)")
     args = p.parse_args()
     torch.set_num_threads(1)
+    keys = [(variant, seed) for variant in args.variant for seed in args.seeds]
     results = {}
-    for variant in args.variant:
-        for seed in args.seeds:
-            r = run(seed, args.episodes, variant, args.overrides)
+    with concurrent.futures.ProcessPoolExecutor(max(args.jobs, 1), mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(run, seed, args.episodes, variant, args.overrides, args.progress_every): (variant, seed)
+                   for variant, seed in keys}
+        for fut in concurrent.futures.as_completed(futures):
+            variant, seed = futures[fut]
+            r = fut.result()
             results[(variant, seed)] = r
             print(
                 f"{variant:6s} seed {seed}: max q_taken_mean {r['max_q_taken']:.3f} (last 50 updates {r['last_q_taken']:.3f}), "
@@ -118,7 +132,15 @@ def main() -> int:
     bound = max(r["reward_bound"] for r in results.values())
     print(f"best achievable return: >= {best:.3f} (largest return of any episode above, {len(results)} runs), "
           f"<= {bound:.3f} (reward weights' telescoping bound)")
-    for (variant, seed), r in results.items():
+    print(f"{'variant':8s}{'seed':>5s}{'max q_taken':>13s}{'max q_chosen':>14s}{'max return':>12s}"
+          f"{'ret last100':>13s}{'cut at budget':>15s}")
+    for key in keys:
+        r = results[key]
+        print(f"{key[0]:8s}{key[1]:5d}{r['max_q_taken']:13.3f}{r['max_q_chosen']:14.3f}{r['max_return']:12.3f}"
+              f"{r['mean_return_last100']:13.3f}{100 * r['cut_share']:14.0f}%")
+    for key in keys:
+        variant, seed = key
+        r = results[key]
         print(f"  {variant:6s} seed {seed}: max Q {max(r['max_q_taken'], r['max_q_chosen']):.3f}  vs best return {best:.3f}: "
               f"{'ABOVE' if max(r['max_q_taken'], r['max_q_chosen']) > best else 'within'}")
     return 0
