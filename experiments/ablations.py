@@ -51,10 +51,18 @@ def hydra_list(items: list[str]) -> str:
     return "[" + ",".join(f"'{i}'" for i in items) + "]"
 
 
+def _shown(path: Path) -> str:
+    """A path under the repository as a relative one (commands and cards are read on other machines)."""
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def command(name: str, seeds: list[int], out: Path, episodes: int | None) -> list[str]:
     _, train_overrides, bench_overrides = ABLATIONS[name]
     cmd = [sys.executable, str(ROOT / "experiments" / "benchmark.py"), "benchmark.learners=[qmix]",
-           "benchmark.workers=1", f"benchmark.out={out / name}",
+           "benchmark.workers=1", f"benchmark.out={_shown(out / name)}",
            f"benchmark.train_overrides={hydra_list(train_overrides)}"]
     defaults = {"benchmark.seeds": f"[{','.join(map(str, seeds))}]", "benchmark.ship": "null", "benchmark.fixed": "[]"}
     if episodes is not None:
