@@ -85,9 +85,27 @@ def _defined_in(obj: object, module: str) -> bool:
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
+class _RunTimeState:
+    """Stands in for a default value that is a process's run-time state, not documentation."""
+
+    def __repr__(self) -> str:
+        return "..."
+
+
+def _stable_default(value: object) -> object:
+    # A non-empty mutable container default is a module's live registry (logging.shutdown's
+    # handlerList lists every handler the process has made): its repr depends on what ran
+    # before, so the corpus, the store, retrieval and token counts would too.
+    if isinstance(value, (list, dict, set, bytearray)) and len(value):
+        return _RunTimeState()
+    return value
+
+
 def _signature(obj: object) -> str:
     try:
-        text = str(inspect.signature(obj))
+        sig = inspect.signature(obj)
+        sig = sig.replace(parameters=[p.replace(default=_stable_default(p.default)) for p in sig.parameters.values()])
+        text = str(sig)
     except (TypeError, ValueError):
         return "(...)"
     # Default values print their memory address, which changes every run (and so would the file hash).
@@ -269,8 +287,42 @@ def package_documents(packages: Iterable[str] = CORPUS_PACKAGES) -> dict[str, st
 
 
 # -- the registry ---------------------------------------------------------------------
+# Loads this file by path (not through `envs`, whose imports would patch the very modules
+# rendered) in an isolated interpreter (-I: no site-packages, no PYTHONPATH, no user site).
+_ISOLATED_RENDER = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("_stdlib_corpus_renderer", sys.argv[1])
+renderer = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(renderer)
+json.dump(renderer.stdlib_documents(json.loads(sys.argv[2])), sys.stdout)
+"""
+
+
+def stdlib_documents_isolated(modules: Sequence[str] | None = None) -> dict[str, str]:
+    """`stdlib_documents`, rendered in a fresh isolated interpreter of this Python.
+
+    pydoc renders what a process holds, not what the installation ships: measured, a
+    process that had imported transformers documented `Logger.warning_once` (which
+    transformers attaches to logging.Logger), and `logging.shutdown`'s default listed every
+    handler made so far (40 in a benchmark worker, 1 under pytest). The corpus (so the
+    store, what is retrieved and what a prompt costs) then depended on which process
+    rendered it first. A fresh interpreter has imported only the standard library.
+    """
+    import json
+    import subprocess
+    import sys
+
+    modules = list(STDLIB_MODULES if modules is None else modules)
+    done = subprocess.run([sys.executable, "-I", "-c", _ISOLATED_RENDER, str(Path(__file__).resolve()),
+                           json.dumps(modules)], capture_output=True, text=True, encoding="utf-8")
+    if done.returncode != 0:
+        raise RuntimeError(f"rendering the python_stdlib corpus in a fresh interpreter ({sys.executable} -I) "
+                           f"failed with exit {done.returncode}: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout)
+
+
 NAMED_CORPORA: dict[str, Callable[[], dict[str, str | bytes]]] = {
-    "python_stdlib": stdlib_documents,
+    "python_stdlib": stdlib_documents_isolated,
     "python_docs_html": html_documents,
     "installed_packages": package_documents,
 }

@@ -396,6 +396,17 @@ def write_results(result: dict, rows: list[dict], meta: dict, out: Path) -> None
     (out / "results.md").write_text(markdown(result, meta), encoding="utf-8")
 
 
+def ship_policy(source: Path, target: Path) -> None:
+    """Copy a run's checkpoint without its replay buffer: a shipped policy is loaded to act
+    or to be evaluated, and the buffer is most of its size (the file is committed)."""
+    from algos.training import checkpoint as ckpt
+
+    state = ckpt.load(source)
+    if isinstance(state.get("algo"), dict):
+        state["algo"] = {k: v for k, v in state["algo"].items() if k != "buffer"}
+    ckpt.save_atomic(state, target)
+
+
 def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], result: dict, meta: dict) -> Path:
     """Copy the median-seed run of `cfg.ship_learner` to `cfg.ship` with CARD.md and heldout.json."""
     import shutil
@@ -413,7 +424,7 @@ def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], re
     run = next(r for r in mine if r["seed"] == seed)
     folder = Path(cfg.ship).expanduser().resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(run["checkpoint"], folder / "final.pt")
+    ship_policy(Path(run["checkpoint"]), folder / "final.pt")
     shutil.copyfile(Path(run["folder"]) / "config.yaml", folder / "config.yaml")
     episodes = [x for x in rows if x["policy"] == cfg.ship_learner and x["run"] == seed]
     counts = np.sum([np.array(x["action_counts"]) for x in episodes], axis=0)
@@ -438,6 +449,8 @@ def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], re
              f"- All {me['runs']} seeds of {cfg.ship_learner}: IQM {_ci(me['iqm'])} (95 % stratified bootstrap); "
              f"best fixed policy {best}: IQM {_ci(table[best]['iqm'])}"
              + (f"; probability of improvement over it {_ci(me['p_improvement'])}." if "p_improvement" in me else "."),
+             "- `final.pt` holds the networks and optimiser without the replay buffer (resuming training from it "
+             "starts with an empty buffer).",
              "", "Greedy action distribution on the held-out episodes (share of rounds):", "",
              "| agent | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for agent in agents:

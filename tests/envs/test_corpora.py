@@ -56,6 +56,25 @@ def test_materializing_again_rewrites_nothing(monkeypatch, tmp_path):
     assert [p.name for p in materialize_corpus("python_stdlib", root=tmp_path).glob("*.md")] == ["heapq.md"]
 
 
+def test_the_corpus_text_does_not_depend_on_the_process_that_renders_it(monkeypatch, tmp_path):
+    """What this process imported or configured does not reach the corpus: a library that
+    attaches a method to a stdlib class, a module function replaced, and the handlers made
+    so far (logging.shutdown's default lists them) change pydoc's view, not the files."""
+    import logging
+
+    monkeypatch.setattr(corpora, "STDLIB_MODULES", ("logging",))
+    clean = corpora.stdlib_documents_isolated()["logging.md"]
+    for i in range(3):
+        logging.getLogger(f"corpus-test-{i}").addHandler(logging.NullHandler())
+    monkeypatch.setattr(logging.Logger, "warning_once", lambda self, *a: None, raising=False)
+    logging.Logger.warning_once.__doc__ = "Attached by another package."
+    assert "warning_once" in corpora.stdlib_documents(["logging"])["logging.md"]  # pydoc in-process sees it
+    text = (materialize_corpus("python_stdlib", root=tmp_path) / "logging.md").read_text(encoding="utf-8")
+    assert text == clean
+    assert "warning_once" not in text
+    assert "## logging.shutdown(handlerList=...)" in text
+
+
 def test_shipped_tasks_have_24_train_and_12_holdout_topics_with_key_terms():
     train, holdout = load_tasks(split="train"), load_tasks(split="holdout")
     assert len(train) >= 24 and len(holdout) >= 12
