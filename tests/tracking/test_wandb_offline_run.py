@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.tracking.wandb_records import history_rows, read_records
+from tests.tracking.wandb_records import history_rows, offline_run_file, read_records, records_of
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # W&B's service process and two train/evaluate subprocesses
@@ -28,31 +28,21 @@ def _run(script: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess
                           capture_output=True, text=True, timeout=600)
 
 
-def _run_file(folder: Path) -> Path:
-    files = list(folder.glob("wandb/offline-run-*/run-*.wandb"))
-    assert len(files) == 1, files
-    return files[0]
-
-
-def _of(records, kind):
-    return [getattr(r, kind) for r in records if r.WhichOneof("record_type") == kind]
-
-
 def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_and_named_actions(tmp_path):
     run_dir = tmp_path / "run"
     res = _run("train.py", ["logger=wandb", *SMALL, f"hydra.run.dir={run_dir}"], tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
     assert not [line for line in res.stderr.splitlines() if "wandb:" in line]  # W&B stays off the console
 
-    records = read_records(_run_file(run_dir))
-    run = _of(records, "run")[0]
+    records = read_records(offline_run_file(run_dir))
+    run = records_of(records, "run")[0]
     ckpt = torch.load(run_dir / "checkpoints" / "final.pt", weights_only=False)
     from algos.training.loggers import config_hash
 
     assert run.run_group.startswith("qmix-two_step_v0-algo.batch_size=8,") and "algo.lr=0.002" in run.run_group
     assert "seed" not in run.run_group and len(run.run_group) <= 128
     assert f"cfg-{config_hash(ckpt['config'])}" in run.tags and run.job_type == "train"
-    axes = {m.glob_name or m.name: m.step_metric for m in _of(records, "metric")}
+    axes = {m.glob_name or m.name: m.step_metric for m in records_of(records, "metric")}
     assert axes["train/*"] == "episode" and axes["eval/*"] == "episode" and "t_env" in axes
 
     rows = history_rows(records)
@@ -65,7 +55,7 @@ def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_a
 
     # action tables by name (two_step has no names: its indices), the bar chart per agent
     assert eval_rows[-1]["eval/actions/_type"] == "table-file"  # W&B flattens a table's fields into keys
-    media = json.loads((_run_file(run_dir).parent / "files" / eval_rows[-1]["eval/actions/path"]).read_text())
+    media = json.loads((offline_run_file(run_dir).parent / "files" / eval_rows[-1]["eval/actions/path"]).read_text())
     assert media["columns"] == ["agent", "action", "share"]
     shares = {(agent, action): share for agent, action, share in media["data"]}
     assert set(shares) == {(a, n) for a in ("agent_0", "agent_1") for n in ("0", "1")}
@@ -89,8 +79,8 @@ def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_a
     res = _run("evaluate.py", [f"checkpoint={run_dir}", "logger=wandb", "eval.episodes=2",
                                f"eval.out={tmp_path / 'ev' / 'metrics.json'}"], tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
-    ev = read_records(_run_file(tmp_path / "ev"))
-    ev_run = _of(ev, "run")[0]
+    ev = read_records(offline_run_file(tmp_path / "ev"))
+    ev_run = records_of(ev, "run")[0]
     assert ev_run.job_type == "eval" and ev_run.run_group == run.run_group
     assert f"cfg-{config_hash(ckpt['config'])}" in ev_run.tags  # the trained configuration's hash
     ev_rows = history_rows(ev)

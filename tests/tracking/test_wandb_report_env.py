@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores in a temp cache)
-from tests.tracking.wandb_records import history_rows, read_records
+from tests.tracking.wandb_records import history_rows, offline_run_file, read_records, records_of
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # per case: the root config (torch, algos), W&B's service, 4+2+1 report episodes
@@ -39,16 +39,6 @@ def _compose(overrides: list[str]):
     with open_dict(cfg):
         del cfg["hydra"]  # as Hydra hands it to the job
     return cfg
-
-
-def _run_file(folder: Path) -> Path:
-    files = list(folder.glob("wandb/offline-run-*/run-*.wandb"))
-    assert len(files) == 1, files
-    return files[0]
-
-
-def _of(records, kind):
-    return [getattr(r, kind) for r in records if r.WhichOneof("record_type") == kind]
 
 
 def _table(run_file: Path, row: dict, key: str) -> dict:
@@ -89,9 +79,9 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
 
     run_dir = tmp_path / "run"
     train(cfg, run_dir=run_dir)
-    run_file = _run_file(run_dir)
+    run_file = offline_run_file(run_dir)
     records = read_records(run_file)  # read at once: close() left the file complete
-    run = _of(records, "run")[0]
+    run = records_of(records, "run")[0]
     ckpt = torch.load(run_dir / "checkpoints" / "final.pt", weights_only=False)
     tag = f"cfg-{config_hash(ckpt['config'])}"
     assert run.job_type == "train" and tag in run.tags
@@ -100,7 +90,7 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
     assert run.run_group.startswith("qmix-report_writing_v0-algo.hidden_dim=16,env.max_rounds=2,")
     assert len(run.run_group) <= 128 and "logger" not in run.run_group and "seed" not in run.run_group
 
-    axes = {m.glob_name or m.name: m.step_metric for m in _of(records, "metric")}
+    axes = {m.glob_name or m.name: m.step_metric for m in records_of(records, "metric")}
     assert axes["train/*"] == "episode" and axes["eval/*"] == "episode" and "t_env" in axes
     rows = history_rows(records)
     train_rows = [r for r in rows if "train/return" in r]
@@ -129,9 +119,9 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
     ev_cfg = _compose(["logger=wandb", "logger.tensorboard=false", "logger.progress=quiet", f"checkpoint={run_dir}",
                        "eval.episodes=1", f"eval.out={ev_dir / 'metrics.json'}"])
     result = evaluate_run(ev_cfg)
-    ev_file = _run_file(ev_dir)
+    ev_file = offline_run_file(ev_dir)
     ev = read_records(ev_file)
-    ev_run = _of(ev, "run")[0]
+    ev_run = records_of(ev, "run")[0]
     assert ev_run.job_type == "eval" and ev_run.run_group == run.run_group and tag in ev_run.tags
     (ev_row,) = history_rows(ev)
     assert ev_row["episode"] == 4 and ev_row["eval/return"] == pytest.approx(result["metrics"]["return"])

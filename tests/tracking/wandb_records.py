@@ -72,3 +72,15 @@ def history_rows(records: list[Any]) -> list[dict[str, Any]]:
         if r.WhichOneof("record_type") == "history":
             rows.append({(item.key or "/".join(item.nested_key)): json.loads(item.value_json) for item in r.history.item})
     return rows
+
+
+def offline_run_file(folder: Path) -> Path:
+    """The one offline run file W&B wrote under ``folder`` (``wandb/offline-run-*/run-*.wandb``)."""
+    files = list(Path(folder).glob("wandb/offline-run-*/run-*.wandb"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+def records_of(records: list[Any], kind: str) -> list[Any]:
+    """The payloads of the records of one type (``run``, ``metric``, ``history``, ...)."""
+    return [getattr(r, kind) for r in records if r.WhichOneof("record_type") == kind]
