@@ -437,8 +437,8 @@ def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], re
     table = {r["policy"]: r for r in result["table"]}
     me, best = table[cfg.ship_learner], result["best_fixed"]
     lines = [f"# {folder.name}", "",
-             f"{cfg.ship_learner.upper()} trained on the extractive team (`env=report_writing_extractive`, "
-             f"{', '.join(cfg.overrides)}): the report env's roles as fixed rules, no language model "
+             f"{cfg.ship_learner.upper()} trained on the extractive team "
+             f"(`{' '.join(cfg.overrides)}`): the report env's roles as fixed rules, no language model "
              "(docs/extractive_team.md). A policy of the proxy: its transfer to the LLM team is in docs/results.md.",
              "",
              f"- Trained by the benchmark protocol: `{meta['command']}` (training seed {seed}, the median of seeds "
