@@ -30,7 +30,8 @@ from rag.sources import SourceBuffer
 
 from ..report_state import ReportState
 from ..roles import TeamMember
-from ..round_plan import COLLECTOR, ActionTable, RoundPlan
+from report_protocol import COLLECTOR, ActionTable, RoundFeedback, RoundPlan
+from .feedback import read_round
 from .planning import execution_order_edges
 from .query_check import vet_queries
 from .retrieval import Retriever, format_evidence
@@ -100,6 +101,7 @@ class RoundResult:
     llm_calls: int = 0  # LLM calls this round asked for (token-budget skips not counted)
     llm_errors: int = 0  # of those, the ones that failed or were skipped after a fatal failure
     llm_failure: str | None = None  # set: the round's calls failed; the cause (see module docstring)
+    feedback: RoundFeedback = field(default_factory=RoundFeedback)  # the outputs read (engine.feedback)
 
     @property
     def appended(self) -> bool:
@@ -129,6 +131,21 @@ def own_call_error(rec: "_Recorder", agent: str) -> str:
     may be another agent's: look up this agent's own."""
     mine = (c["error"] for c in reversed(rec.calls) if c["agent"] == agent and c["kind"] == "agent")
     return next(mine, None) or "call failed"
+
+
+def instruction_for(plan: RoundPlan, agent: str) -> str:
+    """The instruction line of `agent`'s prompt: its directive worded, else the plan's free text."""
+    directive = plan.directives.get(agent)
+    return phase_prompts.directive_text(directive) if directive is not None else plan.instructions.get(agent, "")
+
+
+def gate_question_for(plan: RoundPlan) -> str:
+    """The plan's own gate question, or the engine's about the plan's phase and its next round."""
+    g = plan.gate_check
+    assert g is not None
+    if g.question is not None:
+        return g.question
+    return phase_prompts.gate_question(g.agent, plan.phase, (plan.phase_round or 0) + 1)
 
 
 class RoundEngine:
@@ -212,7 +229,7 @@ class RoundEngine:
             inbox.append((s, text))
         inbox.sort(key=lambda st: self.priority[st[0]])
         memory = ctx.memory.get(name, "")
-        instruction = plan.instructions.get(name, "")
+        instruction = instruction_for(plan, name)
         report = ctx.report
         outline = [t for _, t, _ in report.list_sections()]
         record = agents_rec[name]
@@ -342,16 +359,20 @@ class RoundEngine:
         gate_passed, gate_rec = None, None
         if plan.gate_check is not None and not ctx.budget_exhausted:
             g = plan.gate_check
+            question = gate_question_for(plan)
             answer = await self._call(ctx, rec, g.agent, "gate",
                                       prompts.gate_messages(role=self.by_name[g.agent].role.name,
-                                                            topic=ctx.report.topic, question=g.question,
+                                                            topic=ctx.report.topic, question=question,
                                                             summary=ctx.report.progress_summary,
                                                             outline=[t for _, t, _ in ctx.report.list_sections()]),
                                       self.settings.gate_max_tokens)
             gate_passed = prompts.parse_gate(answer) if answer is not None else None
-            gate_rec = {"agent": g.agent, "question": g.question, "passed": gate_passed, "response": answer}
+            gate_rec = {"agent": g.agent, "question": question, "passed": gate_passed, "response": answer}
 
-        phase_prompts.after_round(plan.phase, fresh, ctx.report, {m.name: m.role.name for m in self.team})
+        feedback = read_round(fresh, collector_status=collector.status, collector_section=collector.section_id,
+                              sections=ctx.report.list_sections(),
+                              gate_agent=plan.gate_check.agent if plan.gate_check else None, gate_passed=gate_passed)
+        phase_prompts.after_round(plan.phase, feedback, ctx.report, {m.name: m.role.name for m in self.team})
 
         # Memory: what each agent said this round is its "previous output" next round.
         for a in plan.acting:
@@ -388,7 +409,7 @@ class RoundEngine:
         return RoundResult(outputs=fresh, order=order, collector=collector, tokens=tokens, calls=rec.calls,
                            record=record, gate_passed=gate_passed, budget_exhausted=ctx.budget_exhausted,
                            wall_s=rec.now(), llm_calls=len(llm_calls), llm_errors=len(llm_errors),
-                           llm_failure=llm_failure)
+                           llm_failure=llm_failure, feedback=feedback)
 
     def _key(self, name: str) -> int:
         return self.priority.get(name, len(self.priority))

@@ -17,7 +17,7 @@ from .. import phase_prompts, prompts
 from ..backends import TokenBudgetExceeded
 from ..collector import CollectorResult, is_absence_only
 from ..engine.retrieval import format_evidence
-from ..engine.runner import EngineSettings, EpisodeContext, RoundEngine, _Recorder, own_call_error
+from ..engine.runner import EngineSettings, EpisodeContext, RoundEngine, _Recorder, instruction_for, own_call_error
 from ..judges.reference import STOPWORDS, _stem
 from ..judges.text import sentences, words
 from ..report_filter import filter_report_text
@@ -270,13 +270,13 @@ class ExtractiveEngine(RoundEngine):
             messages = phase_prompts.agent_messages(role, phase=plan.phase, topic=report.topic,
                                                     objective_text=objective, report=report, inbox=inbox,
                                                     memory=memory, evidence=evidence,
-                                                    instruction=plan.instructions.get(name, ""),
+                                                    instruction=instruction_for(plan, name),
                                                     phase_round=plan.phase_round, phase_rounds=plan.phase_rounds)
         else:
             messages = prompts.agent_messages(role, topic=report.topic, objective=objective,
                                               outline=[t for _, t, _ in report.list_sections()],
                                               summary=report.progress_summary, inbox=inbox, memory=memory,
-                                              evidence=evidence, instruction=plan.instructions.get(name, ""),
+                                              evidence=evidence, instruction=instruction_for(plan, name),
                                               phase=plan.phase)
         record["prompt"] = list(messages)
         text = await self._call(ctx, rec, name, "agent", Composed(messages, output), self.settings.agent_max_tokens)
