@@ -50,9 +50,9 @@ endef
 
 # Static checks: ruff (rules in pyproject.toml [tool.ruff]) and mypy on the packages
 # (pyproject.toml [tool.mypy]; both come with the dev extra that `install` installs).
-MYPY_PACKAGES := rag agents_llm envs algos
+MYPY_PACKAGES := report_protocol rag agents_llm envs algos
 lint: install
-	$(PYTHON) -m ruff check rag agents_llm envs algos experiments tests
+	$(PYTHON) -m ruff check report_protocol rag agents_llm envs algos experiments tests
 	$(PYTHON) -m mypy $(MYPY_PACKAGES)
 
 test: install

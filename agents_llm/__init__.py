@@ -3,7 +3,7 @@ Collector, the per-episode `ReportState`, judges and reward, the report filter a
 execution trace.
 
 Nothing is imported here eagerly, so `import agents_llm` stays cheap; import the
-submodule you need (`agents_llm.engine`, `agents_llm.round_plan`, ...).
+submodule you need (`agents_llm.engine`, ...; the round plan and action table are in `report_protocol`).
 """
 
 

@@ -3,32 +3,26 @@
 The engine picks these when a `RoundPlan.phase` is one of `PHASES` (the plan comes from
 `algos.handcrafted`): a phase block appended to the role's system prompt, a per-phase,
 per-role objective carrying the round number, the live section list (with ids) in
-REVIEW and REVISION, and the gaps PLANNING found, shown to the LeadArchitect.
+REVIEW and REVISION, and the gaps PLANNING found, shown to the LeadArchitect. The
+plan's directives (`report_protocol.Directive`) and its gate check are worded here too.
 
-The signal strings below are the protocol between these prompts and the policy in
-`algos.handcrafted_phases`, which keeps its own copy because `algos` never imports
-`agents_llm` (tests check that both agree). Prompts stay short: the default model is a
-135M-parameter model that loses long instructions.
+The signals the prompts ask for are the protocol's (`report_protocol.vocabulary`); the
+engine reads them back (`agents_llm.engine.feedback`). Prompts stay short: the default
+model is a 135M-parameter model that loses long instructions.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping, Sequence
+
+from report_protocol import Directive, RoundFeedback
+from report_protocol import vocabulary as v
+from report_protocol.vocabulary import (DRAFTING, DRAFTING_COMPLETE, HOLD, MISSING, PLANNING, RESEARCH,
+                                        RESEARCH_EXHAUSTED, REVIEW, REVISION, REVISION_COMPLETE)
 
 from . import prompts
 from .report_state import ReportState
 
-PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION = "planning", "research", "drafting", "review", "revision"
-PHASES = (PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION)
-
-RESEARCH_EXHAUSTED = prompts.RESEARCH_EXHAUSTED
-DRAFTING_COMPLETE = "[DRAFTING_COMPLETE]"
-REVISION_COMPLETE = "[REVISION_COMPLETE]"
-HOLD = "[HOLD]"
-SECTION_COMPLETE = "[SECTION_COMPLETE — ASSIGN NEXT SECTION]"
-SECTION_SKIPPED = "[SECTION_SKIPPED — ASSIGN NEXT SECTION]"
-CORRECTION_APPLIED = "[CORRECTION_APPLIED — ASSIGN NEXT CORRECTION]"
-MISSING = "MISSING:"  # the Researcher's PLANNING mark for a subtopic the sources do not cover
+PHASES = v.PHASE_ORDER
 
 # One short paragraph per phase, appended to every role's system prompt.
 PHASE_BLOCK: dict[str, str] = {
@@ -141,21 +135,39 @@ def agent_messages(role: str, *, phase: str, topic: str, objective_text: str, re
             {"role": "user", "content": "\n\n".join(parts)}]
 
 
-_MISSING_LINE = re.compile(r"^\W*MISSING\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
-_EXHAUSTED_FOR = re.compile(re.escape(RESEARCH_EXHAUSTED) + r"\s*nothing relevant found for:\s*(.+)", re.IGNORECASE)
+# The gate check's question when the plan leaves the wording to the engine (GateCheck.question None).
+GATE_QUESTION = ("Next is {phase} round {round}. Would your contribution add something new to it? "
+                 "Answer YES to EXECUTE or NO to SKIP.")
+DEFAULT_FINDING = "apply the review notes"  # a correction without a finding of its own
 
 
-def extract_deficiencies(text: str) -> list[str]:
-    """Subtopics an output says the sources do not cover ('MISSING: x' lines, or the
-    engine's '[RESEARCH_EXHAUSTED] nothing relevant found for: q1; q2')."""
-    found = [m.group(1).strip(" .;") for m in _MISSING_LINE.finditer(text)]
-    m = _EXHAUSTED_FOR.search(text)
-    if m:
-        found += [q.strip(" .") for q in m.group(1).split(";")]
-    return [f[:120] for f in found if len(f) >= 3]
+def gate_question(agent: str, phase: str | None, next_round: int | None) -> str:
+    return GATE_QUESTION.format(agent=agent, phase=phase, round=next_round)
 
 
-def after_round(phase: str | None, outputs: Mapping[str, str], report: ReportState, roles: Mapping[str, str]) -> None:
+def section_tag(section_id: str | None) -> str:
+    return f"[{v.SECTION_ID_TAG}: {section_id}]"
+
+
+def directive_text(d: Directive) -> str:
+    """The instruction line an agent's prompt shows for a plan's directive."""
+    notice = f"{v.NOTICES[d.notice]} " if d.notice else ""
+    title, tag, finding = d.title or "", section_tag(d.section_id), d.finding or DEFAULT_FINDING
+    wording = {
+        v.ASSIGN_SECTION: lambda: f"{notice}Section to write now ({d.position} of {d.total}): {title}",
+        v.FIND_EVIDENCE: lambda: f"Find evidence for the section: {title}",
+        v.WRITE_SECTION: lambda: f"Write the section: {title}",
+        v.CLOSE_DRAFTING: lambda: f"{notice}Every planned section is written: answer {DRAFTING_COMPLETE}.",
+        v.NAME_NEXT_SECTION: lambda: f"{notice}Name the next section the report needs.",
+        v.ASSIGN_CORRECTION: lambda: f"{notice}Correction to assign: {tag} {title}: {finding}",
+        v.APPLY_CORRECTION: lambda: (f"Rewrite section {tag} ({title}) applying: {finding}. "
+                                     f"Start your answer with {tag}."),
+        v.CLOSE_REVISION: lambda: f"{notice}Every correction is applied: answer {REVISION_COMPLETE}.",
+    }
+    return wording[d.kind]()
+
+
+def after_round(phase: str | None, feedback: RoundFeedback, report: ReportState, roles: Mapping[str, str]) -> None:
     """Persist what a round of `phase` found out into the report state.
 
     PLANNING: the Researcher's deficiencies become `report.deficient_topics`, which the
@@ -163,9 +175,9 @@ def after_round(phase: str | None, outputs: Mapping[str, str], report: ReportSta
     """
     if phase != PLANNING:
         return
-    for agent, text in outputs.items():
-        if roles.get(agent) == "Researcher" and text:
-            for topic in extract_deficiencies(text):
+    for agent, read in feedback.agents.items():
+        if roles.get(agent) == "Researcher" and read.text:
+            for topic in read.deficiencies:
                 report.note_deficiency(topic)
 
 

@@ -12,11 +12,9 @@ import re
 from typing import Sequence
 
 from rag.guard import guard_untrusted_text
+from report_protocol.vocabulary import NO_QUERY, RESEARCH_EXHAUSTED
 
 Message = dict[str, str]
-
-NO_QUERY = "NO_QUERY"
-RESEARCH_EXHAUSTED = "[RESEARCH_EXHAUSTED]"
 
 SYSTEM: dict[str, str] = {
     "LeadArchitect": ("You are the Lead Architect of a team writing a technical report. You plan; you do not "

@@ -1,15 +1,14 @@
-"""The handcrafted pipeline's phases as plain data: round patterns, budgets, signals.
+"""The handcrafted pipeline's phases as plain data: round patterns and budgets.
 
 The original Q-Mix report writer ran a fixed five-phase pipeline. Each phase is a list
 of round patterns that cycle within the phase (pattern ``k % len(patterns)`` in the
 phase's round ``k``); a pattern names the agents that must run, the agents that may run
-(the :class:`~algos.handcrafted.RoundScheduler` decides), and the directed message
-edges of the round (receiver ``"Collector"`` = append to the report).
+(the :class:`~algos.handcrafted_scheduler.RoundScheduler` decides), and the directed
+message edges of the round (receiver ``"Collector"`` = append to the report).
 
-Agent names are the team's agent names (``possible_agents``). The signal strings are
-the protocol the phase prompts in ``agents_llm.phase_prompts`` teach the agents; they
-are repeated here because ``algos`` never imports ``agents_llm`` (a test checks that
-both sides agree).
+Agent names are the team's agent names (``possible_agents``). Phase names and signals
+are the report protocol's (``report_protocol.vocabulary``), which the phase prompts in
+``agents_llm.phase_prompts`` share.
 """
 
 from __future__ import annotations
@@ -17,29 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-COLLECTOR = "Collector"
+from report_protocol import COLLECTOR
+from report_protocol.vocabulary import DRAFTING, PHASE_ORDER, PLANNING, RESEARCH, REVIEW, REVISION
 
-# Phase labels, in pipeline order (RoundPlan.phase carries them to the engine).
-PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION = "planning", "research", "drafting", "review", "revision"
-PHASE_ORDER = (PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION)
 DEFAULT_ROUNDS = {PLANNING: 2, RESEARCH: 6, DRAFTING: 10, REVIEW: 2, REVISION: 4}
-
-# Early-exit signals: seen in any output of the phase, they end it.
-RESEARCH_EXHAUSTED = "[RESEARCH_EXHAUSTED]"
-DRAFTING_COMPLETE = "[DRAFTING_COMPLETE]"
-REVISION_COMPLETE = "[REVISION_COMPLETE]"
-EXIT_SIGNALS = {RESEARCH: RESEARCH_EXHAUSTED, DRAFTING: DRAFTING_COMPLETE, REVISION: REVISION_COMPLETE}
-
-# Task sentinels the pipeline hands the LeadArchitect when a task is done.
-SECTION_COMPLETE = "[SECTION_COMPLETE — ASSIGN NEXT SECTION]"
-SECTION_SKIPPED = "[SECTION_SKIPPED — ASSIGN NEXT SECTION]"
-CORRECTION_APPLIED = "[CORRECTION_APPLIED — ASSIGN NEXT CORRECTION]"
-
-# Outputs that say "nothing from me": they do not count as having produced output.
-HOLD = "[HOLD]"
-NON_OUTPUT_MARKERS = (HOLD, RESEARCH_EXHAUSTED)
-
-SECTION_ID_TAG = "SECTION_ID"  # "[SECTION_ID: S3]" names the section a correction is for
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 A preset is a constant joint action over the report env's ``5 + N`` action table, so
 it runs through exactly the path a learner's actions take (masks, cycle dropping,
-prompts, reward, trace) and is compared with QMIX on equal terms. The table, for N
-agents (``DESIGN.md``): 0 solo_process, 1 broadcast_all, 2+j selective_query_j,
-N+2 aggregate_refine, N+3 append, N+4 terminate.
+prompts, reward, trace) and is compared with QMIX on equal terms. The actions are the
+report protocol's (``report_protocol.ActionTable``: solo_process, broadcast_all,
+selective_query_j, aggregate_refine, append, terminate).
 
 Topologies, agents in team order 0..N-1 (index 0 = highest priority):
 
@@ -28,6 +28,8 @@ from typing import Optional
 
 import numpy as np
 
+from report_protocol import ActionTable
+
 from .base import AlgoConfig, FixedPolicy
 
 TOPOLOGIES = ("solo", "star", "chain", "full", "ring")
@@ -43,22 +45,17 @@ class PresetConfig(AlgoConfig):
 
 def topology_actions(topology: str, n_agents: int) -> list[int]:
     """Each agent's action (by team index) in a communication round of ``topology``."""
-    N = n_agents
-    solo, broadcast, aggregate = 0, 1, N + 2
-
-    def query(j: int) -> int:
-        return 2 + j
-
+    N, table = n_agents, ActionTable(n_agents)
     if topology == "solo" or N == 1:
-        return [solo] * N
+        return [table.solo] * N
     if topology == "star":
-        return [broadcast] + [solo] * (N - 1)
+        return [table.broadcast] + [table.solo] * (N - 1)
     if topology == "chain":
-        return [solo] + [query(i - 1) for i in range(1, N)]
+        return [table.solo] + [table.query(i - 1) for i in range(1, N)]
     if topology == "full":
-        return [aggregate] * N
+        return [table.aggregate] * N
     if topology == "ring":
-        return [query((i - 1) % N) for i in range(N)]
+        return [table.query((i - 1) % N) for i in range(N)]
     raise ValueError(f"algo.topology: unknown topology {topology!r}; expected one of {list(TOPOLOGIES)}")
 
 
@@ -71,9 +68,10 @@ class PresetTopology(FixedPolicy):
     def __init__(self, spec, cfg: PresetConfig, *, seed: int = 0, device: str = "cpu"):
         super().__init__(spec, cfg, seed=seed, device=device)
         n = spec.n_agents
-        if spec.n_actions != n + 5:
-            raise ValueError(f"preset topologies need the report env's 5+N action table ({n + 5} actions for "
-                             f"{n} agents); this env has {spec.n_actions}")
+        self.table = ActionTable(n)
+        if spec.n_actions != self.table.size:
+            raise ValueError(f"preset topologies need the report env's 5+N action table ({self.table.size} actions "
+                             f"for {n} agents); this env has {spec.n_actions}")
         if cfg.append_every < 1:
             raise ValueError(f"algo.append_every: expected >= 1, got {cfg.append_every}")
         self.base_actions = topology_actions(cfg.topology, n)
@@ -83,7 +81,7 @@ class PresetTopology(FixedPolicy):
             self.writer = cfg.writer
         else:
             self.writer = "DataAnalyst" if "DataAnalyst" in spec.agents else spec.agents[-1]
-        self.append_action = n + 3
+        self.append_action = self.table.append
         self.round = 0
 
     def begin_episode(self) -> None:
@@ -104,6 +102,6 @@ class PresetTopology(FixedPolicy):
             mask = np.asarray(masks[agent]).astype(bool)
             a = wanted[agent]
             if not mask[a]:  # e.g. broadcast in a one-agent team: fall back to solo, else the first allowed
-                a = 0 if mask[0] else int(np.flatnonzero(mask)[0])
+                a = self.table.solo if mask[self.table.solo] else int(np.flatnonzero(mask)[0])
             out[agent] = int(a)
         return out

@@ -1,7 +1,7 @@
 """`report_writing_v0`: a team of LLM agents writes one sourced report per episode.
 
 PettingZoo `ParallelEnv`. Each round every agent picks one of `5 + N` communication
-actions (see `agents_llm.round_plan`); the joint action becomes a `RoundPlan`; the
+actions (see `report_protocol.actions`); the joint action becomes a `RoundPlan`; the
 round engine runs it; the Collector appends; the judge scores; the env emits the
 reward at the round it is earned.
 
@@ -75,7 +75,7 @@ from agents_llm.judges import make_judge, make_reward_tracker
 from agents_llm.referee import Referee, flag_counts, grounder_for, make_referee_config
 from agents_llm.report_state import ReportState
 from agents_llm.roles import DEFAULT_TEAM, ROLES, build_team
-from agents_llm.round_plan import ActionTable, RoundPlan
+from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
@@ -574,6 +574,7 @@ class ReportWritingEnv(ParallelEnv):
         common["round_outputs"] = dict(result.outputs)
         common["collector_section"] = result.collector.section_id
         common["sections"] = [list(s) for s in self.report.list_sections()]
+        common["feedback"] = result.feedback.to_dict()  # the engine's reading of the outputs (report_protocol)
         if budget:
             common["budget_exhausted"] = budget
         if end_reason:

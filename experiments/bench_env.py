@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.backends.scripted import ScriptedBackend  # noqa: E402
-from agents_llm.round_plan import ActionTable  # noqa: E402
+from report_protocol import ActionTable  # noqa: E402
 from envs.report_writing import ReportWritingEnv  # noqa: E402
 
 TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]

@@ -14,10 +14,9 @@ from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
 from rag.guard import GuardFinding, guard_untrusted_text
 from rag.store import Location, RagStore, locations_of
+from report_protocol.vocabulary import NO_QUERY  # the Researcher's "no search" answer, dropped from queries
 
 logger = logging.getLogger(__name__)
-
-NO_QUERY = "NO_QUERY"
 
 
 @dataclass

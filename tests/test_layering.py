@@ -1,8 +1,12 @@
 """Dependencies point one way: rag <- agents_llm <- envs <- algos <- experiments.
 
-Every arrow is checked on the source (each absolute import of a project package) and on
-what an import really loads (a fresh interpreter importing every module of a lower layer
-must not pull in a higher one). Exceptions are listed once, here, with their reason.
+`report_protocol` (the action table, round plan, vocabulary and feedback every layer
+speaks) is the leaf below them all: every layer may import it, and it imports the
+standard library only. Every arrow is checked on the source (each absolute import of a
+project package) and on what an import really loads (a fresh interpreter importing
+every module of a lower layer must not pull in a higher one). Exceptions are listed
+once, here, with their reason. Fixed policies speak the protocol's plain data: no
+regular expression over model text in `algos/handcrafted*.py`.
 """
 from __future__ import annotations
 
@@ -15,14 +19,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("rag", "agents_llm", "envs", "algos")
+PACKAGES = ("report_protocol", "rag", "agents_llm", "envs", "algos")
 # What each package may import (itself included). `experiments` may import anything.
 ALLOWED = {
-    "rag": {"rag"},
-    "agents_llm": {"agents_llm", "rag"},
-    "envs": {"envs", "agents_llm", "rag"},
-    # algos sees the env contract (envs/__init__.py) and nothing of the LLM side.
-    "algos": {"algos", "envs"},
+    "report_protocol": {"report_protocol"},
+    "rag": {"rag", "report_protocol"},
+    "agents_llm": {"agents_llm", "rag", "report_protocol"},
+    "envs": {"envs", "agents_llm", "rag", "report_protocol"},
+    # algos sees the env contract (envs/__init__.py), the report protocol and nothing of the LLM side.
+    "algos": {"algos", "envs", "report_protocol"},
 }
 # (importing module, imported package): why the arrow may point the other way.
 EXCEPTIONS = {
@@ -94,7 +99,51 @@ print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))
 """
 
 
+def test_the_report_protocol_imports_the_standard_library_only():
+    """The leaf every layer imports stays a leaf: no third-party package, no project package but itself."""
+    outside = []
+    for _, path in _modules("report_protocol"):
+        for name, line in _absolute_imports(path):
+            top = name.split(".")[0]
+            if top != "report_protocol" and top not in sys.stdlib_module_names and top != "__future__":
+                outside.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert not outside, "report_protocol must import only the standard library:\n" + "\n".join(outside)
+
+
+TEXT_PATTERN_MODULES = {"re", "regex", "fnmatch"}
+
+
+def _text_pattern_uses(path: Path) -> list[str]:
+    """Imports of a pattern-matching module, and calls of string parsing helpers on text."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"{path.name}:{node.lineno} import {a.name}" for a in node.names
+                      if a.name.split(".")[0] in TEXT_PATTERN_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in TEXT_PATTERN_MODULES:
+            found.append(f"{path.name}:{node.lineno} from {node.module} import ...")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in {"splitlines", "finditer", "findall", "fullmatch"}:
+            found.append(f"{path.name}:{node.lineno} .{node.func.attr}(...)")
+    return found
+
+
+def test_handcrafted_policy_reads_structured_feedback_not_text():
+    """The engine parses the model's output (agents_llm.engine.feedback); the pipeline decides from fields."""
+    files = sorted((ROOT / "algos").glob("handcrafted*.py"))
+    assert len(files) >= 4, files  # the phase machine, its scheduler, feedback handling and phases
+    uses = [u for f in files for u in _text_pattern_uses(f)]
+    assert not uses, "algos/handcrafted*.py parse text; read report_protocol.RoundFeedback instead:\n" + "\n".join(uses)
+
+
+def test_the_text_pattern_check_sees_a_regex():
+    """The check above is not blind: it flags the engine's own parser."""
+    assert any("import re" in u for u in _text_pattern_uses(ROOT / "agents_llm" / "engine" / "feedback.py"))
+
+
 @pytest.mark.parametrize("package,forbidden", [
+    ("report_protocol", {"rag", "agents_llm", "envs", "algos", "experiments"}),
     ("rag", {"agents_llm", "envs", "algos", "experiments"}),
     ("algos", {"agents_llm", "rag", "experiments"}),
 ])

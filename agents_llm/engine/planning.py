@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..round_plan import COLLECTOR, ActionTable, Denial, RoundPlan
+from report_protocol import COLLECTOR, ActionTable, Denial, RoundPlan
 
 
 def action_mask(table: ActionTable, agent_index: int, *, round_index: int, min_rounds_before_terminate: int,

@@ -13,11 +13,14 @@ import re
 from collections import Counter
 from typing import Any, Sequence
 
-from .. import phase_prompts, prompts
+from .. import prompts
 from ..backends import TokenBudgetExceeded
 from ..collector import CollectorResult, is_absence_only
 from ..engine.retrieval import format_evidence
-from ..engine.runner import EngineSettings, EpisodeContext, RoundEngine, _Recorder, own_call_error
+from ..engine.context import EngineSettings, EpisodeContext
+from ..engine.round_record import CallRecorder, own_call_error
+from ..engine.runner import RoundEngine
+from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_messages
 from ..judges.reference import STOPWORDS, _stem
 from ..judges.text import sentences, words
 from ..report_filter import filter_report_text
@@ -186,7 +189,7 @@ class ExtractiveEngine(RoundEngine):
         self.key_terms = tuple(key_terms)
 
     # -- the charged "call" --------------------------------------------------------
-    async def _call(self, ctx: EpisodeContext, rec: _Recorder, agent: str, kind: str, messages: list,
+    async def _call(self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list,
                     max_tokens: int) -> str | None:
         if not isinstance(messages, Composed):
             if kind != "gate":
@@ -210,19 +213,11 @@ class ExtractiveEngine(RoundEngine):
         return output
 
     # -- one agent -----------------------------------------------------------------
-    async def _run_agent(self, name: str, plan, ctx: EpisodeContext, rec: _Recorder, fresh: dict[str, str],
-                         timing: dict, agents_rec: dict) -> None:
+    async def run_turn(self, name: str, plan, ctx: EpisodeContext, rec: CallRecorder, inbox: Inbox) -> AgentTurn:
         member = self.by_name[name]
-        inbox = []
-        for (s, r), when in timing.items():
-            if r != name or s == name:  # a self edge is the memory
-                continue
-            inbox.append((s, fresh.get(s, "") if when == "fresh" else ctx.memory.get(s, "")))
-        inbox.sort(key=lambda st: self.priority[st[0]])
         memory = ctx.memory.get(name, "")
         report = ctx.report
-        record = agents_rec[name]
-        record["senders"] = [s for s, _ in inbox]
+        turn = AgentTurn(output=None, senders=[s for s, _ in inbox])
         role = member.role.name
         # What this agent's prompt shows is fixed when its layer starts, as for an LLM team
         # whose calls in one layer are in flight together: a peer's new objective is not seen.
@@ -233,14 +228,14 @@ class ExtractiveEngine(RoundEngine):
         if member.role.uses_rag and self.retriever is not None:
             queries = self.research_queries(report.topic, objective, inbox)
             retrieval: dict[str, Any] = {"queries": queries, "chunks": [], "exhausted": False, "error": None}
-            record["retrieval"] = retrieval
+            turn.retrieval = retrieval
             q = await self._call(ctx, rec, name, "query",
                                  Composed(prompts.query_messages(topic=report.topic, objective=objective,
                                                                  inbox=inbox, memory=memory,
                                                                  max_queries=self.settings.max_queries),
                                           "\n".join(queries)), self.settings.query_max_tokens)
             if q is None and ctx.budget_exhausted:
-                return
+                return turn
             try:
                 chunks = await asyncio.to_thread(self._retrieve, queries)
             except Exception as e:  # a store failure must not end the round; the trace says why
@@ -250,9 +245,8 @@ class ExtractiveEngine(RoundEngine):
             if not chunks:
                 retrieval["exhausted"] = True
                 ctx.rag_exhausted = True
-                out = f"{prompts.RESEARCH_EXHAUSTED} nothing relevant found for: " + "; ".join(queries)
-                fresh[name] = record["response"] = out
-                return
+                turn.output = turn.response = exhausted_output(queries)
+                return turn
             ctx.rag_exhausted = False
             evidence = format_evidence(chunks, self.settings.evidence_max_chars)
             ctx.sources.add(chunks)
@@ -266,29 +260,20 @@ class ExtractiveEngine(RoundEngine):
         else:
             output = self.reviewer(report, inbox, memory)
 
-        if phase_prompts.handles(plan.phase):
-            messages = phase_prompts.agent_messages(role, phase=plan.phase, topic=report.topic,
-                                                    objective_text=objective, report=report, inbox=inbox,
-                                                    memory=memory, evidence=evidence,
-                                                    instruction=plan.instructions.get(name, ""),
-                                                    phase_round=plan.phase_round, phase_rounds=plan.phase_rounds)
-        else:
-            messages = prompts.agent_messages(role, topic=report.topic, objective=objective,
-                                              outline=[t for _, t, _ in report.list_sections()],
-                                              summary=report.progress_summary, inbox=inbox, memory=memory,
-                                              evidence=evidence, instruction=plan.instructions.get(name, ""),
-                                              phase=plan.phase)
-        record["prompt"] = list(messages)
+        messages = turn_messages(role, plan, name, ctx, objective=objective, inbox=inbox, memory=memory,
+                                 evidence=evidence)
+        turn.prompt = list(messages)
         text = await self._call(ctx, rec, name, "agent", Composed(messages, output), self.settings.agent_max_tokens)
         if text is None:
-            record["error"] = own_call_error(rec, name)
-            fresh[name] = ""
-            return
-        fresh[name] = record["response"] = text
+            turn.error = own_call_error(rec, name)
+            turn.output = ""
+            return turn
+        turn.output = turn.response = text
         if member.role.sets_objective:
             objective = prompts.parse_objective(text)
             if objective:
                 ctx.objective = objective
+        return turn
 
     def _retrieve(self, queries: list[str]) -> list:
         # The store does not change within a run: the same queries find the same chunks.

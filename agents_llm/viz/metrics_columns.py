@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 
 _ACTION_COLUMN = re.compile(r"^(?:[a-z_]+/)?act/(?P<agent>.+)/(?P<action>\d+)$")
 

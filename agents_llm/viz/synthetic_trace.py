@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from graphlib import TopologicalSorter
 
-from agents_llm.round_plan import COLLECTOR, ActionTable
+from report_protocol import COLLECTOR, ActionTable
 from agents_llm.trace import SCHEMA_NAME, SCHEMA_VERSION
 
 DEFAULT_ROLES = ("LeadArchitect", "Researcher", "DataAnalyst", "Reviewer", "Researcher")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from agents_llm.round_plan import COLLECTOR
+from report_protocol import COLLECTOR
 from agents_llm.trace import replay_report
 
 from .trace_steps import AGENT_STEP, COLLECTOR_STEP, ViewStep

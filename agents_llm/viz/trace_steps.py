@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agents_llm.round_plan import COLLECTOR
+from report_protocol import COLLECTOR
 
 AGENT_STEP, COLLECTOR_STEP, IDLE_STEP = "agent", "collector", "idle"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 from tests.report_doubles import HASHING_JUDGE, StubRetriever, isolated_cache  # noqa: F401 (fixture)
 
 from .standins import OllamaStandIn, OpenAIStandIn

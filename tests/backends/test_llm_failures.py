@@ -10,7 +10,7 @@ from agents_llm.backends import LLMConnectionError, LLMError, ResponseCache, Ret
 from agents_llm.backends.errors import LLMResponseError
 from agents_llm.backends.ollama_native import OllamaBackend
 from agents_llm.backends.openai_compat import OpenAIBackend
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 from tests.report_doubles import HASHING_JUDGE, StubRetriever, isolated_cache  # noqa: F401 (fixture)
 
 from .standins import OllamaStandIn, OpenAIStandIn, free_port

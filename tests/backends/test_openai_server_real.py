@@ -76,7 +76,7 @@ def test_api_key_is_read_from_the_named_variable(server_url, monkeypatch):
 def test_multi_round_report_episode_over_the_real_server(server_url):
     """Several rounds of the report team through one backend object: the client's connection
     pool must outlive each sync step's event loop (it used to break in round 2)."""
-    from agents_llm.round_plan import ActionTable
+    from report_protocol import ActionTable
     from envs.report_writing import ReportWritingEnv
     from tests.report_doubles import HASHING_JUDGE, StubRetriever
 

@@ -98,7 +98,7 @@ def test_redaction_leaves_prose_about_passwords_readable():
 
 def test_trace_of_an_episode_hides_free_form_secrets_from_documents(tmp_path):
     from agents_llm.backends.scripted import ScriptedBackend
-    from agents_llm.round_plan import ActionTable
+    from report_protocol import ActionTable
     from envs.report_writing import ReportWritingEnv
     from tests.report_doubles import HASHING_JUDGE, StubRetriever
 

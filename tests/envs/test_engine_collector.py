@@ -9,7 +9,7 @@ from agents_llm.collector import Collector, is_absence_only
 from agents_llm.engine import EpisodeContext, RoundEngine, plan_from_actions
 from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.roles import build_team
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 
 from .conftest import StubRetriever, scripted
 

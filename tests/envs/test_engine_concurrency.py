@@ -10,7 +10,7 @@ from agents_llm.backends import TokenLedger
 from agents_llm.engine import EpisodeContext, RoundEngine, plan_from_actions
 from agents_llm.report_state import ReportState
 from agents_llm.roles import build_team
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 
 from .conftest import StubRetriever, scripted
 

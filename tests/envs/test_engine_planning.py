@@ -11,7 +11,7 @@ from agents_llm.backends import TokenLedger
 from agents_llm.engine import EpisodeContext, RoundEngine, action_mask, plan_from_actions
 from agents_llm.report_state import ReportState
 from agents_llm.roles import build_team
-from agents_llm.round_plan import COLLECTOR, ActionTable, RoundPlan
+from report_protocol import COLLECTOR, ActionTable, RoundPlan
 
 from .conftest import scripted
 

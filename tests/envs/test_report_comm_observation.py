@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 from tests.pettingzoo_api import strict_parallel_api_test
 
 from .conftest import StubRetriever, make_env

@@ -13,7 +13,7 @@ from tests.pettingzoo_api import strict_parallel_api_test, strict_parallel_seed_
 from agents_llm import prompts
 from agents_llm.backends import RetryPolicy
 from agents_llm.judges import JudgeResult
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 
 from .conftest import HASHING_JUDGE, HASHING_RAG, SlowForRole, StubRetriever, make_env, scripted
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 
 from .conftest import HASHING_JUDGE, HASHING_RAG
 

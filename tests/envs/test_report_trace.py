@@ -6,7 +6,7 @@ import json
 import jsonschema
 import pytest
 
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 from agents_llm.trace import REDACTED, SCHEMA_NAME, TRACE_SCHEMA, ExecutionTrace, load_trace, redact
 
 from .conftest import StubRetriever, make_env

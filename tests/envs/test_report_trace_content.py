@@ -7,7 +7,7 @@ import json
 
 import jsonschema
 
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 from agents_llm.trace import TRACE_SCHEMA, load_trace, replay_report
 
 from .conftest import StubRetriever, make_env

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 
 AGENTS = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
 T = ActionTable(4)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 import algos
-from algos.handcrafted import parse_corrections, parse_outline
 from algos.handcrafted_phases import PhaseConfigError
 from algos.presets import topology_actions
 
@@ -38,13 +37,6 @@ def test_default_phases_need_their_agents_in_the_team():
     spec = algos.EnvSpec(agents=["LeadArchitect", "Researcher", "DataAnalyst"], obs_dim=4, n_actions=8, state_dim=0)
     with pytest.raises(PhaseConfigError, match="phase review, round pattern 0: required names unknown agent 'Reviewer'"):
         algos.build("handcrafted", spec)
-
-
-def test_parse_outline_and_corrections():
-    text = "OBJECTIVE: start\n1. Background\n2) Methods (doc1.md)\n- Results\n## Limits\nMISSING: quantum\n- Results"
-    assert parse_outline(text) == ["Background", "Methods", "Results", "Limits"]
-    found = parse_corrections("[SECTION_ID: S2] too long\n[section_id: s9] ghost\n- [SECTION_ID:S1]: cite", ["S1", "S2"])
-    assert found == [("S2", "too long"), ("S1", "cite")]
 
 
 def test_topology_actions_follow_the_action_table():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agents_llm import phase_prompts
-from algos import handcrafted_phases as hp
+from report_protocol import vocabulary as voc
 
 from .conftest import TeamScript, make_env, make_policy, run_pipeline
 
@@ -62,9 +62,9 @@ def test_round_patterns_cycle_within_a_phase():
 
 
 @pytest.mark.parametrize("phase, role, signal", [
-    ("research", "Researcher", hp.RESEARCH_EXHAUSTED),
-    ("drafting", "LeadArchitect", hp.DRAFTING_COMPLETE),
-    ("revision", "LeadArchitect", hp.REVISION_COMPLETE),
+    ("research", "Researcher", voc.RESEARCH_EXHAUSTED),
+    ("drafting", "LeadArchitect", voc.DRAFTING_COMPLETE),
+    ("revision", "LeadArchitect", voc.REVISION_COMPLETE),
 ])
 def test_each_exit_signal_ends_its_phase(phase, role, signal):
     """The signal comes in the phase's round 3; the phase ends there, the next one starts."""
@@ -104,9 +104,9 @@ def test_section_sentinels_advance_through_the_outline():
     rounds, _ = run_pipeline(env, make_policy(env, rounds={"drafting": 10, "review": 0, "revision": 0}))
     lead = [u for _, u in script.prompts_of("LeadArchitect", "DRAFTING")]
     assert len(lead) == 3
-    assert "Section to write now (1 of 3): Alpha methods" in lead[0] and hp.SECTION_COMPLETE not in lead[0]
-    assert f"{hp.SECTION_COMPLETE} Section to write now (2 of 3): Beta results" in lead[1]
-    assert f"{hp.SECTION_SKIPPED} Section to write now (3 of 3): Gamma limits" in lead[2]
+    assert "Section to write now (1 of 3): Alpha methods" in lead[0] and voc.NOTICES[voc.SECTION_COMPLETE] not in lead[0]
+    assert f"{voc.NOTICES[voc.SECTION_COMPLETE]} Section to write now (2 of 3): Beta results" in lead[1]
+    assert f"{voc.NOTICES[voc.SECTION_SKIPPED]} Section to write now (3 of 3): Gamma limits" in lead[2]
     statuses = [r["collector"]["status"] for r in rounds if r["phase"] == "drafting" and r["collector"]["status"] != "idle"]
     assert statuses == ["appended", "skipped", "appended"]
     assert len(env.report.sections) == 2
@@ -115,7 +115,7 @@ def test_section_sentinels_advance_through_the_outline():
 def test_no_evidence_skips_the_writing_round():
     """A Researcher with nothing for a section: its writing round is not run at all."""
     def researcher(role, phase, rnd, request):
-        return hp.RESEARCH_EXHAUSTED if "Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
+        return voc.RESEARCH_EXHAUSTED if "Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
 
     script = TeamScript({("Researcher", "DRAFTING"): researcher})
     env = make_env(script)
@@ -124,7 +124,7 @@ def test_no_evidence_skips_the_writing_round():
     assert len(drafting) == 5  # 2 + 1 (skipped section) + 2
     assert [r["collector"]["status"] for r in drafting] == ["idle", "appended", "idle", "idle", "appended"]
     lead = [u for _, u in script.prompts_of("LeadArchitect", "DRAFTING")]
-    assert hp.SECTION_SKIPPED in lead[2] and "Gamma limits" in lead[2]
+    assert voc.NOTICES[voc.SECTION_SKIPPED] in lead[2] and "Gamma limits" in lead[2]
 
 
 def test_revision_replaces_the_tagged_section_in_place_and_advances_corrections():
@@ -147,8 +147,8 @@ def test_revision_replaces_the_tagged_section_in_place_and_advances_corrections(
     assert ids == ["S1", "S2", "S3"]  # replaced in place: same sections, same order
     assert [s.revision for s in env.report.sections] == [0, 1, 1]
     lead = [u for _, u in script.prompts_of("LeadArchitect", "REVISION")]
-    assert "Correction to assign: [SECTION_ID: S2]" in lead[0] and hp.CORRECTION_APPLIED not in lead[0]
-    assert f"{hp.CORRECTION_APPLIED} Correction to assign: [SECTION_ID: S3]" in lead[1]
+    assert "Correction to assign: [SECTION_ID: S2]" in lead[0] and voc.NOTICES[voc.CORRECTION_APPLIED] not in lead[0]
+    assert f"{voc.NOTICES[voc.CORRECTION_APPLIED]} Correction to assign: [SECTION_ID: S3]" in lead[1]
     # the live section list is in every REVIEW and REVISION prompt
     for phase in ("REVIEW", "REVISION"):
         for role in ("Reviewer", "LeadArchitect", "DataAnalyst"):
@@ -176,9 +176,9 @@ def _planning_researcher_runs(strategy, first_answer, gate="YES"):
     return "Researcher" in rounds[1]["agents"], rounds, script
 
 
-@pytest.mark.parametrize("first_answer", ["Sorting is covered (doc0.md).", "[HOLD]", hp.RESEARCH_EXHAUSTED])
+@pytest.mark.parametrize("first_answer", ["Sorting is covered (doc0.md).", "[HOLD]", voc.RESEARCH_EXHAUSTED])
 def test_skip_strategies_choose_who_runs(first_answer):
-    counts = first_answer not in ("[HOLD]", hp.RESEARCH_EXHAUSTED)
+    counts = first_answer not in ("[HOLD]", voc.RESEARCH_EXHAUSTED)
     assert _planning_researcher_runs("always_include", first_answer)[0] is True
     assert _planning_researcher_runs("temporal_heuristic", first_answer)[0] is counts
     ran_yes, rounds, script = _planning_researcher_runs("llm_gatecheck", first_answer, gate="YES, it helps")
@@ -247,10 +247,3 @@ def test_phase_prompts_carry_phase_block_and_round_number():
     prompt = drafting[2]["agents"]["LeadArchitect"]["prompt"]
     assert phase_prompts.PHASE_BLOCK["drafting"] in prompt[0]["content"]
     assert "Objective (DRAFTING round 3 of 4):" in prompt[-1]["content"]
-
-
-def test_signal_strings_agree_between_policy_and_prompts():
-    for name in ("RESEARCH_EXHAUSTED", "DRAFTING_COMPLETE", "REVISION_COMPLETE", "HOLD", "SECTION_COMPLETE",
-                 "SECTION_SKIPPED", "CORRECTION_APPLIED"):
-        assert getattr(hp, name) == getattr(phase_prompts, name), name
-    assert hp.PHASE_ORDER == phase_prompts.PHASES

@@ -24,7 +24,7 @@ from agents_llm.backends.scripted import ScriptedBackend
 from agents_llm.engine import EpisodeContext, RagRetriever, RoundEngine, plan_from_actions
 from agents_llm.report_state import ReportState
 from agents_llm.roles import build_team
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 from rag import guard_untrusted_text, ingest_paths, open_store
 from tests.rag.conftest import make_rag_cfg
 from tests.rag.docs import write_pdf

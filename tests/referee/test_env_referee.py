@@ -5,7 +5,7 @@ import pytest
 
 from agents_llm.backends.scripted import ScriptedBackend
 from agents_llm.referee import FLAG_KINDS
-from agents_llm.round_plan import ActionTable
+from report_protocol import ActionTable
 from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, StubRetriever
 
 TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]

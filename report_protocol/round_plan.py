@@ -1,4 +1,4 @@
-"""What one round does, as plain data: the action table and the `RoundPlan`.
+"""What one round does, as plain data: the `RoundPlan` and what it carries.
 
 The engine runs only `RoundPlan`s. A learner's joint discrete action becomes a plan
 through `plan_from_actions` (in `agents_llm.engine`); a fixed policy such as the
@@ -6,89 +6,15 @@ handcrafted pipeline may build a `RoundPlan` itself and hand it to
 `ReportWritingEnv.step_plan`. Both paths then share prompts, reward, token accounting
 and trace. Everything here is plain data (str, int, lists, dicts), so a policy in
 `algos` can build a plan from a dict without importing any LLM code
-(`RoundPlan.from_dict`).
-
-Action table for N acting agents (`5 + N` actions; N = 4 gives the original's 0..8):
-
-    0            solo_process       run alone (own previous output only)
-    1            broadcast_all      send own output to every other acting agent
-    2 .. N+1     selective_query_j  receive agent j's output (j = action - 2)
-    N+2          aggregate_refine   receive every other acting agent's output
-    N+3          append             send own output to the Collector
-    N+4          terminate          vote to stop (does not run this round)
+(`RoundPlan.from_dict`). The action table is in `report_protocol.actions`.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
-COLLECTOR = "Collector"  # the node that never chooses an action; edges to it are appends
-
-SOLO, BROADCAST, QUERY0 = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class ActionTable:
-    """Index arithmetic for the `5 + N` actions of a team of `n_agents`."""
-
-    n_agents: int
-
-    def __post_init__(self) -> None:
-        if self.n_agents < 1:
-            raise ValueError(f"a team needs at least one acting agent, got {self.n_agents}")
-
-    @property
-    def size(self) -> int:
-        return 5 + self.n_agents
-
-    @property
-    def solo(self) -> int:
-        return SOLO
-
-    @property
-    def broadcast(self) -> int:
-        return BROADCAST
-
-    def query(self, j: int) -> int:
-        if not 0 <= j < self.n_agents:
-            raise ValueError(f"query target {j} outside [0, {self.n_agents})")
-        return QUERY0 + j
-
-    @property
-    def aggregate(self) -> int:
-        return self.n_agents + 2
-
-    @property
-    def append(self) -> int:
-        return self.n_agents + 3
-
-    @property
-    def terminate(self) -> int:
-        return self.n_agents + 4
-
-    def decode(self, action: int) -> tuple[str, int | None]:
-        """(kind, target): kind in solo/broadcast/query/aggregate/append/terminate."""
-        a = int(action)
-        if not 0 <= a < self.size:
-            raise ValueError(f"action {action} outside [0, {self.size}) for a team of {self.n_agents}")
-        if a == SOLO:
-            return "solo", None
-        if a == BROADCAST:
-            return "broadcast", None
-        if a < self.aggregate:
-            return "query", a - QUERY0
-        return {self.aggregate: "aggregate", self.append: "append", self.terminate: "terminate"}[a], None
-
-    def name(self, action: int, agents: Sequence[str] | None = None) -> str:
-        kind, target = self.decode(action)
-        if kind == "query":
-            who = agents[target] if agents is not None else str(target)
-            return f"selective_query_{who}"
-        return {"solo": "solo_process", "broadcast": "broadcast_all", "aggregate": "aggregate_refine",
-                "append": "append", "terminate": "terminate"}[kind]
-
-    def names(self, agents: Sequence[str] | None = None) -> list[str]:
-        return [self.name(a, agents) for a in range(self.size)]
+from .actions import COLLECTOR, SOLO_PROCESS
+from .vocabulary import DIRECTIVE_KINDS, NOTICES
 
 
 @dataclass
@@ -99,7 +25,7 @@ class Denial:
     action: int | None  # the action chosen (None for a plan-level denial)
     action_name: str
     reason: str  # "masked: ..." or "cycle: ..." or "plan: ..."
-    fallback: str = "solo_process"
+    fallback: str = SOLO_PROCESS
 
 
 @dataclass
@@ -107,11 +33,44 @@ class GateCheck:
     """Ask one agent a YES/NO question after the round (the handcrafted pipeline's gate).
 
     The engine carries it out and reports `gate_passed` in the round result; the policy
-    that asked decides what to do with it.
+    that asked decides what to do with it. `question` None: the engine's own wording,
+    asking about the plan's phase and the round after this one.
     """
 
     agent: str
-    question: str
+    question: str | None = None
+
+
+@dataclass(frozen=True)
+class Directive:
+    """A task a plan gives one agent, named by a protocol id; the engine words it.
+
+    `kind` is one of `vocabulary.DIRECTIVE_KINDS`; the other fields are its parameters
+    (None where a kind does not use them). `notice` is one of `vocabulary.NOTICES`: the
+    task the agent finished last round, shown before the new one.
+    """
+
+    kind: str
+    title: str | None = None  # the section's title
+    section_id: str | None = None  # the live section a correction is for
+    finding: str | None = None  # what the correction must change (None: the review notes in general)
+    position: int | None = None  # 1-based position of the section in the outline ...
+    total: int | None = None  # ... of this many sections
+    notice: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in DIRECTIVE_KINDS:
+            raise ValueError(f"Directive.kind: unknown kind {self.kind!r}; expected one of {list(DIRECTIVE_KINDS)}")
+        if self.notice is not None and self.notice not in NOTICES:
+            raise ValueError(f"Directive.notice: unknown notice {self.notice!r}; expected one of {list(NOTICES)}")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str = "Directive") -> "Directive":
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown or "kind" not in data:
+            raise ValueError(f"{where}: expected 'kind' and any of {sorted(cls.__dataclass_fields__)}, "
+                             f"got keys {sorted(data)}")
+        return cls(**data)
 
 
 @dataclass
@@ -125,10 +84,12 @@ class RoundPlan:
       mutual and the receiver has the higher priority. A receiver of `"Collector"`
       means append. A sender that does not act this round delivers its last output.
     * `instructions`: extra text for an agent's prompt this round.
+    * `directives`: a task per agent as a protocol id with parameters (`Directive`),
+      worded by the engine; an agent with both gets the directive.
     * `phase`: a phase label (planning, research, drafting, section_review,
       validation, review, revision) that selects phase prompts; None for the
-      learned-policy prompts. The handcrafted pipeline's labels (`phase_prompts.PHASES`)
-      select `agents_llm.phase_prompts`.
+      learned-policy prompts. The handcrafted pipeline's labels
+      (`report_protocol.vocabulary.PHASE_ORDER`) select `agents_llm.phase_prompts`.
     * `phase_round`, `phase_rounds`: the round's number within its phase (1-based) and
       the phase's round budget, shown in the phase prompts; None outside phases.
     * `revise_section`: a section id the Collector rewrites instead of appending.
@@ -143,6 +104,7 @@ class RoundPlan:
     acting: list[str]
     edges: list[tuple[str, str]] = field(default_factory=list)
     instructions: dict[str, str] = field(default_factory=dict)
+    directives: dict[str, Directive] = field(default_factory=dict)
     phase: str | None = None
     revise_section: str | None = None
     reset_memory: bool = False
@@ -182,6 +144,9 @@ class RoundPlan:
         for a in self.instructions:
             if a not in known:
                 raise ValueError(f"RoundPlan.instructions names unknown agent {a!r}")
+        for a in self.directives:
+            if a not in known:
+                raise ValueError(f"RoundPlan.directives names unknown agent {a!r}")
         if self.gate_check is not None and self.gate_check.agent not in known:
             raise ValueError(f"RoundPlan.gate_check names unknown agent {self.gate_check.agent!r}")
         return self
@@ -202,10 +167,9 @@ class RoundPlan:
         gate = data.get("gate_check")
         if isinstance(gate, Mapping):
             data["gate_check"] = GateCheck(**gate)
+        data["directives"] = {a: Directive.from_dict(d, f"RoundPlan.directives[{a!r}]") if isinstance(d, Mapping) else d
+                              for a, d in dict(data.get("directives") or {}).items()}
         data["edges"] = [tuple(e) for e in data.get("edges", [])]
         data["denied"] = [Denial(**d) if isinstance(d, Mapping) else d for d in data.get("denied", [])]
         data["acting"] = list(data["acting"])
         return cls(**data)
-
-
-PHASES = ("planning", "research", "drafting", "section_review", "validation", "review", "revision")

@@ -1,0 +1,60 @@
+"""What the round engine is configured with and what one episode carries between rounds."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rag.sources import SourceBuffer
+
+from .. import prompts
+from ..backends import TokenLedger
+from ..report_state import ReportState
+
+
+@dataclass
+class EngineSettings:
+    """Per-call budgets; small by default for a 135M model on a CPU."""
+
+    agent_max_tokens: int = 64
+    query_max_tokens: int = 24
+    collector_max_tokens: int = 160
+    summary_max_tokens: int = 48
+    gate_max_tokens: int = 16
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_queries: int = 3
+    evidence_max_chars: int = prompts.MAX_EVIDENCE_CHARS
+    # The Collector writes a section from the best-matching retrieved sentences when the writer's prose
+    # is too short, echoes the prompt, repeats itself or is mostly unsupported (agents_llm.sentence_reuse).
+    # Off here (the engine on its own writes what the model wrote); the report env's and write_report's
+    # configs turn it on for real runs.
+    reuse_sources: bool = False
+    # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
+    # the topic and outline terms (agents_llm.engine.query_check).
+    vet_queries: bool = True
+
+    def __post_init__(self) -> None:
+        """Range checks at construction (the env builds this from `engine.*` before any call)."""
+        for key in ("agent_max_tokens", "query_max_tokens", "collector_max_tokens", "summary_max_tokens",
+                    "gate_max_tokens", "max_queries", "evidence_max_chars"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"engine.{key} must be an integer >= 1, got {value!r}")
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)) \
+                or not 0 <= self.temperature <= 2:
+            raise ValueError(f"engine.temperature must be a number in [0, 2], got {self.temperature!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
+            raise ValueError(f"engine.seed must be null or an integer >= 0, got {self.seed!r}")
+
+
+@dataclass
+class EpisodeContext:
+    """Everything one episode carries between rounds (owned by the env, never shared)."""
+
+    report: ReportState
+    ledger: TokenLedger
+    memory: dict[str, str] = field(default_factory=dict)  # each agent's previous output
+    objective: str = ""  # the Current Team Objective, set by the Lead Architect
+    rag_exhausted: bool = False
+    sources: SourceBuffer = field(default_factory=SourceBuffer)  # retrieved since the last append
+    budget_exhausted: str | None = None  # the ledger's reason, once spent
+    llm_failure: str | None = None  # the error that stopped further calls (server down, bad key, ...)

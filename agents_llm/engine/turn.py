@@ -1,0 +1,152 @@
+"""One agent's turn in a round: its inbox, retrieval (the Researcher), prompt and call.
+
+`TurnTaker.run_turn` returns an `AgentTurn` (the output and what the trace records of
+the turn) and changes nothing it is handed but the episode context, whose job is to
+carry the objective, the retrieval state and the sources between turns. The scheduler
+(`agents_llm.engine.runner`) stores the turn's output for the agents that wait on it.
+"""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from report_protocol import RoundPlan
+
+from .. import phase_prompts, prompts
+from ..roles import TeamMember
+from .context import EngineSettings, EpisodeContext
+from .query_check import vet_queries
+from .retrieval import Retriever, format_evidence
+from .round_record import CallRecorder, own_call_error
+
+Inbox = list[tuple[str, str]]
+
+
+@dataclass
+class AgentTurn:
+    """What one agent's turn produced. `output` None: the turn stopped before it had one
+    (the token budget ran out during its search), so its receivers get nothing from it."""
+
+    output: str | None
+    senders: list[str] = field(default_factory=list)
+    prompt: list = field(default_factory=list)
+    response: str = ""
+    error: str | None = None
+    retrieval: dict[str, Any] | None = None
+
+
+def inbox_for(name: str, timing: Mapping[tuple[str, str], str], fresh: Mapping[str, str],
+              memory: Mapping[str, str], priority: Mapping[str, int]) -> Inbox:
+    """(sender, text) of every message `name` receives, in team priority order: a 'fresh'
+    edge delivers the sender's output of this round, a 'previous' one its last output."""
+    inbox = []
+    for (s, r), when in timing.items():
+        if r != name or s == name:  # a self edge is the memory shown separately
+            continue
+        inbox.append((s, fresh.get(s, "") if when == "fresh" else memory.get(s, "")))
+    inbox.sort(key=lambda st: priority[st[0]])
+    return inbox
+
+
+def instruction_for(plan: RoundPlan, agent: str) -> str:
+    """The instruction line of `agent`'s prompt: its directive worded, else the plan's free text."""
+    directive = plan.directives.get(agent)
+    return phase_prompts.directive_text(directive) if directive is not None else plan.instructions.get(agent, "")
+
+
+def turn_messages(role: str, plan: RoundPlan, name: str, ctx: EpisodeContext, *, objective: str, inbox: Inbox,
+                  memory: str, evidence: str) -> list:
+    """The chat of the turn: the phase prompts for a handcrafted phase, else the learned-policy prompts."""
+    report = ctx.report
+    if phase_prompts.handles(plan.phase):
+        return phase_prompts.agent_messages(role, phase=plan.phase, topic=report.topic, objective_text=objective,
+                                            report=report, inbox=inbox, memory=memory, evidence=evidence,
+                                            instruction=instruction_for(plan, name), phase_round=plan.phase_round,
+                                            phase_rounds=plan.phase_rounds)
+    return prompts.agent_messages(role, topic=report.topic, objective=objective,
+                                  outline=[t for _, t, _ in report.list_sections()],
+                                  summary=report.progress_summary, inbox=inbox, memory=memory, evidence=evidence,
+                                  instruction=instruction_for(plan, name), phase=plan.phase)
+
+
+def exhausted_output(queries: list[str]) -> str:
+    return f"{prompts.RESEARCH_EXHAUSTED} nothing relevant found for: " + "; ".join(queries)
+
+
+class TurnTaker:
+    """The LLM team's turn; `RoundEngine` provides the attributes and the `_call` it uses."""
+
+    by_name: dict[str, TeamMember]
+    priority: dict[str, int]
+    retriever: Retriever | None
+    settings: EngineSettings
+
+    async def _call(self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list,
+                    max_tokens: int) -> str | None:
+        raise NotImplementedError
+
+    async def run_turn(self, name: str, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder,
+                       inbox: Inbox) -> AgentTurn:
+        member = self.by_name[name]
+        memory = ctx.memory.get(name, "")
+        report = ctx.report
+        turn = AgentTurn(output=None, senders=[s for s, _ in inbox])
+
+        evidence = ""
+        if member.role.uses_rag and self.retriever is not None:
+            retrieval: dict[str, Any] = {"queries": [], "chunks": [], "exhausted": False, "error": None}
+            turn.retrieval = retrieval
+            q_text = await self._call(ctx, rec, name, "query",
+                                      prompts.query_messages(topic=report.topic, objective=ctx.objective,
+                                                             inbox=inbox, memory=memory,
+                                                             max_queries=self.settings.max_queries),
+                                      self.settings.query_max_tokens)
+            if q_text is None and ctx.budget_exhausted:
+                return turn
+            # A failed query call still searches for the topic: losing the search costs more.
+            queries = prompts.parse_queries(q_text or "", topic=report.topic, max_queries=self.settings.max_queries)
+            retrieval["generated"] = list(queries)
+            if self.settings.vet_queries:  # junk queries fall back to the topic and outline terms
+                # NO_QUERY before a section is written is no decision: this turn would then list facts
+                # from no evidence at all (sources found in an earlier round are not shown again).
+                queries, rejected, fell_back = vet_queries(queries, topic=report.topic, objective=ctx.objective,
+                                                           outline=[t for _, t, _ in report.list_sections()],
+                                                           max_queries=self.settings.max_queries,
+                                                           no_query_allowed=not report.is_empty)
+                retrieval.update(rejected=rejected, fallback=fell_back)
+            retrieval["queries"] = queries
+            if queries:
+                try:
+                    chunks = await asyncio.to_thread(self.retriever.retrieve, queries)
+                except Exception as e:  # a store failure must not end the round; the trace says why
+                    chunks = []
+                    retrieval["error"] = f"{type(e).__name__}: {e}"
+                retrieval["chunks"] = [{"source": c.source, "page": c.page, "chunk_id": c.chunk_id,
+                                        "score": (c.scores or {}).get("rrf") if hasattr(c, "scores") else None}
+                                       for c in chunks]
+                if not chunks:
+                    retrieval["exhausted"] = True
+                    ctx.rag_exhausted = True
+                    turn.output = turn.response = exhausted_output(queries)
+                    return turn
+                ctx.rag_exhausted = False
+                evidence = format_evidence(chunks, self.settings.evidence_max_chars)
+                ctx.sources.add(chunks)
+
+        turn.prompt = turn_messages(member.role.name, plan, name, ctx, objective=ctx.objective, inbox=inbox,
+                                    memory=memory, evidence=evidence)
+        text = await self._call(ctx, rec, name, "agent", turn.prompt, self.settings.agent_max_tokens)
+        if text is None:
+            turn.error = own_call_error(rec, name)
+            turn.output = ""
+            return turn
+        text = prompts.strip_echo(text) or text
+        turn.output = turn.response = text
+        if member.role.sets_objective:
+            objective = prompts.parse_objective(text)
+            if objective:
+                ctx.objective = objective
+        if member.role.uses_rag and prompts.RESEARCH_EXHAUSTED in text:
+            ctx.rag_exhausted = True
+        return turn

@@ -1,0 +1,103 @@
+"""What the handcrafted pipeline takes from a round: the engine's structured feedback.
+
+The report env puts the engine's reading of the round (``report_protocol.RoundFeedback``:
+per agent whether it said something, the signals, outline titles and tagged findings it
+wrote; the collector's result; the live sections; the gate verdict) in its full infos
+under ``feedback``. :func:`feedback_from_infos` gets it out, :class:`WorkLog` keeps what
+the pipeline learns from it across rounds. Nothing here reads the model's text: the
+decisions are made from the feedback's fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from report_protocol import RoundFeedback
+
+LEAD, RESEARCHER, WRITER, REVIEWER = "LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"
+
+
+def feedback_from_infos(infos: Optional[Mapping[str, Any]]) -> Optional[RoundFeedback]:
+    """The round's feedback from the env's full infos (one agent's dict or all of them); None after reset."""
+    if not infos:
+        return None
+    info: Optional[Mapping[str, Any]] = infos
+    if "feedback" not in infos:
+        info = next((v for v in infos.values() if isinstance(v, Mapping) and "feedback" in v), None)
+        if info is None:
+            if any(isinstance(v, Mapping) and "round" in v for v in infos.values()):
+                # The env's default infos hold numbers only (for TorchRL): without the
+                # round's feedback the pipeline would plan blind.
+                raise ValueError("the handcrafted pipeline reads the round's feedback, which these infos lack: pass "
+                                 "env.last_round_info() to next_plan, or build the env with infos='full'")
+            return None
+    return RoundFeedback.from_dict(info["feedback"])
+
+
+@dataclass
+class Correction:
+    section_id: str
+    finding: str
+
+
+@dataclass
+class WorkLog:
+    """What the pipeline learned from the rounds of an episode."""
+
+    produced: set[str] = field(default_factory=set)  # agents that said something since the last memory wipe
+    outline: list[str] = field(default_factory=list)  # the planned section titles
+    sections: list[tuple[str, str, int]] = field(default_factory=list)  # live (id, title, chars)
+    corrections: list[Correction] = field(default_factory=list)  # REVIEW's tagged findings, in order
+    review_notes: list[str] = field(default_factory=list)  # the Reviewer's untagged notes
+
+    def note_round(self, fb: RoundFeedback) -> None:
+        """Every round: the live sections and who said something."""
+        if fb.sections or fb.collector_status in ("appended", "revised"):
+            self.sections = [(s.id, s.title, s.chars) for s in fb.sections]
+        self.produced |= {agent for agent, read in fb.agents.items() if read.said_something}
+
+    def take_outline(self, fb: RoundFeedback) -> None:
+        """PLANNING: the LeadArchitect's latest usable outline wins."""
+        for agent, read in fb.agents.items():
+            if agent.startswith(LEAD) and read.outline:
+                self.outline = list(read.outline)
+
+    def take_findings(self, fb: RoundFeedback) -> None:
+        """REVIEW: tagged findings become corrections (once each); the Reviewer's notes are kept."""
+        for agent in sorted(fb.agents):
+            read = fb.agents[agent]
+            for f in read.findings:
+                if not any(c.section_id == f.section_id and c.finding == f.text for c in self.corrections):
+                    self.corrections.append(Correction(f.section_id, f.text))
+            if read.said_something and agent.startswith(REVIEWER):
+                self.review_notes.append(read.text.strip())
+
+    def corrections_for_revision(self, limit: int) -> list[Correction]:
+        """REVISION's work list: the tagged findings, or without any, every section with the review notes."""
+        if self.corrections:
+            return self.corrections[:limit]
+        note = " ".join(self.review_notes)[-400:]
+        return [Correction(sid, note) for sid, _, _ in self.sections][:limit]
+
+    def title_of(self, section_id: str) -> str:
+        return next((t for sid, t, _ in self.sections if sid == section_id), "")
+
+
+def writers_target(fb: RoundFeedback) -> Optional[str]:
+    """The section the round's outputs tag first, the DataAnalyst's before the others'."""
+    for agent in sorted(fb.agents, key=lambda a: not a.startswith(WRITER)):
+        findings = fb.agents[agent].findings
+        if findings:
+            return findings[0].section_id
+    return None
+
+
+def no_evidence(fb: RoundFeedback) -> bool:
+    """A Researcher ran this round and brought nothing ([RESEARCH_EXHAUSTED], [HOLD] or empty)."""
+    researchers = [read for agent, read in fb.agents.items() if agent.startswith(RESEARCHER)]
+    return bool(researchers) and not any(read.said_something for read in researchers)
+
+
+def signalled(fb: RoundFeedback, signal: Optional[str]) -> bool:
+    return signal is not None and any(signal in read.signals for read in fb.agents.values())

@@ -1,0 +1,110 @@
+"""The engine's reading of model output into the report protocol's structured feedback.
+
+Each feedback kind (outline titles, tagged findings, signals / hold, deficiencies, the
+gate verdict) is read from realistic and from malformed text; the feedback survives the
+plain-data round trip the env's infos make; the phase prompts word every directive.
+"""
+from __future__ import annotations
+
+import pytest
+
+from agents_llm import phase_prompts
+from agents_llm.engine import feedback as fb
+from report_protocol import Directive, RoundFeedback, RoundPlan
+from report_protocol import vocabulary as voc
+
+
+def test_outline_titles_from_numbered_lists_bullets_and_headings():
+    text = ("OBJECTIVE: start\n1. Background\n2) Methods (doc1.md)\n- Results [2]\n## Limits\nSection 5: Outlook\n"
+            "MISSING: quantum\n- Results\n* ab\n- Notes on style")
+    assert fb.outline_titles(text) == ["Background", "Methods", "Results", "Limits", "Outlook"]
+
+
+def test_outline_titles_stop_at_the_limit_and_ignore_prose():
+    assert fb.outline_titles("\n".join(f"{i}. Title number {i}" for i in range(1, 30)), limit=3) == [
+        "Title number 1", "Title number 2", "Title number 3"]
+    assert fb.outline_titles("We will write about sorting. It is good.") == []
+
+
+def test_findings_name_live_sections_only_whatever_the_tags_case():
+    found = fb.tagged_findings("[SECTION_ID: S2] too long\n[section_id: s9] ghost\n- [SECTION_ID:s1]: cite\nplain",
+                               ["S1", "S2"])
+    assert [(f.section_id, f.text) for f in found] == [("S2", "too long"), ("S1", "cite")]
+
+
+def test_signals_and_absence_markers():
+    read = fb.read_agent(f"{voc.HOLD} nothing to add", [])
+    assert read.signals == [voc.HOLD] and not read.said_something and read.holds
+    read = fb.read_agent(f"Done. {voc.DRAFTING_COMPLETE}", [])
+    assert read.signals == [voc.DRAFTING_COMPLETE] and read.said_something
+    assert not fb.said_something(f"{voc.RESEARCH_EXHAUSTED} nothing relevant found for: x")
+    assert not fb.said_something("   \n") and not fb.said_something(None)
+
+
+def test_deficiencies_from_missing_lines_and_empty_searches():
+    text = "Covered: sorting (doc0.md)\nMISSING: quantum sorting.\n- missing : tape drives\nMISSING: ab"
+    assert fb.deficiencies(text) == ["quantum sorting", "tape drives"]
+    assert fb.deficiencies(f"{voc.RESEARCH_EXHAUSTED} {voc.NOTHING_FOUND_FOR} bitonic sort; odd-even merge.") == [
+        "bitonic sort", "odd-even merge"]
+
+
+@pytest.mark.parametrize("text", [
+    "", "\x00\x01\ufffd garbage", "[SECTION_ID: S1", "[SECTION_ID:]", "[SECTION_ID: ] fix", "1.", "#", "- ",
+    "MISSING:", "x" * 20000, "[HOLD" + "]" * 3, "\n\n\n",
+])
+def test_malformed_model_text_reads_as_empty_feedback_not_an_error(text):
+    read = fb.read_agent(text, ["S1"])
+    assert read.findings == [] and read.deficiencies == []
+    assert all(3 <= len(t) <= 120 for t in read.outline)
+
+
+def test_round_feedback_survives_the_infos_round_trip():
+    round_fb = fb.read_round({"LeadArchitect": "1. Alpha methods\n2. Beta results", "Reviewer": "[SECTION_ID: S1] fix"},
+                             collector_status="appended", collector_section="S1", sections=[("S1", "Alpha", 120)],
+                             gate_agent="Researcher", gate_passed=False)
+    back = RoundFeedback.from_dict(round_fb.to_dict())
+    assert back == round_fb
+    assert list(back.agents) == ["LeadArchitect", "Reviewer"]  # the order the agents finished in
+    assert back.agents["LeadArchitect"].outline == ["Alpha methods", "Beta results"]
+    assert back.agents["Reviewer"].findings[0].section_id == "S1"
+    assert back.gate_passed is False and back.sections[0].chars == 120
+    assert fb.read_round({}, collector_status="idle", collector_section=None, sections=[]).gate_passed is None
+
+
+def test_malformed_feedback_is_refused_naming_the_problem():
+    with pytest.raises(ValueError, match="unknown keys"):
+        RoundFeedback.from_dict({"agents": {}, "outputs": {}})
+    with pytest.raises(ValueError, match="malformed feedback"):
+        RoundFeedback.from_dict({"agents": {"LeadArchitect": {"text": "x"}}})
+
+
+def test_every_directive_is_worded_with_its_parameters():
+    for kind in voc.DIRECTIVE_KINDS:
+        text = phase_prompts.directive_text(Directive(kind, title="Alpha", section_id="S2", finding="cite more",
+                                                      position=1, total=3, notice=voc.SECTION_COMPLETE))
+        assert text.strip(), kind
+        if kind in (voc.ASSIGN_SECTION, voc.WRITE_SECTION, voc.FIND_EVIDENCE):
+            assert "Alpha" in text
+        if kind in (voc.ASSIGN_CORRECTION, voc.APPLY_CORRECTION):
+            assert "[SECTION_ID: S2]" in text and "cite more" in text
+    assert phase_prompts.directive_text(Directive(voc.APPLY_CORRECTION, section_id="S1")).count(
+        phase_prompts.DEFAULT_FINDING) == 1
+    assert voc.NOTICES[voc.CORRECTION_APPLIED] in phase_prompts.directive_text(
+        Directive(voc.CLOSE_REVISION, notice=voc.CORRECTION_APPLIED))
+
+
+def test_unknown_directive_ids_are_refused():
+    with pytest.raises(ValueError, match="unknown kind 'write_poem'"):
+        Directive("write_poem")
+    with pytest.raises(ValueError, match="unknown notice"):
+        Directive(voc.WRITE_SECTION, notice="[DONE]")
+    with pytest.raises(ValueError, match=r"RoundPlan.directives\['Writer'\]: expected 'kind'"):
+        RoundPlan.from_dict({"acting": ["Writer"], "directives": {"Writer": {"title": "x"}}})
+
+
+def test_the_signals_the_phase_prompts_teach_are_the_ones_the_engine_reads():
+    for phase, signal in voc.EXIT_SIGNALS.items():
+        taught = phase_prompts.PHASE_BLOCK[phase] + " ".join(phase_prompts.OBJECTIVE[phase].values())
+        assert signal in taught, (phase, signal)
+        assert signal in fb.read_agent(f"ok {signal}", []).signals
+    assert voc.HOLD in " ".join(phase_prompts.OBJECTIVE[voc.REVISION].values())
