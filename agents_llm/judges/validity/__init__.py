@@ -171,13 +171,14 @@ def shuffled_headings(good: GoodReport, other: GoodReport) -> ReportState:
 
 # -- code/markup junk and rephrased echoes -----------------------------------------------
 # Code and markup in several languages and markups, built from the words of the section's own cited chunk (so
-# that it shares the chunk's vocabulary: the hardest case for grounding). {0}..{5}: those words.
+# that it shares the chunk's vocabulary: the hardest case for grounding). {0}..{5}: those words; {6}: the
+# chunk's first sentence, quoted in a string literal as the default run's junk quoted its chunk.
 CODE_STYLES = {
     "html_python": ("<pre><code>\nimport {0}\ndef {1}_{2}():\n    {3} = []\n    for {4} in {0}.{5}(\"{2}\"):\n"
-                    "        {3}.append({4})\n    return {3}\n</code></pre>\n"
+                    "        {3}.append({4})\n    raise ValueError('{6}')\n</code></pre>\n"
                     "<table><tr class=\"row\"><td>{1}</td><td>{2}</td></tr></table>"),
     "fenced_javascript": ("```javascript\nconst {0} = require('{1}');\nfunction {2}({3}) {{\n"
-                          "  return {0}.{4}({3}, '{5}');\n}}\nmodule.exports = {{ {2} }};\n```"),
+                          "  return {0}.{4}({3}, '{5}');\n}}\nconsole.log(\"{6}\");\nmodule.exports = {{ {2} }};\n```"),
     "json": "{{\n  \"{0}\": [\"{1}\", \"{2}\"],\n  \"{3}\": {{\"{4}\": true, \"{5}\": null}}\n}}",
     "shell": "$ pip install {0}\n$ python -m {1} --{2}={3}\n$ export {4}_{5}=1\n$ {1} --{4} | grep {5} > {3}.log",
     "xml": ("<section id=\"{0}\">\n  <item name=\"{1}\">{2}</item>\n  <item name=\"{3}\">{4}</item>\n"
@@ -202,7 +203,9 @@ def _chunk_words(sources) -> list[str]:
 
 def code_block(style: str, sources) -> str:
     """Code or markup of `style` (a CODE_STYLES key) made of the words of `sources`."""
-    return CODE_STYLES[style].format(*_chunk_words(sources))
+    first = next((s for src in sources for s in sentences(src.text) if len(s.split()) >= 5), "value")
+    quoted = first.replace("'", "").replace('"', "")[:120]
+    return CODE_STYLES[style].format(*_chunk_words(sources), quoted)
 
 
 def instruction_sentences() -> list[str]:
