@@ -8,7 +8,11 @@ checks that it occurs there). Each file also holds one more good section
 (`extra_section`) for the "a good append raises the score" check.
 
 `DEGRADATIONS` turns a good report into worse ones; each is a named, documented,
-deterministic transformation. A valid judge scores the good report above every
+deterministic transformation. Besides the twelve of issue 11 it holds what real small-model
+runs wrote: `code_markup` (code and HTML/XML/JSON/shell in six styles, quoting the cited
+chunk), `echo_headings` (good text under our own instructions as titles) and
+`echo_rephrased` (our instructions restated as the team's plan); the echoes are read from
+the prompt modules, so a rewording of the prompts carries over. A valid judge scores the good report above every
 degradation on every topic, scores junk (`JUNK`) near zero, and moves up when a good
 section is appended and down when a section is duplicated. `check_judge` runs those
 checks and returns the figures (tests/judges/test_validity.py asserts them,
@@ -290,6 +294,14 @@ BLIND_SPOTS = {
                              "of structure: the margin is small",
         "reversed claims (not generated)": "grounding measures topical anchoring, not truth: a sentence with its "
                                            "claim reversed stays grounded",
+        "echo_headings": "a title made of our instructions over good text costs only heading fit; the referee's "
+                         "prompt_echo flag (and its penalty) is what makes it pay",
+    },
+    "referee": {
+        "echoes in new words": "prompt_echo needs most of a sentence's trigrams, a label, or 80 % of its content "
+                               "words to be our instructions' words: an echo paraphrased in other vocabulary passes",
+        "code in prose clothing": "a line of at least three natural words with few code symbols counts as prose "
+                                  "(e.g. 'SELECT name FROM users'); a section is flagged only when most of it is code",
     },
 }
 
