@@ -7,8 +7,18 @@ with a reason and the evidence, as plain data:
 * ``repetition``: a text (appended section or agent output) made mostly of sentences
   that repeat an earlier one (in the same text or, for a section, anywhere in the
   report), or of a looping phrase (few distinct word n-grams).
-* ``prompt_echo``: a text made mostly of our own prompt instructions coming back
-  (measured against every instruction the prompt builders write, with empty inputs).
+* ``prompt_echo``: a text (or a section title) made mostly of our own prompt instructions
+  coming back, measured against every instruction the prompt builders write with empty
+  inputs (agents_llm/prompts.py, agents_llm/phase_prompts.py), three ways, so that a
+  rephrased echo is caught too: a sentence that shares most of its word trigrams with the
+  instructions (verbatim); one that opens with a label our prompts write ("Task:",
+  "Section goal:", "Objective (DRAFTING round 2):"); one whose content words (topic words
+  left out) are nearly all instruction words ("The objective is to list the facts that
+  serve the objective, one per line.").
+* ``markup``: a section (or output) that is mostly code or markup, not prose: HTML/XML
+  tags, code fences, code lines of any language (`judges.text.markup_profile`: a rule on
+  line shape and symbols, not a list of languages). The reference judge gives such a
+  section no content either.
 * ``unsupported_citation``: a section that cites sources, most of whose text is below
   the grounding floor against the chunks it cites (the reference judge's grounding).
 * ``score_jump``: the judge score moved while the report text did not (or barely) change.
@@ -23,18 +33,19 @@ unless their text reaches the report, where the section flags catch it).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .judges.text import sentences, words
+from .judges.text import line_kind, markup_profile, sentences, words
 from .report_state import ReportState, Section
 
-REPETITION, PROMPT_ECHO, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK = (
-    "repetition", "prompt_echo", "unsupported_citation", "score_jump", "padding", "judge_fallback")
-FLAG_KINDS = (REPETITION, PROMPT_ECHO, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK)
+REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK = (
+    "repetition", "prompt_echo", "markup", "unsupported_citation", "score_jump", "padding", "judge_fallback")
+FLAG_KINDS = (REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK)
 REPORT_TARGET = "report"  # a flag about the whole report (score jump, padding, judge fallback)
 
 
@@ -56,6 +67,11 @@ class RefereeConfig:
     loop_share: float = 0.5  # flag when this share of a text's n-grams are repeats (texts of >= 12 n-grams)
     echo_overlap: float = 0.6  # a sentence echoes the prompt when this share of its word trigrams is ours
     echo_share: float = 0.3  # flag when this share of a text's characters (or its title) echoes the prompt
+    # A sentence echoes the prompt when this share of its content words (topic words and stopwords left out,
+    # at least echo_min_words of them) are words of our instructions: catches rephrased echoes.
+    echo_vocabulary_share: float = 0.8
+    echo_min_words: int = 4
+    markup_share: float = 0.5  # flag when this share of a text's classified characters is code or markup
     unsupported_share: float = 0.5  # flag a citing section when this share of its text is below the floor
     jump_tolerance: float = 0.02  # |score change| allowed without a text change
     small_edit_chars: int = 20  # an edit this small counts as "no text change" for a jump above jump_on_small_edit
@@ -81,9 +97,11 @@ def make_referee_config(raw: Any) -> RefereeConfig:
         if getattr(cfg, name) < 0:
             raise ValueError(f"env.referee.{name} must be >= 0, got {getattr(cfg, name)!r}")
     for name in ("repetition_share", "repetition_similarity", "loop_share", "echo_overlap", "echo_share",
-                 "unsupported_share"):
+                 "echo_vocabulary_share", "markup_share", "unsupported_share"):
         if not 0.0 < getattr(cfg, name) <= 1.0:
             raise ValueError(f"env.referee.{name} must be in (0, 1], got {getattr(cfg, name)!r}")
+    if cfg.echo_min_words < 1:
+        raise ValueError(f"env.referee.echo_min_words must be >= 1, got {cfg.echo_min_words!r}")
     if cfg.loop_ngram < 2:
         raise ValueError(f"env.referee.loop_ngram must be >= 2, got {cfg.loop_ngram!r}")
     return cfg
@@ -178,44 +196,104 @@ def _trigrams(tokens: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(tokens[i:i + 3]) for i in range(len(tokens) - 2)]
 
 
-@lru_cache(maxsize=1)
-def instruction_trigrams() -> frozenset:
-    """Every word trigram our prompt builders write with empty inputs (the instructions, labels and
-    system prompts, never the topic, messages or sources an agent was given)."""
+@dataclass(frozen=True)
+class Instructions:
+    """What our prompt builders write themselves (never the topic, messages or sources an agent is given):
+    their word trigrams, their content words (stemmed) and the labels that open their lines."""
+
+    trigrams: frozenset
+    vocabulary: frozenset
+    labels: frozenset  # lower-cased label words, e.g. ("task",), ("section", "goal"), ("objective",)
+
+
+_LABEL = re.compile(r"^\W*([A-Za-z][^:\n]{0,40}?)\s*:")  # "Task:", "Objective (DRAFTING round 2):"
+
+
+def _label_words(label: str) -> tuple[str, ...]:
+    return tuple(words(re.sub(r"\([^)]*\)", " ", label)))
+
+
+# Stands in for every input a prompt carries (topic, objective, messages, sources): words() sees no word in
+# it, so what is left is the instructions and the labels around the inputs ("Section goal: ...").
+_INPUT = "\u2026"
+
+
+def instruction_texts() -> list[str]:
+    """Every instruction our prompts carry, the inputs left blank (system prompts, tasks, phase objectives
+    and blocks, the query, Collector and Summarizer prompts, the labels of every input)."""
     from . import phase_prompts, prompts
 
+    x, inbox = _INPUT, [(_INPUT, _INPUT)]
     texts: list[str] = []
-    empty = ReportState(topic="")
+    report = ReportState(topic=x)
     for role in prompts.SYSTEM:
-        texts += [m["content"] for m in prompts.agent_messages(role, topic="", objective="", outline=[], summary="",
-                                                                inbox=[])]
+        texts += [m["content"] for m in prompts.agent_messages(role, topic=x, objective=x, outline=[x], summary=x,
+                                                                inbox=inbox, memory=x, evidence=x, instruction=x)]
         for phase in list(prompts.PHASE_TASK) + list(phase_prompts.PHASES):
             texts.append(prompts.task_for(role, phase))
             if phase_prompts.handles(phase):
-                texts += [m["content"] for m in phase_prompts.agent_messages(role, phase=phase, topic="",
-                                                                              objective_text="", report=empty,
-                                                                              inbox=[])]
-    texts += [m["content"] for m in prompts.query_messages(topic="", objective="", inbox=[])]
-    texts += [m["content"] for m in prompts.collector_messages(topic="", objective="", last_section="",
-                                                               contributions=[])]
-    texts += [m["content"] for m in prompts.summarizer_messages(previous_summary="", addition="")]
+                texts += [m["content"] for m in phase_prompts.agent_messages(role, phase=phase, topic=x,
+                                                                              objective_text=x, report=report,
+                                                                              inbox=inbox, memory=x, evidence=x,
+                                                                              instruction=x)]
+    texts += [m["content"] for m in prompts.query_messages(topic=x, objective=x, inbox=inbox, memory=x)]
+    texts += [m["content"] for m in prompts.collector_messages(topic=x, objective=x, last_section=x,
+                                                               contributions=inbox)]
+    texts += [m["content"] for m in prompts.summarizer_messages(previous_summary=x, addition=x)]
+    return texts
+
+
+@lru_cache(maxsize=1)
+def instructions() -> Instructions:
+    from .judges.reference import STOPWORDS, _stem
+
     grams: set = set()
-    for t in texts:
+    vocabulary: set = set()
+    labels: set = set()
+    for t in instruction_texts():
         for line in t.splitlines():
-            grams.update(_trigrams(words(line)))
-    return frozenset(grams)
+            tokens = words(line)
+            grams.update(_trigrams(tokens))
+            vocabulary.update(_stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS)
+            m = _LABEL.match(line)
+            if m and _label_words(m.group(1)):
+                labels.add(_label_words(m.group(1)))
+    return Instructions(frozenset(grams), frozenset(vocabulary), frozenset(labels))
 
 
-def echoed_sentences(text: str, overlap: float = 0.6, ours: frozenset | None = None) -> tuple[float, list[str]]:
+def instruction_trigrams() -> frozenset:
+    """Every word trigram our prompt builders write with empty inputs."""
+    return instructions().trigrams
+
+
+def echo_reason(sentence: str, *, topic: str = "", overlap: float = 0.6, vocabulary_share: float = 0.8,
+                min_words: int = 4, ours: Instructions | None = None) -> str | None:
+    """Why `sentence` echoes our prompt instructions ('verbatim', 'label', 'rephrased'), or None."""
+    from .judges.reference import STOPWORDS, _stem
+
+    ours = instructions() if ours is None else ours
+    tokens = words(sentence)
+    grams = _trigrams(tokens)
+    if len(grams) >= 2 and sum(g in ours.trigrams for g in grams) / len(grams) >= overlap:
+        return "verbatim"
+    m = _LABEL.match(sentence)
+    if m and _label_words(m.group(1)) in ours.labels:
+        return "label"
+    topic_stems = {_stem(w) for w in words(topic)}
+    content = [_stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS]
+    content = [w for w in content if w not in topic_stems]
+    if len(content) >= min_words and sum(w in ours.vocabulary for w in content) / len(content) >= vocabulary_share:
+        return "rephrased"
+    return None
+
+
+def echoed_sentences(text: str, overlap: float = 0.6, ours: Instructions | None = None, *, topic: str = "",
+                     vocabulary_share: float = 0.8, min_words: int = 4) -> tuple[float, list[str]]:
     """(share of `text`'s characters in sentences that echo our prompt instructions, those sentences)."""
-    ours = instruction_trigrams() if ours is None else ours
     sents = [s for s in sentences(text) if words(s)]
     total = sum(len(s) for s in sents)
-    echoed = []
-    for s in sents:
-        grams = _trigrams(words(s))
-        if len(grams) >= 2 and sum(g in ours for g in grams) / len(grams) >= overlap:
-            echoed.append(s)
+    echoed = [s for s in sents if echo_reason(s, topic=topic, overlap=overlap, vocabulary_share=vocabulary_share,
+                                              min_words=min_words, ours=ours)]
     return (sum(len(s) for s in echoed) / total if total else 0.0), echoed
 
 
@@ -251,10 +329,11 @@ class Referee:
         self._scored_chars = 0
 
     # -- checks -----------------------------------------------------------------------
-    def check_text(self, text: str, target: str, *, earlier: Sequence[str] = (), title: str = "") -> list[Flag]:
-        """Repetition and prompt echo of one text (a section with its title, or an agent output)."""
+    def check_text(self, text: str, target: str, *, earlier: Sequence[str] = (), title: str = "",
+                   topic: str = "") -> list[Flag]:
+        """Repetition, prompt echo and code/markup of one text (a section with its title, or an agent output)."""
         cfg, flags = self.cfg, []
-        if not text.strip():
+        if not text.strip() and not title.strip():
             return flags
         share, repeats = repeated_sentences(text, earlier, cfg.repetition_similarity)
         loops, n_grams = loop_share(text, cfg.loop_ngram)
@@ -264,13 +343,26 @@ class Referee:
         elif n_grams >= 12 and loops >= cfg.loop_share:
             flags.append(Flag(REPETITION, target, f"{loops:.0%} of its {cfg.loop_ngram}-word phrases are repeats",
                               {"loop_share": round(loops, 3), "ngrams": n_grams, "excerpt": _clip([text])}))
-        e_share, echoed = echoed_sentences(text, cfg.echo_overlap)
-        title_echo = bool(title) and echoed_sentences(title, cfg.echo_overlap)[0] > 0
-        if e_share >= cfg.echo_share or title_echo:
-            reason = "the title echoes the prompt" if title_echo and e_share < cfg.echo_share else \
-                f"{e_share:.0%} of the text echoes the prompt's instructions"
+        echo = dict(topic=topic, overlap=cfg.echo_overlap, vocabulary_share=cfg.echo_vocabulary_share,
+                    min_words=cfg.echo_min_words)
+        profile = markup_profile(text)
+        # Echoes are looked for in the prose: code shares no instructions, and a tag is not a sentence.
+        e_share, echoed = echoed_sentences(profile.prose, **echo)
+        title_reason = echo_reason(title, **echo) if title.strip() else None
+        if e_share >= cfg.echo_share or title_reason:
+            reason = f"the title echoes the prompt ({title_reason})" if title_reason and e_share < cfg.echo_share \
+                else f"{e_share:.0%} of the text echoes the prompt's instructions"
             flags.append(Flag(PROMPT_ECHO, target, reason,
-                              {"share": round(e_share, 3), "echoed": _clip(([title] if title_echo else []) + echoed)}))
+                              {"share": round(e_share, 3), "title_echo": title_reason,
+                               "echoed": _clip(([title] if title_reason else []) + echoed)}))
+        title_markup = bool(title.strip()) and line_kind(title) == "code"
+        if profile.share >= cfg.markup_share or title_markup:
+            reason = f"{profile.share:.0%} of the text is code or markup, not prose" \
+                if profile.share >= cfg.markup_share else "the title is code or markup"
+            flags.append(Flag(MARKUP, target, reason,
+                              {"share": round(profile.share, 3), "code_chars": profile.code_chars,
+                               "prose_chars": profile.prose_chars,
+                               "lines": _clip(([title] if title_markup else []) + list(profile.code_lines), 4, 120)}))
         return flags
 
     def check_grounding(self, section: Section, topic: str = "") -> list[Flag]:
@@ -336,14 +428,15 @@ class Referee:
         flags: list[Flag] = []
         if self.cfg.check_agent_outputs:
             for agent, text in sorted((outputs or {}).items()):
-                for f in self.check_text(text or "", agent):
+                for f in self.check_text(text or "", agent, topic=report.topic):
                     f.on_report = False
                     flags.append(f)
         if changed_section is not None:
             section = report.get(changed_section)
             earlier = [s for other in report.sections if other.id != section.id for s in sentences(other.content)]
             earlier_titles = [o.title for o in report.sections if o.id != section.id]
-            text_flags = self.check_text(section.content, section.id, earlier=earlier, title=section.title)
+            text_flags = self.check_text(section.content, section.id, earlier=earlier, title=section.title,
+                                         topic=report.topic)
             if not any(f.kind == REPETITION for f in text_flags) and section.title.strip() and \
                     repeated_sentences(section.title, earlier_titles, self.cfg.repetition_similarity)[0] > 0 and \
                     repeated_sentences(section.content, earlier, self.cfg.repetition_similarity)[0] > 0:

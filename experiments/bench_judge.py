@@ -62,8 +62,41 @@ def pairs(results):
         yield "append_duplicate_section (must fall)", r.good, r.appended_duplicate
 
 
-def flat_scores(results):
-    return [v for r in results for v in [r.good, *r.degraded.values(), r.appended_good, r.appended_duplicate]]
+def keyed_scores(results) -> dict:
+    """{(topic, report): score} of every report a judge scored (the LLM judge may score a subset)."""
+    out = {}
+    for r in results:
+        out[(r.task_id, "good")], out[(r.task_id, "+good")], out[(r.task_id, "+dup")] = \
+            r.good, r.appended_good, r.appended_duplicate
+        out.update({(r.task_id, k): v for k, v in r.degraded.items()})
+    return out
+
+
+def referee_table(reports) -> None:
+    """Which referee flags fire on the sections of each degradation (hashing grounder), appended one a round."""
+    from collections import Counter
+
+    from agents_llm.judges.validity import other_report
+    from agents_llm.referee import Referee, RefereeConfig
+    from agents_llm.report_state import ReportState
+
+    grounder = make_judge({"kind": "reference", "embedding": "hashing"})
+    print("\n== referee (hashing grounder): share of sections flagged, and the flag kinds fired")
+    states = {"good": lambda g, o: g.state(list(g.sections) + [g.extra_section]), **DEGRADATIONS}
+    for kind, make in states.items():
+        flagged = total = 0
+        fired: Counter = Counter()
+        for i, good in enumerate(reports):
+            state = make(good, other_report(reports, i))
+            ref, report = Referee(RefereeConfig(penalize=True), grounder=grounder), ReportState(state.topic)
+            for sec in state.sections:
+                added = report.append(sec.title, sec.content, list(sec.sources))
+                flags = ref.review_round(report, changed_section=added.id)
+                total += 1
+                flagged += bool(flags)
+                fired.update({f.kind for f in flags})
+        share = f"{flagged}/{total}" if total else "0/0"
+        print(f"  {kind:22s} {share:>7s}  {dict(sorted(fired.items()))}")
 
 
 def report_judge(name, results, seconds):
@@ -94,6 +127,10 @@ def main(argv=None) -> int:
                         choices=["reference-minilm", "reference-hashing", "llm"])
     parser.add_argument("--llm-model", default=None, help=f"default: the first installed of {LLM_CANDIDATES}")
     parser.add_argument("--llm-topics", type=int, default=1, help="topics the (slow) LLM judge scores")
+    parser.add_argument("--llm-kinds", nargs="+", default=None, choices=list(DEGRADATIONS),
+                        help="degradations the LLM judge scores (default: all); the good report and the two "
+                             "appends are always scored")
+    parser.add_argument("--no-referee", action="store_true", help="skip the referee's flags per degradation")
     args = parser.parse_args(argv)
 
     reports = load_good_reports()
@@ -114,10 +151,13 @@ def main(argv=None) -> int:
                 continue
             name = f"llm ({model})"
             subset = reports[:args.llm_topics]
+            kinds = args.llm_kinds or list(DEGRADATIONS)
+            print(f"\nLLM judge on {model}: {len(subset)} topic(s) ({', '.join(r.task_id for r in subset)}), "
+                  f"{len(kinds)} degradation(s): {', '.join(kinds)}")
         else:
             score = reference(name.split("-", 1)[1])
         started = time.perf_counter()
-        results = score_suite(score, subset)
+        results = score_suite(score, subset, kinds if name.startswith("llm") else None)
         scored[name] = results
         report_judge(name, results, time.perf_counter() - started)
         if getattr(score, "flagged", None):
@@ -131,11 +171,14 @@ def main(argv=None) -> int:
             kendalltau = None
             print("scipy is not installed: no Kendall's tau")
         for a, b in itertools.combinations(scored, 2):
-            n = min(len(scored[a]), len(scored[b]))
-            x, y = flat_scores(scored[a][:n]), flat_scores(scored[b][:n])
+            ka, kb = keyed_scores(scored[a]), keyed_scores(scored[b])
+            common = sorted(set(ka) & set(kb))
+            x, y = [ka[k] for k in common], [kb[k] for k in common]
             if kendalltau is not None:
                 tau, p = kendalltau(x, y)
                 print(f"  {a} vs {b}: tau {tau:.3f} (p {p:.2g}, {len(x)} reports)")
+    if not args.no_referee:
+        referee_table(reports)
     print("\n== what a judge cannot tell, by construction")
     for judge, spots in BLIND_SPOTS.items():
         for what, why in spots.items():

@@ -1,8 +1,10 @@
 """The reference judge: a deterministic, cheap score from measurable properties.
 
-What it reads: the report's content sentences (lines that are not Markdown headings,
-with at least `min_sentence_words` words), each section's title, and the text of the
-chunks each section cites.
+What it reads: the report's content sentences (prose lines that are not Markdown
+headings, with at least `min_sentence_words` words; code, HTML/XML tags and code fences
+are not prose, and a section that is mostly code or markup has no content sentences:
+`judges.text.markup_profile`), each section's title, and the text of the chunks each
+section cites.
 
 Components, each in [0, 1]:
 - grounding: for each sentence, its best embedding similarity to the cited evidence
@@ -18,7 +20,7 @@ Components, each in [0, 1]:
   back, filler) covers nothing.
 - redundancy: 1 minus the share of text in sentences that nearly repeat an earlier one
   (cosine >= `duplicate_threshold`, or the same words).
-- structure: mean of section count against `target_sections`, balance of section
+- structure: mean of section count (sections with content) against `target_sections`, balance of section
   lengths (1 - coefficient of variation), and headings that fit: each section's title,
   if informative and distinct, scored by its similarity to its own section's text on
   the grounding band (a title over someone else's text fits less).
@@ -64,7 +66,7 @@ import numpy as np
 from ..backends.accounting import TokenLedger
 from ..report_state import ReportState
 from .base import JudgeResult, clamp01
-from .text import sentences, words
+from .text import markup_profile, sentences, words
 
 EmbedFn = Callable[[list[str]], np.ndarray]
 _WORD_SPLIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")  # the words of judges.text.words, with their case
@@ -114,8 +116,17 @@ def key_terms_of(topic: str, extra: Sequence[str] = ()) -> list[str]:
 
 
 def content_sentences(text: str, min_words: int = 3) -> list[str]:
-    """The sentences of a section's text that carry content: Markdown headings are structure, not content."""
-    return [s for s in sentences(text) if not s.lstrip().startswith("#") and len(words(s)) >= min_words]
+    """The sentences of a section's text that carry content: its prose.
+
+    Markdown headings are structure, not content; code and markup (tags, fences, code
+    lines: `judges.text.markup_profile`) are not prose, and a section that is mostly code
+    or markup carries no content at all (copied code shares every word with the chunk it
+    came from, so grounding alone would pay for it).
+    """
+    profile = markup_profile(text)
+    if profile.is_markup:
+        return []
+    return [s for s in sentences(profile.prose) if not s.lstrip().startswith("#") and len(words(s)) >= min_words]
 
 
 @dataclass(frozen=True)
@@ -296,7 +307,9 @@ class ReferenceJudge:
 
     def structure(self, report: ReportState) -> float:
         secs = report.sections
-        count = min(len(secs) / self.target_sections, 1.0)
+        # Only sections with content count towards the target: headings or code are not sections of a report.
+        with_content = sum(bool(content_sentences(s.content, self.min_sentence_words)) for s in secs)
+        count = min(with_content / self.target_sections, 1.0)
         sizes = np.array([max(s.chars, 1) for s in secs], dtype=np.float64)
         balance = 1.0 if len(secs) < 2 else clamp01(1.0 - sizes.std() / sizes.mean())
         return (count + balance + self.heading_fit(report)) / 3.0

@@ -35,3 +35,27 @@ def test_bad_unit_or_size_is_refused():
 def test_sentences_split_at_ends_but_not_inside_abbreviations():
     assert sentences("It works, e.g. here. Next one! And 3 more?\n\n- a list item") == [
         "It works, e.g. here.", "Next one!", "And 3 more?", "- a list item"]
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("The asyncio.run function executes a coroutine and returns its result.", "prose"),
+    ("Heaps keep a[k] <= a[2*k+1] for all k, so a[0] is always the smallest element.", "prose"),
+    ("def get_facts():", "code"), ("facts = []", "code"), ("console.log(\"done\")", "code"),
+    ("raise ValueError('Source must be a list or tuple of strings')", "code"), ("</code></pre>", "code"),
+    ("SELECT name FROM users WHERE id = 3;", "code"), ("## Tasks", "other"), ("- deque", "other"),
+])
+def test_line_kind_tells_prose_from_code_by_shape_not_language(line, kind):
+    from agents_llm.judges.text import line_kind
+
+    assert line_kind(line) == kind
+
+
+def test_markup_profile_share_and_prose_left():
+    from agents_llm.judges.text import markup_profile
+
+    code = markup_profile("```rust\nfn main() {\n    let x = 1;\n}\n```")
+    assert code.is_markup and code.share == 1.0 and code.prose == ""
+    mixed = markup_profile("<p>The event loop runs tasks and callbacks.</p>\nfacts = []")
+    assert mixed.prose.startswith("The event loop runs tasks and callbacks.") and "<p>" not in mixed.prose
+    assert 0 < mixed.share < 0.5 and not mixed.is_markup
+    assert markup_profile("Plain prose that says something useful.").share == 0.0

@@ -86,3 +86,14 @@ def test_violations_name_what_a_bad_judge_gets_wrong(reports):
     results = score_suite(lambda report: min(report.chars / 5000, 1.0), reports[:1])
     problems = "\n".join(violations(results))
     assert "padded scores" in problems and "sections_duplicated scores" in problems
+
+
+@pytest.mark.parametrize("kind", ["code_markup", "echo_rephrased"])
+def test_appending_a_junk_section_to_a_good_report_lowers_its_score(reports, kind):
+    """A code/markup or echoed section is no section of the report: it adds no content, no section count."""
+    judge = make_judge({"kind": "reference", "embedding": "hashing"})
+    for i, good in enumerate(reports):
+        junk = DEGRADATIONS[kind](good, other_report(reports, i)).sections[-1]
+        with_junk = good.state()
+        with_junk.append(junk.title, junk.content, list(junk.sources))
+        assert judge.score_sync(with_junk).score < judge.score_sync(good.state()).score, good.task_id

@@ -63,3 +63,8 @@ def split(markdown: str) -> tuple[str, str]:
 def append(report: ReportState, markdown: str, *sources: SourceRef):
     title, body = split(markdown)
     return report.append(title, body, list(sources))
+# The default run's first append (trimmed): a code and HTML fragment quoting the cited chunk, under a tag title.
+CODE_JUNK = ("## <pre><code>\n<pre><code>\nimport asyncio.create_task(asyncio)\ndef get_facts():\nfacts = []\n"
+             "for task in asyncio.gather(\"loop\"):\n"
+             "raise ValueError('The event loop runs asynchronous tasks and callbacks')\n</code></pre>\n"
+             "<table><tr class=\"d-block\">\n<td class=\"d-block d-lg-sm\">\n<h2 class=\"d-block text-white\">## 1.")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from agents_llm.judges import RewardTracker
-from agents_llm.referee import (FLAG_KINDS, JUDGE_FALLBACK, PADDING, PROMPT_ECHO, REPETITION, SCORE_JUMP,
+from agents_llm.referee import (FLAG_KINDS, JUDGE_FALLBACK, MARKUP, PADDING, PROMPT_ECHO, REPETITION, SCORE_JUMP,
                                 UNSUPPORTED, Referee, RefereeConfig, flag_counts, grounder_for, make_referee_config)
 from agents_llm.report_state import ReportState
 
-from .sections import (CHANGELOG_CHUNK, FILLER, GOOD_LOOP, GOOD_TASKS, LOOP_CHUNK, LOOPING_PHRASE, OFF_TOPIC,
+from .sections import (CHANGELOG_CHUNK, CODE_JUNK, FILLER, GOOD_LOOP, GOOD_TASKS, LOOP_CHUNK, LOOPING_PHRASE, OFF_TOPIC,
                        PROMPT_ECHO as ECHO_TEXT, STOCK, STOCK_LOOPED, TASK_CHUNK, TOPIC, append, hashing_judge)
 
 
@@ -173,3 +173,17 @@ def test_grounder_for_another_judge_uses_the_store_embedding():
 def test_disabled_referee_says_nothing():
     ref = referee(enabled=False)
     assert review_append(ref, ReportState(TOPIC), STOCK_LOOPED, CHANGELOG_CHUNK) == []
+
+
+def test_per_append_rewards_code_junk_first_earns_nothing_good_later_earns_positive():
+    """The default run's junk first append (code and HTML quoting its chunk, which the old referee let
+    through at +0.399): flagged as markup and paid nothing; the good, grounded sections after it pay."""
+    judge = hashing_judge()
+    report = ReportState(TOPIC)
+    append(report, CODE_JUNK, LOOP_CHUNK)
+    assert judge.score_sync(report).score == 0.0  # no prose: no content for the judge either
+    (junk, junk_flags), (good, good_flags), (good2, good2_flags) = per_append_rewards(
+        judge, [(CODE_JUNK, LOOP_CHUNK), (GOOD_LOOP, LOOP_CHUNK), (GOOD_TASKS, TASK_CHUNK)])
+    assert junk <= 0.0 and MARKUP in junk_flags and PROMPT_ECHO not in junk_flags
+    assert good > 0.05 and good_flags == []
+    assert good2 > 0.0 and good2_flags == []

@@ -8,7 +8,11 @@ checks that it occurs there). Each file also holds one more good section
 (`extra_section`) for the "a good append raises the score" check.
 
 `DEGRADATIONS` turns a good report into worse ones; each is a named, documented,
-deterministic transformation. A valid judge scores the good report above every
+deterministic transformation. Besides the twelve of issue 11 it holds what real small-model
+runs wrote: `code_markup` (code and HTML/XML/JSON/shell in six styles, quoting the cited
+chunk), `echo_headings` (good text under our own instructions as titles) and
+`echo_rephrased` (our instructions restated as the team's plan); the echoes are read from
+the prompt modules, so a rewording of the prompts carries over. A valid judge scores the good report above every
 degradation on every topic, scores junk (`JUNK`) near zero, and moves up when a good
 section is appended and down when a section is duplicated. `check_judge` runs those
 checks and returns the figures (tests/judges/test_validity.py asserts them,
@@ -17,6 +21,7 @@ experiments/bench_judge.py prints them per judge).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Callable
@@ -168,6 +173,96 @@ def shuffled_headings(good: GoodReport, other: GoodReport) -> ReportState:
     return good.state([GoodSection(t, s.content, s.sources) for t, s in zip(rotated, good.sections)])
 
 
+# -- code/markup junk and rephrased echoes -----------------------------------------------
+# Code and markup in several languages and markups, built from the words of the section's own cited chunk (so
+# that it shares the chunk's vocabulary: the hardest case for grounding). {0}..{5}: those words; {6}: the
+# chunk's first sentence, quoted in a string literal as the default run's junk quoted its chunk.
+CODE_STYLES = {
+    "html_python": ("<pre><code>\nimport {0}\ndef {1}_{2}():\n    {3} = []\n    for {4} in {0}.{5}(\"{2}\"):\n"
+                    "        {3}.append({4})\n    raise ValueError('{6}')\n</code></pre>\n"
+                    "<table><tr class=\"row\"><td>{1}</td><td>{2}</td></tr></table>"),
+    "fenced_javascript": ("```javascript\nconst {0} = require('{1}');\nfunction {2}({3}) {{\n"
+                          "  return {0}.{4}({3}, '{5}');\n}}\nconsole.log(\"{6}\");\nmodule.exports = {{ {2} }};\n```"),
+    "json": "{{\n  \"{0}\": [\"{1}\", \"{2}\"],\n  \"{3}\": {{\"{4}\": true, \"{5}\": null}}\n}}",
+    "shell": "$ pip install {0}\n$ python -m {1} --{2}={3}\n$ export {4}_{5}=1\n$ {1} --{4} | grep {5} > {3}.log",
+    "xml": ("<section id=\"{0}\">\n  <item name=\"{1}\">{2}</item>\n  <item name=\"{3}\">{4}</item>\n"
+            "  <note ref=\"{5}\"/>\n</section>"),
+    "c": "#include <{0}.h>\nint {1}_{2}(int {3}) {{\n    {4}[{3}] = {5};\n    return {3} + 1;\n}}",
+}
+# How an echo comes back rephrased: our instruction restated as the team's plan.
+ECHO_FRAMES = ("The objective is to {}", "This section will {}", "Here the team must {}", "In this part we {}")
+
+
+def _chunk_words(sources) -> list[str]:
+    from ..reference import STOPWORDS
+
+    seen: list[str] = []
+    for src in sources:
+        for w in re.findall(r"[A-Za-z][A-Za-z_]{3,}", src.text):
+            w = w.lower()
+            if w not in STOPWORDS and w not in seen:
+                seen.append(w)
+    return (seen + ["value", "items", "result", "config", "index", "name"])[:6]
+
+
+def code_block(style: str, sources) -> str:
+    """Code or markup of `style` (a CODE_STYLES key) made of the words of `sources`."""
+    first = next((s for src in sources for s in sentences(src.text) if len(s.split()) >= 5), "value")
+    quoted = first.replace("'", "").replace('"', "")[:120]
+    return CODE_STYLES[style].format(*_chunk_words(sources), quoted)
+
+
+def instruction_sentences() -> list[str]:
+    """The instruction sentences our prompts give the agents (agents_llm/prompts.py TASK and PHASE_TASK,
+    agents_llm/phase_prompts.py OBJECTIVE), read from the prompt modules so a rewording follows."""
+    from ... import phase_prompts, prompts
+
+    texts = list(prompts.TASK.values()) + [t for phase in prompts.PHASE_TASK.values() for t in phase.values()]
+    texts += [t for phase in phase_prompts.OBJECTIVE.values() for t in phase.values()]
+    out = [s for t in texts for s in sentences(t) if len(s.split()) >= 5]
+    return sorted(dict.fromkeys(out))
+
+
+def _restated(instruction: str, frame: str) -> str:
+    body = instruction.rstrip(".")
+    return frame.format(body[0].lower() + body[1:]) + "."
+
+
+def code_markup(good: GoodReport, other: GoodReport) -> ReportState:
+    """Each section's text replaced by code or markup made of its own chunk's words, one style per section in
+    turn (HTML with Python, fenced JavaScript, JSON, shell, XML, C: see CODE_STYLES), the first section titled
+    with a tag as the default run's junk was; the good sources stay cited."""
+    styles = list(CODE_STYLES)
+    offset = sum(map(ord, good.task_id)) % len(styles)
+    out = []
+    for i, s in enumerate(good.sections):
+        style = styles[(offset + i) % len(styles)]
+        out.append(GoodSection("<pre><code>" if i == 0 else s.title, code_block(style, s.sources), s.sources))
+    return good.state(out)
+
+
+def echo_headings(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good text and sources under titles that are our own instructions to the agents (a different one per
+    section, from the prompt modules), as a small model titles its sections with the prompt's words."""
+    instructions = instruction_sentences()
+    offset = sum(map(ord, good.task_id)) % len(instructions)
+    return good.state([GoodSection(instructions[(offset + i) % len(instructions)], s.content, s.sources)
+                       for i, s in enumerate(good.sections)])
+
+
+def echo_rephrased(good: GoodReport, other: GoodReport) -> ReportState:
+    """Each section is our instructions restated as the team's plan ("The objective is to list the facts that
+    serve the objective, one per line."), under a restated title, citing the good sources."""
+    instructions = instruction_sentences()
+    offset = sum(map(ord, good.task_id)) % len(instructions)
+    out = []
+    for i, s in enumerate(good.sections):
+        pick = [instructions[(offset + 3 * i + k) % len(instructions)] for k in range(3)]
+        body = " ".join(_restated(t, ECHO_FRAMES[(i + k) % len(ECHO_FRAMES)]) for k, t in enumerate(pick))
+        out.append(GoodSection(_restated(pick[0], ECHO_FRAMES[i % len(ECHO_FRAMES)]).rstrip("."), body, s.sources))
+    return good.state(out)
+
+
 def _cycle(items, n):
     return [items[i % len(items)] for i in range(n)]
 
@@ -185,8 +280,11 @@ DEGRADATIONS: dict[str, Degradation] = {
     "first_paragraph": first_paragraph,
     "padded": padded,
     "shuffled_headings": shuffled_headings,
+    "code_markup": code_markup,
+    "echo_headings": echo_headings,
+    "echo_rephrased": echo_rephrased,
 }
-JUNK = ("empty", "stock_sentence", "prompt_echo", "headings_only")
+JUNK = ("empty", "stock_sentence", "prompt_echo", "headings_only", "code_markup", "echo_rephrased")
 JUNK_CEILING = 0.1  # junk must score below this
 
 # What each degradation is for a judge that cannot see it (said in bench_judge's output).
@@ -196,6 +294,14 @@ BLIND_SPOTS = {
                              "of structure: the margin is small",
         "reversed claims (not generated)": "grounding measures topical anchoring, not truth: a sentence with its "
                                            "claim reversed stays grounded",
+        "echo_headings": "a title made of our instructions over good text costs only heading fit; the referee's "
+                         "prompt_echo flag (and its penalty) is what makes it pay",
+    },
+    "referee": {
+        "echoes in new words": "prompt_echo needs most of a sentence's trigrams, a label, or 80 % of its content "
+                               "words to be our instructions' words: an echo paraphrased in other vocabulary passes",
+        "code in prose clothing": "a line of at least three natural words with few code symbols counts as prose "
+                                  "(e.g. 'SELECT name FROM users'); a section is flagged only when most of it is code",
     },
 }
 
