@@ -30,6 +30,7 @@ torchrl is the ``bench`` extra: ``pip install torchrl==0.14.1 "tensordict>=0.14.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -107,6 +108,8 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
     for net in (learner.agent, learner.target_agent):
         for conv in net.convs:
             conv.forward = labelled("  of which GNN message passing (forward)", conv.forward)
+    gru = torch.gru  # the agents' recurrence (algos/networks.py calls torch.gru)
+    torch.gru = labelled("  of which GRU over the rounds (forward)", gru)
     for mixer in (learner.mixer, learner.target_mixer):
         mixer.forward = labelled("mixers (online + target, forward)", mixer.forward)
     learner.optimizer.step = labelled("optimizer (Adam step)", learner.optimizer.step)
@@ -122,9 +125,10 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
             wall = time.perf_counter() - t0
     finally:
         torch.Tensor.backward = backward
+        torch.gru = gru
     events = prof.key_averages()
     ms = lambda x: x / 1e3 / updates  # noqa: E731  (profiler times are in microseconds)
-    order = ["online forward", "  of which GNN message passing (forward)", "target forward", "mixers (online + target, forward)", "backward", "optimizer (Adam step)"]
+    order = ["online forward", "  of which GNN message passing (forward)", "  of which GRU over the rounds (forward)", "target forward", "mixers (online + target, forward)", "backward", "optimizer (Adam step)"]
     totals = {e.key: e.cpu_time_total for e in events}
     kernels = sum(e.self_cpu_time_total for e in events if e.key.startswith("aten::"))
     parts = [(k, ms(totals.get(k, 0.0))) for k in order]
@@ -260,6 +264,13 @@ def compare(batch, spec, args, N, D, A, S) -> None:
     print(f"  ratio ours without GNN / torchrl: {np.median(ratios_nognn):.2f}x; batched / per-episode loop: {med['ours'] / med['ours_loop']:.1f}x")
 
 
+def load() -> str:
+    """The machine's load averages (1, 5, 15 min) and core count: timing figures on a
+    shared machine are only comparable with this beside them."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--batch", type=int, default=32, help="episodes per update")
@@ -275,14 +286,18 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args()
+    if args.rounds < 9:
+        p.error(f"--rounds must be >= 9 (the median of fewer alternating rounds swings with the machine's load), got {args.rounds}")
     torch.set_num_threads(args.threads)
     B, T, N, D, S = args.batch, args.rounds_per_episode, args.agents, args.obs_dim, args.state_dim
     A = 5 + N  # the report env's action count
     batch = collate(make_episodes(B, T, N, D, A, S, seed=0))
     spec = algos.EnvSpec(agents=[f"agent_{i}" for i in range(N)], obs_dim=D, n_actions=A, state_dim=S)
     print(f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s)")
+    print(f"  at start: {load()}")
     if not args.breakdown_only:
         compare(batch, spec, args, N, D, A, S)
+        print(f"  after the comparison: {load()}")
     if args.breakdown_updates > 0:
         wall, parts = update_breakdown(build_ours(batch, spec, args.hidden), batch, args.breakdown_updates)
         print(f"  where one of our updates goes ({args.breakdown_updates} profiled updates, {wall:.1f} ms each with the profiler on;")
