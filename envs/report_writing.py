@@ -303,9 +303,11 @@ class ReportWritingEnv(ParallelEnv):
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
+        assert self.report is not None  # reset() ran
+        report_empty = self.report.is_empty
         return {a: action_mask(self.table, i, round_index=self.round,
                                min_rounds_before_terminate=self.min_rounds_before_terminate,
-                               report_empty=self.report.is_empty)
+                               report_empty=report_empty)
                 for i, a in enumerate(self.possible_agents)}
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
@@ -384,6 +386,8 @@ class ReportWritingEnv(ParallelEnv):
         return await self._execute(plan, source="plan", joint=actions_of_plan(plan, self.possible_agents, self.table))
 
     async def _execute(self, plan: RoundPlan, *, source: str, joint: dict[str, int]):
+        report, trace = self.report, self.trace
+        assert report is not None and trace is not None  # _check_live() ran
         try:
             result = await self.engine.run(plan, self.ctx)
         except BaseException as e:
@@ -395,7 +399,7 @@ class ReportWritingEnv(ParallelEnv):
         reward, rounds_since, step_info = 0.0, 0, {}
         if result.appended:
             try:
-                step = await self.tracker.after_append(self.report, self.ledger)
+                step = await self.tracker.after_append(report, self.ledger)
             except TokenBudgetExceeded as e:
                 self.ctx.budget_exhausted = self.ctx.budget_exhausted or e.reason
             else:
@@ -404,7 +408,7 @@ class ReportWritingEnv(ParallelEnv):
                 step_info = step.as_dict()
                 rounds_since = self.round - self._last_append_round
                 self._last_append_round = self.round
-        flags = self.referee.review_round(self.report, outputs=result.outputs, scored=step_info or None,
+        flags = self.referee.review_round(report, outputs=result.outputs, scored=step_info or None,
                                           changed_section=result.collector.section_id if result.appended else None)
         reward = self.referee.adjust(reward, flags)
         self._last_round_tokens = result.tokens
@@ -427,11 +431,11 @@ class ReportWritingEnv(ParallelEnv):
             round=self.round, source=source, plan=plan, result=result, reward=reward,
             report_score=self._report_score, length_score=self._length_score, rounds_since_append=rounds_since,
             scores=step_info, flags=flags, last_actions=self._last_actions, episode_tokens=self.ledger.total.total,
-            chars=self.report.chars, sections=[list(s) for s in self.report.list_sections()],
+            chars=report.chars, sections=[list(s) for s in report.list_sections()],
             rag_exhausted=self.ctx.rag_exhausted, budget_exhausted=budget, end_reason=end_reason,
             truncated=truncated, time_limit_observable=not budget or self.config.time_limit_matches_budget,
             graph=self._last_graph)
-        self.trace.add_round(report_infos.trace_round(outcome, self.report))
+        trace.add_round(report_infos.trace_round(outcome, report))
         agents_now = list(self.agents)
         stackable, full = report_infos.round_infos(outcome, agents_now, self.possible_agents, self.table)
         infos = self._emit_infos(stackable, full)
