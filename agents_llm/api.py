@@ -132,8 +132,9 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     import algos
     from algos.training.progress import RunProgress
     from algos.training.rollout import run_episode
+    from envs.report_resources import ReportResources
     from envs.report_writing import ReportWritingEnv
-    from envs.tasks import DEFAULT_CORPUS, corpus_store, default_store_path
+    from envs.tasks import DEFAULT_CORPUS, default_store_path
 
     started = time.perf_counter()
     if not isinstance(task, str) or not task.strip():
@@ -179,8 +180,12 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
         corpus = str(check_docs(docs, extensions))
     if data_root is not None:
         store_path = Path(data_root).expanduser() / "stores" / default_store_path(corpus, rag_cfg).name
+    # The env runs on these: the store checked here is the one it retrieves from.
+    resources = ReportResources(llm=llm_cfg, judge=judge_cfg, rag=rag_cfg,
+                                store_path=str(store_path) if store_path else None, backend=backend,
+                                retriever=retriever)
     if retriever is None:
-        store = corpus_store(corpus, rag_cfg, store_path)
+        store = resources.stores.store(corpus)
         if len(store) == 0:
             raise ReportInputError(f"no text could be read from the documents in {corpus}: every file was skipped "
                                    "(see the ingest warnings above); nothing to write a report from")
@@ -191,8 +196,7 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     env = ReportWritingEnv(team=list(team), max_rounds=max_rounds, min_rounds_before_terminate=1,
                            tasks=[{"id": "write_report", "topic": task, "split": "train", "corpus": corpus}],
                            store_path=str(store_path) if store_path else None, llm=llm_cfg, judge=judge_cfg,
-                           rag=rag_cfg, engine=engine_cfg, backend=backend, retriever=retriever,
-                           output_dir=str(out_dir))
+                           rag=rag_cfg, engine=engine_cfg, resources=resources, output_dir=str(out_dir))
     spec = algos.EnvSpec.from_env(env)
     policy_obj = algos.build(policy_name, spec, policy_cfg, seed=seed)
     if state is not None:

@@ -8,6 +8,15 @@ Registry
 import path that is only imported when the env is made, so importing ``envs`` never
 pulls in LLM code.
 
+Shared resources. An env whose objects are expensive (the report env: LLM backend,
+RAG store, judge) registers, beside its factory, a *resources* class
+(``register(name, factory, resources="module:Class")``) with ``pool_key(cfg)`` and
+``from_env_kwargs(cfg)``. A :class:`ResourcePool`, owned by an entry point or a
+runner, builds one resources object per distinct config and ``make(name,
+resources=pool.get(name, cfg), **cfg)`` hands it to each env: the envs of one run share
+them on purpose, envs of different configs (or of different pools) share nothing.
+``make`` without ``resources`` lets the env build its own.
+
 The env contract (what ``algos`` relies on)
 -------------------------------------------
 * PettingZoo ``ParallelEnv``; ``possible_agents`` fixed for the env's lifetime; agent
@@ -89,15 +98,20 @@ import numpy as np
 
 Factory = Callable[..., Any]
 _REGISTRY: dict[str, Union[Factory, str]] = {}
+_RESOURCES: dict[str, Union[Any, str]] = {}  # env name -> its resources class (or "module:Class")
 
 
-def register(name: str, factory: Union[Factory, str], *, overwrite: bool = False) -> None:
-    """Register ``factory`` (a callable, or a lazy ``"module:attr"`` import path) as ``name``."""
+def register(name: str, factory: Union[Factory, str], *, overwrite: bool = False,
+             resources: Union[Any, str, None] = None) -> None:
+    """Register ``factory`` (a callable, or a lazy ``"module:attr"`` import path) as ``name``;
+    ``resources``: the class of its shared resources (see the module docstring), if any."""
     current = _REGISTRY.get(name)
     # A lazy (string) entry may always be replaced by the real factory.
     if not overwrite and current is not None and not isinstance(current, str) and current is not factory:
         raise ValueError(f"env {name!r} is already registered; pass overwrite=True to replace it")
     _REGISTRY[name] = factory
+    if resources is not None:
+        _RESOURCES[name] = resources
 
 
 def registered() -> list[str]:
@@ -123,9 +137,42 @@ def _resolve(name: str) -> Factory:
     return factory
 
 
-def make(name: str, **cfg: Any):
-    """Build the env registered as ``name`` with keyword arguments ``cfg``."""
-    return _resolve(name)(**cfg)
+def make(name: str, *, resources: Any = None, **cfg: Any):
+    """Build the env registered as ``name`` with keyword arguments ``cfg`` (and the shared
+    ``resources`` to run on, when given: see :class:`ResourcePool`)."""
+    factory = _resolve(name)
+    return factory(**cfg) if resources is None else factory(resources=resources, **cfg)
+
+
+def _import(path: str) -> Any:
+    module_name, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+class ResourcePool:
+    """The shared resources of the envs one owner builds: one object per env name and
+    distinct resource config, built on first request. Not process-wide: an entry point,
+    a concurrent runner or a Ray worker makes its own, so what it shares is what it meant to."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[str, str], Any] = {}
+
+    def get(self, name: str, cfg: dict[str, Any]) -> Any:
+        """The resources for env ``name`` built with keywords ``cfg``; None for an env without any."""
+        _resolve(name)  # an unknown name fails here, naming the registered ones
+        kind = _RESOURCES.get(name)
+        if kind is None:
+            return None
+        if isinstance(kind, str):
+            kind = _RESOURCES[name] = _import(kind)
+        key = (name, kind.pool_key(cfg))
+        if key not in self._made:
+            self._made[key] = kind.from_env_kwargs(cfg)
+        return self._made[key]
+
+    def make(self, name: str, **cfg: Any) -> Any:
+        """``make(name, **cfg)`` on this pool's resources."""
+        return make(name, resources=self.get(name, cfg), **cfg)
 
 
 def get_comm_graph(env: Any, infos: dict | None = None) -> np.ndarray:
@@ -158,4 +205,4 @@ register("teammate_signal_v0", "envs.teammate_signal:TeammateSignalGame")
 # Lazy: `envs.report_writing` (and the LLM code behind it) is only imported when
 # `make("report_writing_v0", ...)` is called. The module defines `parallel_env(**cfg)`
 # (PettingZoo's convention) or calls `register("report_writing_v0", factory)` on import.
-register("report_writing_v0", "envs.report_writing:parallel_env")
+register("report_writing_v0", "envs.report_writing:parallel_env", resources="envs.report_resources:ReportResources")

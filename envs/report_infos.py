@@ -19,14 +19,25 @@ round's text (the handcrafted pipeline) gets it there.
 
 A key added to the round record is stackable only once it is listed here, with its
 default (the value at reset).
+
+:class:`RoundOutcome` is one finished round as the env saw it; :func:`round_infos` turns
+it into the infos of both forms and :func:`trace_round` into the trace's round entry, so
+the env itself only runs the round and decides how the episode goes on.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from agents_llm.referee import FLAG_KINDS
+from agents_llm.referee import FLAG_KINDS, flag_counts
+from report_protocol import ActionTable, RoundPlan
+
+if TYPE_CHECKING:
+    from agents_llm.engine import RoundResult
+    from agents_llm.referee import Flag
+    from agents_llm.report_state import ReportState
 
 INFO_MODES = ("stackable", "full")
 
@@ -104,3 +115,98 @@ def check_mode(mode: str) -> str:
     if mode not in INFO_MODES:
         raise ValueError(f"infos must be one of {', '.join(INFO_MODES)}, got {mode!r}")
     return mode
+
+
+@dataclass
+class RoundOutcome:
+    """One finished round: what the engine returned and what the env made of it."""
+
+    round: int  # rounds run so far, this one included
+    source: str  # "actions" (a joint action) or "plan" (a fixed policy's RoundPlan)
+    plan: RoundPlan
+    result: "RoundResult"
+    reward: float
+    report_score: float
+    length_score: float
+    rounds_since_append: int  # k >= 1 when this round's reward covers k rounds, else 0
+    scores: dict[str, Any]  # the reward tracker's step (empty when nothing was scored)
+    flags: list["Flag"]  # the referee's flags
+    last_actions: dict[str, int]  # the action each agent's part amounts to (observations, infos)
+    episode_tokens: int
+    chars: int
+    sections: list[list[Any]]  # ReportState.list_sections() as lists
+    rag_exhausted: bool
+    budget_exhausted: str | None
+    end_reason: str  # "" while the episode goes on
+    truncated: bool
+    time_limit_observable: bool  # on a truncated round: could the agents see the limit
+    graph: np.ndarray = field(default_factory=lambda: np.zeros((2, 0), dtype=np.int64))
+
+
+def report_snapshot(report: "ReportState", changed: str | None) -> dict[str, Any]:
+    """The report's outline after a round, for the trace (the changed section's text is the
+    round's collector.content: not copied a second time)."""
+    snap: dict[str, Any] = {"chars": report.chars, "progress_summary": report.progress_summary,
+                            "sections": [{"id": s.id, "title": s.title, "chars": s.chars, "revision": s.revision,
+                                          "sources": [r.label() for r in s.sources]} for s in report.sections],
+                            "changed_section": None}
+    if changed:
+        s = report.get(changed)
+        snap["changed_section"] = {"id": s.id, "title": s.title,
+                                   "sources": [{"source": r.source, "page": r.page, "chunk_id": r.chunk_id}
+                                               for r in s.sources]}
+    return snap
+
+
+def trace_round(o: RoundOutcome, report: "ReportState") -> dict[str, Any]:
+    """The trace's entry for the round (the engine's record plus reward, scores and report)."""
+    result = o.result
+    return {"round": o.round, "source": o.source, **result.record,
+            "tokens": {"round": result.tokens, "episode": o.episode_tokens},
+            "reward": o.reward, "report_score": o.report_score, "length_score": o.length_score,
+            "rounds_since_append": o.rounds_since_append, "scores": o.scores,
+            "referee": [f.as_dict() for f in o.flags],
+            "report": report_snapshot(report, result.collector.section_id)}
+
+
+def round_infos(o: RoundOutcome, agents: Sequence[str], possible_agents: Sequence[str],
+                table: ActionTable) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """(stackable, full) infos of the live ``agents`` after the round."""
+    result, plan = o.result, o.plan
+    denied = {d.agent: d.reason for d in plan.denied}
+    common: dict[str, Any] = {
+        "report_score": o.report_score, "length_score": o.length_score, "tokens": result.tokens,
+        "rounds_since_append": o.rounds_since_append, "appended": result.appended,
+        "collector": result.collector.status, "terminate_votes": len(plan.terminate_votes),
+        "round": o.round, "chars": o.chars, "rag_exhausted": o.rag_exhausted,
+        "judge_flagged": bool(o.scores.get("judge_flagged", False)),
+        "delta_score": float(o.scores.get("delta_score", 0.0)),
+        "delta_length": float(o.scores.get("delta_length", 0.0)),
+        "llm_calls": result.llm_calls, "llm_errors": result.llm_errors,
+        "referee": [f.as_dict() for f in o.flags], **flag_counts(o.flags)}
+    if result.llm_failure:
+        common["llm_error"] = result.llm_failure
+    if result.gate_passed is not None:
+        common["gate_passed"] = result.gate_passed
+    # What a plan-emitting fixed policy (algos.handcrafted) reads back: plain data only.
+    common["round_outputs"] = dict(result.outputs)
+    common["collector_section"] = result.collector.section_id
+    common["sections"] = o.sections
+    common["feedback"] = o.result.feedback.to_dict()  # the engine's reading of the outputs (report_protocol)
+    if o.budget_exhausted:
+        common["budget_exhausted"] = o.budget_exhausted
+    if o.end_reason:
+        common["end_reason"] = o.end_reason
+    if o.truncated:
+        common["time_limit_observable"] = o.time_limit_observable
+    full = {a: dict(common, action=table.name(o.last_actions[a], list(possible_agents)),
+                    effective_action=plan.effective.get(a, "acting" if a in plan.acting else "idle"),
+                    denied=denied.get(a, ""), agent_tokens=sum(
+                        c["prompt_tokens"] + c["completion_tokens"] for c in result.calls if c["agent"] == a))
+            for a in agents}
+    team = {**common, "episode_tokens": o.episode_tokens, "gate_checked": result.gate_passed is not None,
+            "gate_passed": bool(result.gate_passed), "out_of_budget": bool(o.budget_exhausted),
+            "llm_failed": bool(result.llm_failure)}
+    per_agent = {a: {"action_index": o.last_actions[a], "agent_tokens": full[a]["agent_tokens"],
+                     "was_denied": bool(denied.get(a))} for a in agents}
+    return stackable(team, per_agent, o.graph, list(agents), len(possible_agents)), full

@@ -10,17 +10,9 @@ Spaces (all agents share them; agent order in `possible_agents` = team order = p
 * action: `Discrete(5 + N)`.
 * observation: `{"observation": Box(float32, (D,)), "action_mask": Box(0, 1, (5+N,), int8)}`
   with `D = R + N + 15 + 2A + S` (R roles, N agents, A = 5 + N actions, S = summary_dim),
-  laid out as (see `observation_layout()`):
+  laid out as `envs/report_features.py` declares (the table below is generated from it):
 
-      role one-hot [R] | agent one-hot [N] |
-      round/max, rounds left/max, terminate allowed |
-      chars/length_target (<= 2), sections/10 (<= 2), report_score, length_score,
-      rounds since append/max, report empty |
-      episode tokens/token_scale, last round tokens/round_token_scale, own tokens/token_scale |
-      RAG exhausted, objective set, own previous output exists |
-      own last action one-hot [A] | others' last actions histogram / (N-1) [A] |
-      progress-summary embedding [S] |
-      [only with observe_comm_adjacency=True: comm_adjacency, flattened [N*N]]
+{layout}
 
   `observe_comm_adjacency=True` (off by default; then D grows by N*N and nothing before
   it moves) appends the last round's communication graph as the fixed-shape adjacency
@@ -30,9 +22,8 @@ Spaces (all agents share them; agent order in `possible_agents` = team order = p
   agent sees the same matrix. It is part of the one observation vector, so the
   learners, TorchRL's `PettingZooWrapper` and BenchMARL take it without change.
 
-* `state()`: round, report and token features, flags, every agent's "has output" and
-  last action one-hot, and the summary embedding. It is computed together with the
-  observations, i.e. it is the state *before* the next step (the decision point).
+* `state()`: the blocks listed above. It is computed together with the observations,
+  i.e. it is the state *before* the next step (the decision point).
 * `comm_graph()`: the last round's message edges as int64 (2, E), row 0 sender.
 
 Masks: no self-query; no broadcast/aggregate in a one-agent team; no terminate while
@@ -52,15 +43,16 @@ RoundPlan extension: `step_plan(plan)` / `astep_plan(plan)` run a fixed policy's
 `RoundPlan` (or a plain dict, `RoundPlan.from_dict`) through the same prompts, reward,
 token accounting and trace; the return value is the same five dicts as `step`.
 
-Shared resources (LLM backend, RAG store + embedding, judge) come from the config and are
-built once per process, or can be passed in (`backend=`, `retriever=`, `embedding=`,
-`judge=`); constructing and resetting an env is cheap.
+Settings: `envs/report_config.py` (`ReportEnvConfig`: the keywords, checked). Shared
+resources (LLM backend, RAG stores + embedding, judge): `envs/report_resources.py`
+(`ReportResources`), passed as `resources=` (an entry point's `envs.ResourcePool`), or
+built for this env alone from its config (and the ready-made `backend=`, `retriever=`,
+`embedding=`, `judge_obj=` when given). Infos and the trace's round entry:
+`envs/report_infos.py`. Constructing and resetting an env on given resources is cheap.
 """
 from __future__ import annotations
 
-import json
 import tempfile
-import threading
 import uuid
 from pathlib import Path
 from typing import Any, Mapping
@@ -70,98 +62,25 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents_llm.backends import TokenBudgetExceeded, make_ledger
-from agents_llm.engine import EngineSettings, EpisodeContext, RagRetriever, RoundEngine, action_mask, plan_from_actions
-from agents_llm.judges import make_judge, make_reward_tracker
-from agents_llm.referee import Referee, flag_counts, grounder_for, make_referee_config
+from agents_llm.engine import EpisodeContext, RoundEngine, action_mask, plan_from_actions
+from agents_llm.judges import make_reward_tracker
+from agents_llm.referee import Referee, grounder_for
 from agents_llm.report_state import ReportState
-from agents_llm.roles import DEFAULT_TEAM, ROLES, build_team
+from agents_llm.roles import ROLES, build_team
 from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
-from . import report_infos
-from .tasks import Task, corpus_store, load_tasks
+from . import report_features, report_infos
+from .report_config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
+from .report_features import DecisionPoint, ReportFeatures, actions_of_plan
+from .report_resources import ReportResources
+from .tasks import Task, load_tasks
 
-ROUND_FEATURES, REPORT_FEATURES, TOKEN_FEATURES, FLAG_FEATURES = 3, 6, 3, 3
-DEFAULT_LLM = {"backend": "llamacpp", "model": "smollm2-135m"}
-DEFAULT_JUDGE = {"kind": "reference"}
+__doc__ = (__doc__ or "").replace("{layout}", report_features.layout_doc())
 
-
-# -- shared resources (built once per process, keyed by config) -------------------------
-_RES_LOCK = threading.RLock()
-_BACKENDS: dict[str, Any] = {}
-_JUDGES: dict[str, Any] = {}
-
-
-def _plain(cfg: Any) -> Any:
-    """A plain dict/list from an OmegaConf node, a dataclass or a dict (None stays None)."""
-    from omegaconf import OmegaConf
-
-    if cfg is None:
-        return None
-    if OmegaConf.is_config(cfg):
-        return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
-    if hasattr(cfg, "__dataclass_fields__"):
-        return OmegaConf.to_container(OmegaConf.structured(cfg), resolve=True, enum_to_str=True)
-    if isinstance(cfg, Mapping):
-        return {k: _plain(v) if isinstance(v, (Mapping, list)) or OmegaConf.is_config(v) else v for k, v in cfg.items()}
-    if isinstance(cfg, list):
-        return [_plain(v) for v in cfg]
-    return cfg
-
-
-def shared_backend(llm_cfg: dict) -> Any:
-    from agents_llm.backends import make_backend
-
-    key = json.dumps(llm_cfg, sort_keys=True, default=str)
-    with _RES_LOCK:
-        if key not in _BACKENDS:
-            _BACKENDS[key] = make_backend(llm_cfg)
-        return _BACKENDS[key]
-
-
-def shared_judge(judge_cfg: dict, backend: Any, embedding: Any) -> Any:
-    """One judge per config; a reference judge reuses the store's embedding when it is the same model."""
-    kind = judge_cfg.get("kind", "reference")
-    embed = None
-    if kind == "reference" and embedding is not None:
-        wanted = judge_cfg.get("embedding", "minilm")
-        identity = str(getattr(embedding, "identity", ""))
-        if (wanted == "hashing" and identity == f"hashing:{judge_cfg.get('hashing_dim', 384)}") or \
-                (wanted == "minilm" and "minilm" in identity.lower()):
-            embed = embedding
-    key = json.dumps([judge_cfg, id(backend) if kind == "llm" else None, id(embed) if embed is not None else None],
-                     sort_keys=True, default=str)
-    with _RES_LOCK:
-        if key not in _JUDGES:
-            _JUDGES[key] = make_judge(judge_cfg, backend=backend if kind == "llm" else None, embed=embed)
-        return _JUDGES[key]
-
-
-def _action_of_plan(plan: RoundPlan, agents: list[str], table: ActionTable) -> dict[str, int]:
-    """The discrete action closest to what each agent did in a hand-built plan (for observations)."""
-    out = {}
-    others = len(agents) - 1
-    for i, a in enumerate(agents):
-        if a in plan.actions:
-            out[a] = int(plan.actions[a])
-            continue
-        if a not in plan.acting:
-            out[a] = table.terminate if plan.terminate else table.solo
-            continue
-        senders = {s for s, r in plan.message_edges if r == a and s != a}
-        receivers = {r for s, r in plan.message_edges if s == a and r != a}
-        if a in plan.appenders:
-            out[a] = table.append
-        elif others and len(senders) == others:
-            out[a] = table.aggregate
-        elif others and len(receivers) == others:
-            out[a] = table.broadcast
-        elif len(senders) == 1:
-            out[a] = table.query(agents.index(next(iter(senders))))
-        else:
-            out[a] = table.solo
-    return out
+StepResult = tuple[dict[str, dict[str, np.ndarray]], dict[str, float], dict[str, bool], dict[str, bool],
+                   dict[str, dict[str, Any]]]
 
 
 class ReportWritingEnv(ParallelEnv):
@@ -171,93 +90,53 @@ class ReportWritingEnv(ParallelEnv):
     # observable only when tokens are scaled by that budget (see `time_limit_observable` in infos).
     time_limit_observable = True
 
-    def __init__(self, *, team: Any = DEFAULT_TEAM, max_rounds: int = 4, min_rounds_before_terminate: int = 2,
-                 split: str = "train", tasks: Any = None, task_id: str | None = None, corpus: str | None = None,
-                 store_path: str | None = None, llm: Any = None, judge: Any = None, rag: Any = None,
-                 engine: Any = None, summary_dim: int = 32, token_scale: float | None = None,
-                 round_token_scale: float = 4000.0, output_dir: str | None = None, save_episodes: bool = False,
-                 render_mode: str | None = None, backend: Any = None, retriever: Any = None, embedding: Any = None,
-                 judge_obj: Any = None, referee: Any = None, name: str | None = None,
-                 infos: str = "stackable", observe_comm_adjacency: bool = False):
-        # `name` may arrive from a Hydra env group; the registry already used it.
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if int(max_rounds) < 1:
-            raise ValueError(f"max_rounds must be >= 1, got {max_rounds}")
-        if int(min_rounds_before_terminate) < 0:
-            raise ValueError(f"min_rounds_before_terminate must be >= 0, got {min_rounds_before_terminate}")
-        if int(summary_dim) < 0:
-            raise ValueError(f"summary_dim must be >= 0, got {summary_dim}")
-        if not isinstance(observe_comm_adjacency, (bool, np.bool_)):
-            raise ValueError(f"observe_comm_adjacency must be true or false, got {observe_comm_adjacency!r}")
-        # The last round's (N, N) comm_adjacency as the observation's last block (module docstring).
-        self.observe_comm_adjacency = bool(observe_comm_adjacency)
-        self.render_mode = render_mode
-        # stackable: fixed numeric keys only (TorchRL/BenchMARL); full: plus the round's text
-        # and nested data. last_round_info() always has the full form (envs/report_infos.py).
-        self.info_mode = report_infos.check_mode(infos)
-        self._last_info: dict[str, dict[str, Any]] = {}
-        self.max_rounds = int(max_rounds)
-        self.min_rounds_before_terminate = int(min_rounds_before_terminate)
-        self.summary_dim = int(summary_dim)
-        self.round_token_scale = float(round_token_scale)
-        self.output_dir = Path(output_dir).expanduser() if output_dir else None
-        self.save_episodes = bool(save_episodes)
-
-        self.team = build_team(list(_plain(team) if not isinstance(team, (list, tuple)) else team))
+    def __init__(self, config: ReportEnvConfig | None = None, *, resources: ReportResources | None = None,
+                 backend: Any = None, retriever: Any = None, embedding: Any = None, judge_obj: Any = None,
+                 **settings: Any):
+        """``config``, or its keywords (``ReportEnvConfig.from_kwargs``: the keys of
+        ``conf/env/report_writing.yaml``); ``resources``: what to run on (module docstring),
+        else built for this env from the config and the ready-made objects given."""
+        if config is not None and settings:
+            raise TypeError(f"give a ReportEnvConfig or its keywords, not both (got {sorted(settings)})")
+        cfg = config if config is not None else ReportEnvConfig.from_kwargs(**settings)
+        self.config = cfg
+        self.team = build_team(cfg.team)
         self.possible_agents = [m.name for m in self.team]
         self.agents: list[str] = []
         self.n = len(self.team)
         self.table = ActionTable(self.n)
+        self.tasks: list[Task] = self._load_tasks(cfg)
 
-        self.llm_cfg = dict(DEFAULT_LLM, **(_plain(llm) or {}))
-        self.judge_cfg = dict(DEFAULT_JUDGE, **(_plain(judge) or {}))
-        self.rag_cfg = _plain(rag) or {}
-        self.referee_cfg = make_referee_config(_plain(referee))  # flags and penalty: agents_llm.referee
-        engine_cfg = _plain(engine) or {}
-        self.settings = EngineSettings(**engine_cfg)
-        # Sampling follows the llm config unless the engine config says otherwise.
-        for key in ("temperature", "seed"):
-            if key not in engine_cfg and key in self.llm_cfg:
-                setattr(self.settings, key, self.llm_cfg[key])
-        budget = self.llm_cfg.get("episode_token_budget")
-        self.token_scale = float(token_scale or budget or 20000)
-        make_ledger(self.llm_cfg)  # validates the budget now, not at the first reset
+        given = {"backend": backend, "retriever": retriever, "embedding": embedding, "judge_obj": judge_obj}
+        if resources is None:
+            resources = ReportResources(llm=cfg.llm, judge=cfg.judge, rag=cfg.rag, store_path=cfg.store_path,
+                                        **{k: v for k, v in given.items() if v is not None})
+        else:
+            extra = sorted(k for k, v in given.items() if v is not None)
+            if extra:
+                raise TypeError(f"{', '.join(extra)}: hand ready-made objects to ReportResources(...), "
+                                "not beside resources=")
+            resources.check_fits(cfg.llm, cfg.judge, cfg.rag, cfg.store_path)
+        self.resources = resources
+        self.backend = resources.backend
 
-        raw_tasks = _plain(tasks) if tasks is not None and not isinstance(tasks, (str, Path)) else tasks
-        self.split = split
-        self.tasks: list[Task] = load_tasks(raw_tasks, split=split)
-        if corpus is not None:
-            self.tasks = [Task(t.id, t.topic, t.split, str(corpus), t.key_terms) for t in self.tasks]
-        if task_id is not None:
-            chosen = [t for t in self.tasks if t.id == task_id]
-            if not chosen:
-                raise ValueError(f"task_id {task_id!r} not in split {split!r}: {[t.id for t in self.tasks]}")
-            self.tasks = chosen
-        self.store_path = store_path
-
-        # Shared resources: passed in, or built once per process from the config.
-        # llm.backend=extractive is no model: the extractive team's engine (agents_llm.extractive).
-        self.extractive = self.llm_cfg.get("backend") == "extractive"
-        if self.extractive and self.judge_cfg.get("kind") == "llm":
-            raise ValueError("judge.kind=llm needs a language model, and llm=extractive has none; "
-                             "use judge=reference with the extractive team")
-        self.backend = backend if backend is not None or self.extractive else shared_backend(self.llm_cfg)
-        self._retriever_override = retriever
-        self._retrievers: dict[str, Any] = {}
-        self._embedding = embedding
-        self._judge_obj = judge_obj
-        self._projection: np.ndarray | None = None
-
-        if self.extractive:
+        if cfg.extractive:
             from agents_llm.extractive import ExtractiveEngine
 
-            self.engine = ExtractiveEngine(self.team, settings=self.settings,
-                                           tokenizer_model=self.llm_cfg.get("tokenizer_model", "smollm2-135m"))
+            self.engine: Any = ExtractiveEngine(self.team, settings=cfg.engine,
+                                                tokenizer_model=cfg.llm.get("tokenizer_model", "smollm2-135m"))
         else:
-            self.engine = RoundEngine(self.team, self.backend, retriever=None, settings=self.settings)
-        self._build_spaces()
+            self.engine = RoundEngine(self.team, self.backend, retriever=None, settings=cfg.engine)
+        self.features = ReportFeatures(self.possible_agents, [m.role.name for m in self.team], list(ROLES),
+                                       self.table, summary_dim=cfg.summary_dim,
+                                       observe_comm_adjacency=cfg.observe_comm_adjacency,
+                                       token_scale=cfg.token_scale, round_token_scale=cfg.round_token_scale)
+        self._obs_space = self.features.observation_space()
+        self._act_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        self.state_space = self.features.state_space()
+        self.obs_dim, self.state_dim = self.features.obs_dim, self.features.state_dim
 
+        self._last_info: dict[str, dict[str, Any]] = {}
         self.np_random = np.random.default_rng()
         self._episode = 0
         self._last_graph = np.zeros((2, 0), dtype=np.int64)
@@ -267,80 +146,98 @@ class ReportWritingEnv(ParallelEnv):
         self.task: Task | None = None
         self._ended: str | None = None
 
-    # -- spaces --------------------------------------------------------------------
-    def _build_spaces(self) -> None:
-        self.role_names = list(ROLES)
-        A = self.table.size
-        self.obs_dim = (len(self.role_names) + self.n + ROUND_FEATURES + REPORT_FEATURES + TOKEN_FEATURES
-                        + FLAG_FEATURES + 2 * A + self.summary_dim
-                        + (self.n * self.n if self.observe_comm_adjacency else 0))
-        self.state_dim = ROUND_FEATURES + REPORT_FEATURES + 2 + 2 + self.n + self.n * A + self.summary_dim
-        obs_box = spaces.Box(-np.inf, np.inf, (self.obs_dim,), dtype=np.float32)
-        mask_box = spaces.Box(0, 1, (A,), dtype=np.int8)
-        self._obs_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-        self._act_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
-        self._obs_spaces = {a: self._obs_space for a in self.possible_agents}
-        self.state_space = spaces.Box(-np.inf, np.inf, (self.state_dim,), dtype=np.float32)
+    @staticmethod
+    def _load_tasks(cfg: ReportEnvConfig) -> list[Task]:
+        tasks = load_tasks(cfg.tasks, split=cfg.split)
+        if cfg.corpus is not None:
+            tasks = [Task(t.id, t.topic, t.split, str(cfg.corpus), t.key_terms) for t in tasks]
+        if cfg.task_id is not None:
+            chosen = [t for t in tasks if t.id == cfg.task_id]
+            if not chosen:
+                raise ValueError(f"task_id {cfg.task_id!r} not in split {cfg.split!r}: {[t.id for t in tasks]}")
+            tasks = chosen
+        return tasks
 
+    # Settings read by callers and tests under their historical names.
+    @property
+    def max_rounds(self) -> int:
+        return self.config.max_rounds
+
+    @property
+    def min_rounds_before_terminate(self) -> int:
+        return self.config.min_rounds_before_terminate
+
+    @property
+    def summary_dim(self) -> int:
+        return self.config.summary_dim
+
+    @property
+    def token_scale(self) -> float:
+        return self.config.token_scale
+
+    @property
+    def round_token_scale(self) -> float:
+        return self.config.round_token_scale
+
+    @property
+    def render_mode(self) -> str | None:
+        return self.config.render_mode
+
+    @property
+    def info_mode(self) -> str:
+        return self.config.infos
+
+    @property
+    def observe_comm_adjacency(self) -> bool:
+        return self.config.observe_comm_adjacency
+
+    @property
+    def output_dir(self) -> Path | None:
+        return self.config.output_dir
+
+    @property
+    def save_episodes(self) -> bool:
+        return self.config.save_episodes
+
+    @property
+    def split(self) -> str:
+        return self.config.split
+
+    @property
+    def llm_cfg(self) -> dict[str, Any]:
+        return self.config.llm
+
+    @property
+    def judge_cfg(self) -> dict[str, Any]:
+        return self.config.judge
+
+    @property
+    def settings(self) -> Any:
+        return self.config.engine
+
+    @property
+    def extractive(self) -> bool:
+        return self.config.extractive
+
+    # -- spaces --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._obs_spaces[agent]
+        self._check_agent(agent)
+        return self._obs_space
 
     def action_space(self, agent: str) -> spaces.Space:
         return self._act_spaces[agent]
 
+    def _check_agent(self, agent: str) -> None:
+        if agent not in self._act_spaces:
+            raise KeyError(agent)
+
     def observation_layout(self) -> list[tuple[str, int, int]]:
         """(name, start, stop) of each block of the observation vector (the last one,
         ``comm_adjacency``, only with ``observe_comm_adjacency=True``)."""
-        A, blocks, start = self.table.size, [], 0
-        sizes = [("role", len(self.role_names)), ("agent", self.n), ("round", ROUND_FEATURES),
-                 ("report", REPORT_FEATURES), ("tokens", TOKEN_FEATURES), ("flags", FLAG_FEATURES),
-                 ("own_last_action", A), ("others_last_actions", A), ("summary", self.summary_dim)]
-        if self.observe_comm_adjacency:
-            sizes.append(("comm_adjacency", self.n * self.n))
-        for name, size in sizes:
-            blocks.append((name, start, start + size))
-            start += size
-        return blocks
+        return self.features.observation_layout()
 
     def action_names(self) -> list[str]:
         return self.table.names(self.possible_agents)
-
-    # -- resources -----------------------------------------------------------------
-    def _retriever_for(self, corpus: str) -> Any:
-        if self._retriever_override is not None:
-            return self._retriever_override
-        if corpus not in self._retrievers:
-            store = corpus_store(corpus, self.rag_cfg, self.store_path)
-            top_k = int((self.rag_cfg.get("query") or {}).get("top_k", 3))
-            self._retrievers[corpus] = RagRetriever(store, top_k=min(top_k, 3))
-            if self._embedding is None:
-                self._embedding = store.embedding
-        return self._retrievers[corpus]
-
-    def _judge(self) -> Any:
-        if self._judge_obj is None:
-            self._judge_obj = shared_judge(self.judge_cfg, self.backend, self._embedding)
-        return self._judge_obj
-
-    def _summary_features(self, text: str) -> np.ndarray:
-        if self.summary_dim == 0:
-            return np.zeros(0, dtype=np.float32)
-        if not text.strip() or self._embedding is None:
-            return np.zeros(self.summary_dim, dtype=np.float32)
-        cached = self._summary_cache
-        if cached[0] == text:
-            return cached[1]
-        vec = np.asarray(self._embedding.embed_documents([text]), dtype=np.float32).reshape(-1)
-        if vec.shape[0] != self.summary_dim:
-            if self._projection is None or self._projection.shape[0] != vec.shape[0]:
-                # A fixed Gaussian projection (seed 0): the same summary maps to the same features in every run.
-                rng = np.random.default_rng(0)
-                self._projection = (rng.standard_normal((vec.shape[0], self.summary_dim)) /
-                                    np.sqrt(self.summary_dim)).astype(np.float32)
-            vec = vec @ self._projection
-        vec = vec.astype(np.float32)
-        self._summary_cache = (text, vec)
-        return vec
 
     # -- episode -------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
@@ -350,8 +247,7 @@ class ReportWritingEnv(ParallelEnv):
                 self._act_spaces[a].seed(seed + i)
         options = dict(options or {})
         task = self._pick_task(options)
-        retriever = self._retriever_for(task.corpus)
-        self.engine.retriever = retriever
+        self.engine.retriever = self.resources.retriever(task.corpus)
         if self.extractive:
             self.engine.begin_episode(task.key_terms)
 
@@ -360,15 +256,16 @@ class ReportWritingEnv(ParallelEnv):
         self.report = ReportState(topic=task.topic, key_terms=list(task.key_terms))
         self.ledger = make_ledger(self.llm_cfg)
         self.ctx = EpisodeContext(report=self.report, ledger=self.ledger)
-        self.tracker = make_reward_tracker(self._judge(), self.judge_cfg)
-        self.referee = Referee(self.referee_cfg, grounder=grounder_for(self._judge(), self._embedding))
+        judge = self.resources.judge()
+        self.tracker = make_reward_tracker(judge, self.judge_cfg)
+        self.referee = Referee(self.config.referee, grounder=grounder_for(judge, self.resources.embedding))
         self.round = 0
         self._last_append_round = 0
         self._report_score = 0.0
         self._length_score = float(self.tracker.length_score(0))
         self._last_round_tokens = 0
         self._last_actions: dict[str, int] = {}
-        self._summary_cache: tuple[str, np.ndarray] = ("", np.zeros(self.summary_dim, dtype=np.float32))
+        self.features.reset_summary()
         self._last_graph = np.zeros((2, 0), dtype=np.int64)
         self._ended = None
         self._artifacts = {}
@@ -406,50 +303,31 @@ class ReportWritingEnv(ParallelEnv):
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
+        assert self.report is not None  # reset() ran
+        report_empty = self.report.is_empty
         return {a: action_mask(self.table, i, round_index=self.round,
                                min_rounds_before_terminate=self.min_rounds_before_terminate,
-                               report_empty=self.report.is_empty)
+                               report_empty=report_empty)
                 for i, a in enumerate(self.possible_agents)}
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         """Observations and the state, computed together (the state before the next step)."""
-        A, rep = self.table.size, self.report
+        assert self.report is not None  # reset() ran
+        rep, ledger = self.report, self.ledger
         self._current_masks = self._masks()
-        rounds_since = (self.round - self._last_append_round) / self.max_rounds
-        round_f = [self.round / self.max_rounds, (self.max_rounds - self.round) / self.max_rounds,
-                   float(self.round >= self.min_rounds_before_terminate)]
-        target = float(self.tracker.length_target) or 1.0
-        report_f = [min(rep.chars / target, 2.0), min(len(rep.sections) / 10.0, 2.0), self._report_score,
-                    self._length_score, rounds_since, float(rep.is_empty)]
-        episode_tokens = self.ledger.total.total
-        flags_common = [float(self.ctx.rag_exhausted), float(bool(self.ctx.objective))]
-        summary = self._summary_features(rep.progress_summary)
-        last = np.zeros((self.n, A), dtype=np.float32)
-        for i, a in enumerate(self.possible_agents):
-            if a in self._last_actions:
-                last[i, self._last_actions[a]] = 1.0
-        has_output = [float(bool(self.ctx.memory.get(a))) for a in self.possible_agents]
-        graph = ([report_infos.adjacency(self._last_graph, self.n).reshape(-1)]
-                 if self.observe_comm_adjacency else [])
-
-        obs = {}
-        for i, member in enumerate(self.team):
-            a = member.name
-            role = np.zeros(len(self.role_names), dtype=np.float32)
-            role[self.role_names.index(member.role.name)] = 1.0
-            agent = np.zeros(self.n, dtype=np.float32)
-            agent[i] = 1.0
-            own_tokens = self.ledger.by_caller[a].total if a in self.ledger.by_caller else 0
-            token_f = [episode_tokens / self.token_scale, self._last_round_tokens / self.round_token_scale,
-                       own_tokens / self.token_scale]
-            others = (last.sum(axis=0) - last[i]) / max(self.n - 1, 1)
-            vec = np.concatenate([role, agent, round_f, report_f, token_f, flags_common + [has_output[i]],
-                                  last[i], others, summary, *graph]).astype(np.float32)
-            obs[a] = {"observation": vec, "action_mask": self._current_masks[a][0].copy()}
-        self._state = np.concatenate([round_f, report_f, [episode_tokens / self.token_scale,
-                                                          self._last_round_tokens / self.round_token_scale],
-                                      flags_common, has_output, last.reshape(-1), summary]).astype(np.float32)
-        return {a: obs[a] for a in self.agents}
+        point = DecisionPoint(
+            round=self.round, max_rounds=self.max_rounds, min_rounds_before_terminate=self.min_rounds_before_terminate,
+            chars=rep.chars, sections=len(rep.sections), report_empty=rep.is_empty,
+            length_target=float(self.tracker.length_target), report_score=self._report_score,
+            length_score=self._length_score, last_append_round=self._last_append_round,
+            episode_tokens=ledger.total.total, last_round_tokens=self._last_round_tokens,
+            own_tokens={a: ledger.by_caller[a].total for a in self.possible_agents if a in ledger.by_caller},
+            rag_exhausted=bool(self.ctx.rag_exhausted), objective_set=bool(self.ctx.objective),
+            has_output={a: bool(self.ctx.memory.get(a)) for a in self.possible_agents},
+            last_actions=self._last_actions, adjacency=report_infos.adjacency(self._last_graph, self.n),
+            summary=self.features.summary(rep.progress_summary, self.resources.embedding))
+        vectors, self._state = self.features.vectors(point)
+        return {a: {"observation": vectors[a], "action_mask": self._current_masks[a][0].copy()} for a in self.agents}
 
     def state(self) -> np.ndarray:
         return self._state.copy()
@@ -505,9 +383,11 @@ class ReportWritingEnv(ParallelEnv):
         if not isinstance(plan, RoundPlan):
             plan = RoundPlan.from_dict(plan)
         plan.validate(self.possible_agents)
-        return await self._execute(plan, source="plan", joint=_action_of_plan(plan, self.possible_agents, self.table))
+        return await self._execute(plan, source="plan", joint=actions_of_plan(plan, self.possible_agents, self.table))
 
     async def _execute(self, plan: RoundPlan, *, source: str, joint: dict[str, int]):
+        report, trace = self.report, self.trace
+        assert report is not None and trace is not None  # _check_live() ran
         try:
             result = await self.engine.run(plan, self.ctx)
         except BaseException as e:
@@ -519,7 +399,7 @@ class ReportWritingEnv(ParallelEnv):
         reward, rounds_since, step_info = 0.0, 0, {}
         if result.appended:
             try:
-                step = await self.tracker.after_append(self.report, self.ledger)
+                step = await self.tracker.after_append(report, self.ledger)
             except TokenBudgetExceeded as e:
                 self.ctx.budget_exhausted = self.ctx.budget_exhausted or e.reason
             else:
@@ -528,7 +408,7 @@ class ReportWritingEnv(ParallelEnv):
                 step_info = step.as_dict()
                 rounds_since = self.round - self._last_append_round
                 self._last_append_round = self.round
-        flags = self.referee.review_round(self.report, outputs=result.outputs, scored=step_info or None,
+        flags = self.referee.review_round(report, outputs=result.outputs, scored=step_info or None,
                                           changed_section=result.collector.section_id if result.appended else None)
         reward = self.referee.adjust(reward, flags)
         self._last_round_tokens = result.tokens
@@ -547,51 +427,18 @@ class ReportWritingEnv(ParallelEnv):
         end_reason = ("llm_error" if llm_failure else "terminated" if terminated else
                       "budget_exhausted" if budget else "truncated" if truncated else "")
 
-        record = {"round": self.round, "source": source, **result.record,
-                  "tokens": {"round": result.tokens, "episode": self.ledger.total.total},
-                  "reward": reward, "report_score": self._report_score, "length_score": self._length_score,
-                  "rounds_since_append": rounds_since, "scores": step_info,
-                  "referee": [f.as_dict() for f in flags],
-                  "report": self._report_snapshot(result.collector.section_id)}
-        self.trace.add_round(record)
-
-        denied = {d.agent: d.reason for d in plan.denied}
+        outcome = report_infos.RoundOutcome(
+            round=self.round, source=source, plan=plan, result=result, reward=reward,
+            report_score=self._report_score, length_score=self._length_score, rounds_since_append=rounds_since,
+            scores=step_info, flags=flags, last_actions=self._last_actions, episode_tokens=self.ledger.total.total,
+            chars=report.chars, sections=[list(s) for s in report.list_sections()],
+            rag_exhausted=self.ctx.rag_exhausted, budget_exhausted=budget, end_reason=end_reason,
+            truncated=truncated, time_limit_observable=not budget or self.config.time_limit_matches_budget,
+            graph=self._last_graph)
+        trace.add_round(report_infos.trace_round(outcome, report))
         agents_now = list(self.agents)
-        common = {"report_score": self._report_score, "length_score": self._length_score, "tokens": result.tokens,
-                  "rounds_since_append": rounds_since, "appended": result.appended,
-                  "collector": result.collector.status, "terminate_votes": len(plan.terminate_votes),
-                  "round": self.round, "chars": self.report.chars, "rag_exhausted": self.ctx.rag_exhausted,
-                  "judge_flagged": bool(step_info.get("judge_flagged", False)),
-                  "delta_score": float(step_info.get("delta_score", 0.0)),
-                  "delta_length": float(step_info.get("delta_length", 0.0)),
-                  "llm_calls": result.llm_calls, "llm_errors": result.llm_errors,
-                  "referee": [f.as_dict() for f in flags], **flag_counts(flags)}
-        if llm_failure:
-            common["llm_error"] = llm_failure
-        if result.gate_passed is not None:
-            common["gate_passed"] = result.gate_passed
-        # What a plan-emitting fixed policy (algos.handcrafted) reads back: plain data only.
-        common["round_outputs"] = dict(result.outputs)
-        common["collector_section"] = result.collector.section_id
-        common["sections"] = [list(s) for s in self.report.list_sections()]
-        common["feedback"] = result.feedback.to_dict()  # the engine's reading of the outputs (report_protocol)
-        if budget:
-            common["budget_exhausted"] = budget
-        if end_reason:
-            common["end_reason"] = end_reason
-        if truncated:
-            episode_budget = self.llm_cfg.get("episode_token_budget")
-            common["time_limit_observable"] = not budget or (episode_budget is not None and float(episode_budget) == self.token_scale)
-        infos = {a: dict(common, action=self.table.name(self._last_actions[a], self.possible_agents),
-                         effective_action=plan.effective.get(a, "acting" if a in plan.acting else "idle"),
-                         denied=denied.get(a, ""), agent_tokens=sum(
-                             c["prompt_tokens"] + c["completion_tokens"] for c in result.calls if c["agent"] == a))
-                 for a in agents_now}
-        team = {**common, "episode_tokens": self.ledger.total.total, "gate_checked": result.gate_passed is not None,
-                "gate_passed": bool(result.gate_passed), "out_of_budget": bool(budget), "llm_failed": bool(llm_failure)}
-        per_agent = {a: {"action_index": self._last_actions[a], "agent_tokens": infos[a]["agent_tokens"],
-                         "was_denied": bool(denied.get(a))} for a in agents_now}
-        infos = self._emit_infos(report_infos.stackable(team, per_agent, self._last_graph, agents_now, self.n), infos)
+        stackable, full = report_infos.round_infos(outcome, agents_now, self.possible_agents, self.table)
+        infos = self._emit_infos(stackable, full)
         rewards = {a: reward for a in agents_now}
         terminations = {a: terminated for a in agents_now}
         truncations = {a: truncated for a in agents_now}
@@ -601,20 +448,6 @@ class ReportWritingEnv(ParallelEnv):
                                                else f"round budget {self.max_rounds}")
             self._finish(end_reason, detail)
         return obs, rewards, terminations, truncations, infos
-
-    def _report_snapshot(self, changed: str | None) -> dict:
-        rep = self.report
-        snap = {"chars": rep.chars, "progress_summary": rep.progress_summary,
-                "sections": [{"id": s.id, "title": s.title, "chars": s.chars, "revision": s.revision,
-                              "sources": [r.label() for r in s.sources]} for s in rep.sections],
-                "changed_section": None}
-        if changed:
-            s = rep.get(changed)
-            # Its text is the round's collector.content: not copied here a second time.
-            snap["changed_section"] = {"id": s.id, "title": s.title,
-                                       "sources": [{"source": r.source, "page": r.page, "chunk_id": r.chunk_id}
-                                                   for r in s.sources]}
-        return snap
 
     def _finish(self, reason: str, detail: str) -> None:
         self._ended = reason

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -98,12 +97,7 @@ def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "t
     return chosen
 
 
-# -- the corpus' RAG store, shared per process -----------------------------------------
-_STORE_LOCK = threading.RLock()
-_STORES: dict[str, Any] = {}
-_INGESTED: set[tuple[str, str]] = set()
-
-
+# -- the corpus' RAG store ---------------------------------------------------------------
 def rag_config(rag_cfg: Any, store_path: str | Path) -> Any:
     """The typed rag config (defaults + overrides) pointing at `store_path`."""
     from omegaconf import OmegaConf
@@ -124,32 +118,20 @@ def default_store_path(corpus: str, rag_cfg: Any) -> Path:
 
 
 def corpus_store(corpus: str = DEFAULT_CORPUS, rag_cfg: Any = None, store_path: str | Path | None = None) -> Any:
-    """The RAG store holding `corpus`: opened once and ingested once per process.
+    """A new handle on the RAG store holding `corpus`, the corpus ingested into it.
 
-    Ingestion is idempotent (content hashes), so another process re-reads the files,
-    finds them unchanged and writes nothing. An empty corpus gives an empty store (the
-    Researcher then reports [RESEARCH_EXHAUSTED]); a missing path is an error.
+    Nothing is kept here: whoever needs the store for longer keeps the handle
+    (``envs.report_resources.CorpusStores`` does, once per corpus). Ingestion is
+    idempotent (content hashes), so a second handle, in this process or another, re-reads
+    the files, finds them unchanged and writes nothing. An empty corpus gives an empty
+    store (the Researcher then reports [RESEARCH_EXHAUSTED]); a missing path is an error.
     """
     from rag import ingest_paths, open_store
 
     path = Path(store_path).expanduser() if store_path else default_store_path(corpus, rag_cfg)
-    cfg = rag_config(rag_cfg, path)
-    key = json.dumps([str(path.resolve()), str(cfg)], sort_keys=True)
-    with _STORE_LOCK:
-        store = _STORES.get(key)
-        if store is None:
-            store = _STORES[key] = open_store(cfg)
-        docs = materialize_corpus(corpus)
-        if (key, str(docs)) not in _INGESTED:
-            report = ingest_paths(store, [docs], progress=False)
-            _INGESTED.add((key, str(docs)))
-            if len(store) == 0:
-                logger.warning("corpus %s gave no chunks: the Researcher will find nothing\n%s", docs, report.render())
-        return store
-
-
-def forget_stores() -> None:
-    """Drop the process' open stores (tests; a process switching corpora)."""
-    with _STORE_LOCK:
-        _STORES.clear()
-        _INGESTED.clear()
+    store = open_store(rag_config(rag_cfg, path))
+    docs = materialize_corpus(corpus)
+    report = ingest_paths(store, [docs], progress=False)
+    if len(store) == 0:
+        logger.warning("corpus %s gave no chunks: the Researcher will find nothing\n%s", docs, report.render())
+    return store

@@ -92,10 +92,12 @@ def prepare_store(base: DictConfig) -> None:
     ingesting one store at once interleave their writes, and the store (so every score)
     then depends on timing: measured, a held-out episode replayed on a store built by two
     training workers scored 0.425, on a store built by one process 0.644."""
+    import envs
     from algos.training.env_configs import make_env
 
+    pool = envs.ResourcePool()
     for evaluation in (False, True):
-        make_env(OmegaConf.to_container(base.env, resolve=True), evaluation=evaluation).reset(seed=0)
+        make_env(OmegaConf.to_container(base.env, resolve=True), evaluation=evaluation, pool=pool).reset(seed=0)
 
 
 def train_runs(cfg: BenchmarkConfig, out: Path) -> Path:
@@ -145,6 +147,7 @@ def evaluate_job(job: dict) -> list[dict]:
     import torch
 
     import algos
+    import envs
     from algos.training import checkpoint as ckpt
     from algos.training.rollout import run_episode
     from algos.training.env_configs import make_env
@@ -154,8 +157,9 @@ def evaluate_job(job: dict) -> list[dict]:
     env_cfg.update(env_cfg.pop("eval_overrides", None) or {})
     rows = []
     algo = None
+    pool = envs.ResourcePool()  # one backend, store and judge for every task of the job
     for task in job["tasks"]:
-        env = make_env(dict(env_cfg, task_id=task))
+        env = make_env(dict(env_cfg, task_id=task), pool=pool)
         spec = algos.EnvSpec.from_env(env)
         if algo is None:
             algo = algos.build(job["algo"]["name"], spec, OmegaConf.create(job["algo"]), seed=job["run"])

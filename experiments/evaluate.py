@@ -45,6 +45,7 @@ from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
 from algos.training.rollout import action_distribution, run_episode  # noqa: E402
 from run_config import register_configs  # noqa: E402
 from algos.plugins import preload_plugins  # noqa: E402
+import envs  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
 from algos.training.runners import check_rollout, make_runner, vectorized  # noqa: E402
 from algos.training.seeding import seed_everything  # noqa: E402
@@ -72,7 +73,8 @@ def evaluate_run(cfg: DictConfig) -> dict:
     torch.set_num_threads(cfg.torch_threads)
     seed_everything(cfg.seed)
     out_dir = Path(cfg.eval.out).parent if cfg.eval.out else Path(HydraConfig.get().runtime.output_dir)
-    env = make_env(env_cfg, evaluation=True, output_dir=out_dir / "episodes")
+    pool = envs.ResourcePool()  # the run's envs share backend, store and judge
+    env = make_env(env_cfg, evaluation=True, output_dir=out_dir / "episodes", pool=pool)
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(algo_cfg.name, spec, algo_cfg, seed=cfg.seed, device=cfg.device)
     if state is not None:
@@ -91,7 +93,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
 
         with asyncio.Runner() as loop:
             runner = make_runner(cfg, algo, spec, env_cfg, evaluation=True, output_dir=out_dir / "episodes", loop=loop,
-                                 algo_cfg=algo_cfg)
+                                 algo_cfg=algo_cfg, pool=pool)
             try:
                 done = runner.run_episodes([(i, cfg.eval.seed + i) for i in range(cfg.eval.episodes)], explore=False)
             finally:

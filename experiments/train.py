@@ -45,6 +45,7 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
 import algos  # noqa: E402
+import envs  # noqa: E402
 from agents_llm.redaction import redact  # noqa: E402
 from algos.plugins import check_learned_state, load_checkpoint_plugins, load_plugins, plugin_records, preload_plugins  # noqa: E402
 from algos.training import checkpoint as ckpt  # noqa: E402
@@ -85,13 +86,14 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
 
     # -- envs, the algorithm, its runners; the state to continue from ---------------
     try:
-        env = make_env(cfg.env, output_dir=run_dir / "episodes")
-        eval_env = make_env(cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes")
+        pool = envs.ResourcePool()  # the run's envs share backend, store and judge of equal configs
+        env = make_env(cfg.env, output_dir=run_dir / "episodes", pool=pool)
+        eval_env = make_env(cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes", pool=pool)
     except ValueError as e:  # an env setting out of range (the env names it), or a backend refusing its config
         raise ConfigValueError(f"env: {e}") from None
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(cfg.algo.name, spec, cfg.algo, seed=cfg.seed, device=cfg.device)
-    runners = TrainingRunners.build(cfg, algo, spec, run_dir)
+    runners = TrainingRunners.build(cfg, algo, spec, run_dir, pool)
     algo.check_budget(cfg.train.episodes)
     check_learned_state(algo, algo.state_dict(), when="training")  # before any episode is spent
     progress = resume.restore(algo, saved)

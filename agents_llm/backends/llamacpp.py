@@ -1,8 +1,11 @@
 """In-process llama.cpp: the embedded default, no server, no key.
 
-One Llama instance per (model file, context size, threads) per process, shared by every
-backend object and every agent; calls are serialised by a lock because a llama.cpp
-context is not re-entrant. Generation runs in a worker thread so the event loop stays
+One Llama instance per (model file, context size, threads, chat format) per process,
+shared by every backend object and every agent: the one deliberate process-wide cache of
+the report stack (envs/report_resources.py), because loading the weights costs seconds
+per env. Everything a config may vary beyond that key (temperature, seed, repeat penalty,
+timeouts, the response cache) lives on the backend object, never on the shared
+instance. Calls are serialised by a lock because a llama.cpp context is not re-entrant. Generation runs in a worker thread so the event loop stays
 free; a deadline in a logits processor ends a generation that outlives its timeout.
 """
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 The entry points (``experiments/train.py``, ``evaluate.py``, the benchmarks) and the
 concurrent runners build their envs from one ``env`` config node; the evaluation env
-applies the config's ``eval_overrides``.
+applies the config's ``eval_overrides``. An entry point passes one ``envs.ResourcePool``
+to every env it builds, so that they share the expensive objects (an LLM backend, a
+store, a judge) of equal configs on purpose and nothing else.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ def env_args(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None 
     return name, args
 
 
-def make_env(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None) -> Any:
-    """Build the env a config names (see :func:`env_args`)."""
+def make_env(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None,
+             pool: envs.ResourcePool | None = None) -> Any:
+    """Build the env a config names (see :func:`env_args`), on ``pool``'s resources
+    (none given: the env builds its own)."""
     name, args = env_args(env_cfg, evaluation=evaluation, output_dir=output_dir)
-    return envs.make(name, **args)
+    return pool.make(name, **args) if pool is not None else envs.make(name, **args)

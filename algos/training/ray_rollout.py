@@ -75,7 +75,8 @@ class RolloutWorker:
         load_plugins(list(plugins))
         self.spec = EnvSpec(**spec)
         self.algo = algos.build(algo_name, self.spec, algo_cfg, seed=seed)
-        self.runner = VectorRollout(lambda: envs.make(env_name, **env_kwargs), self.algo, self.spec,
+        pool = envs.ResourcePool()  # this worker's envs share one backend, store and judge
+        self.runner = VectorRollout(lambda: pool.make(env_name, **env_kwargs), self.algo, self.spec,
                                     num_envs=num_envs, max_rounds=max_rounds)
 
     def pid(self) -> int:

@@ -48,9 +48,10 @@ def episodes_per_sync(rollout: Any) -> int:
 
 
 def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluation: bool, output_dir: Path, loop: Any,
-                local: bool = False, algo_cfg: Any = None) -> Any:
+                local: bool = False, algo_cfg: Any = None, pool: Optional[envs.ResourcePool] = None) -> Any:
     """The concurrent episode runner a `rollout` config asks for (Ray's only when not `local`);
-    `algo_cfg` is the config `algo` was built from (default `cfg.algo`)."""
+    `algo_cfg` is the config `algo` was built from (default `cfg.algo`). Its local envs share
+    `pool`'s resources (default: a pool of the runner's own); Ray workers build theirs."""
     algo_cfg = cfg.algo if algo_cfg is None else algo_cfg
     name, args = env_args(env_cfg, evaluation=evaluation, output_dir=output_dir)
     if cfg.rollout.backend == "ray" and not local:
@@ -66,7 +67,8 @@ def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluati
                           plugins=list(cfg.plugins), torch_threads=cfg.torch_threads)
     from .vector_rollout import VectorRollout
 
-    return VectorRollout(lambda: envs.make(name, **args), algo, spec, num_envs=cfg.rollout.num_envs,
+    shared = pool if pool is not None else envs.ResourcePool()
+    return VectorRollout(lambda: shared.make(name, **args), algo, spec, num_envs=cfg.rollout.num_envs,
                          max_rounds=cfg.train.max_rounds, loop=loop)
 
 
@@ -81,16 +83,20 @@ class TrainingRunners:
     loop: Any
 
     @classmethod
-    def build(cls, cfg: DictConfig, algo: Algorithm, spec: EnvSpec, run_dir: Path) -> Optional["TrainingRunners"]:
-        """The runners ``cfg.rollout`` asks for; None for the sequential loop."""
+    def build(cls, cfg: DictConfig, algo: Algorithm, spec: EnvSpec, run_dir: Path,
+              pool: Optional[envs.ResourcePool] = None) -> Optional["TrainingRunners"]:
+        """The runners ``cfg.rollout`` asks for; None for the sequential loop. Their local
+        envs share ``pool``'s resources (the run's)."""
         if not vectorized(cfg.rollout):
             return None
         import asyncio
 
         loop = asyncio.Runner()  # one loop for the run: clients built once stay usable
-        return cls(make_runner(cfg, algo, spec, cfg.env, evaluation=False, output_dir=run_dir / "episodes", loop=loop),
+        pool = pool if pool is not None else envs.ResourcePool()
+        return cls(make_runner(cfg, algo, spec, cfg.env, evaluation=False, output_dir=run_dir / "episodes", loop=loop,
+                               pool=pool),
                    make_runner(cfg, algo, spec, cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes", loop=loop,
-                               local=True),
+                               local=True, pool=pool),
                    loop)
 
     def close(self) -> None:

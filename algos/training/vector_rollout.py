@@ -187,9 +187,9 @@ class _Live:
 class VectorRollout:
     """``num_envs`` envs, one event loop, one batched policy call for the episodes ready to act.
 
-    ``make_env`` builds one env (called ``num_envs`` times, once each); shared
-    resources (backend, store, judge) are the env's business (the report env shares
-    them per process). ``loop``: an ``asyncio.Runner`` to share with other runners of
+    ``make_env`` builds one env (called ``num_envs`` times, once each); to share
+    resources (backend, store, judge) it builds them on one ``envs.ResourcePool``
+    (``runners.make_runner`` does). ``loop``: an ``asyncio.Runner`` to share with other runners of
     the same run (the training and the evaluation envs), so that clients bound to a
     loop see one loop only; by default the runner has its own. Use as a context
     manager or call :meth:`close`.

@@ -38,7 +38,7 @@ def test_reviewer_deficiencies_sent_to_the_researcher_raise_coverage_next_round(
     def coverage_after(second_round):
         env = make_env()
         play(env, [joint(Researcher=APPEND), second_round])
-        return env._judge().coverage(env.report), env
+        return env.resources.judge().coverage(env.report), env
 
     told, env_told = coverage_after(joint(Researcher=APPEND, Reviewer=BROADCAST))
     untold, env_untold = coverage_after(joint(Researcher=APPEND))
