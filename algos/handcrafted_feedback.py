@@ -22,16 +22,17 @@ def feedback_from_infos(infos: Optional[Mapping[str, Any]]) -> Optional[RoundFee
     """The round's feedback from the env's full infos (one agent's dict or all of them); None after reset."""
     if not infos:
         return None
-    info: Optional[Mapping[str, Any]] = infos
+    info: Mapping[str, Any] = infos
     if "feedback" not in infos:
-        info = next((v for v in infos.values() if isinstance(v, Mapping) and "feedback" in v), None)
-        if info is None:
+        found = next((v for v in infos.values() if isinstance(v, Mapping) and "feedback" in v), None)
+        if found is None:
             if any(isinstance(v, Mapping) and "round" in v for v in infos.values()):
                 # The env's default infos hold numbers only (for TorchRL): without the
                 # round's feedback the pipeline would plan blind.
                 raise ValueError("the handcrafted pipeline reads the round's feedback, which these infos lack: pass "
                                  "env.last_round_info() to next_plan, or build the env with infos='full'")
             return None
+        info = found
     return RoundFeedback.from_dict(info["feedback"])
 
 

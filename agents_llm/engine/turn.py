@@ -59,7 +59,7 @@ def turn_messages(role: str, plan: RoundPlan, name: str, ctx: EpisodeContext, *,
                   memory: str, evidence: str) -> list:
     """The chat of the turn: the phase prompts for a handcrafted phase, else the learned-policy prompts."""
     report = ctx.report
-    if phase_prompts.handles(plan.phase):
+    if plan.phase is not None and phase_prompts.handles(plan.phase):
         return phase_prompts.agent_messages(role, phase=plan.phase, topic=report.topic, objective_text=objective,
                                             report=report, inbox=inbox, memory=memory, evidence=evidence,
                                             instruction=instruction_for(plan, name), phase_round=plan.phase_round,
