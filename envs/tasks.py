@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -98,6 +99,13 @@ def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "t
 
 
 # -- the corpus' RAG store ---------------------------------------------------------------
+# One open handle per store folder, rag config and corpus in a process, on purpose: the
+# folder is one on-disk resource, and separate handles on it in one process made the same
+# episode retrieve different evidence with one env than with four (measured:
+# tests/rollout/test_batching_servers.py); different configs still get different handles.
+_OPEN_LOCK = threading.RLock()
+_OPEN_STORES: dict[tuple[str, str, str], Any] = {}
+
 def rag_config(rag_cfg: Any, store_path: str | Path) -> Any:
     """The typed rag config (defaults + overrides) pointing at `store_path`."""
     from omegaconf import OmegaConf
@@ -118,20 +126,25 @@ def default_store_path(corpus: str, rag_cfg: Any) -> Path:
 
 
 def corpus_store(corpus: str = DEFAULT_CORPUS, rag_cfg: Any = None, store_path: str | Path | None = None) -> Any:
-    """A new handle on the RAG store holding `corpus`, the corpus ingested into it.
+    """The process' one handle on the RAG store holding `corpus`, the corpus ingested into it
+    when the handle is first opened.
 
-    Nothing is kept here: whoever needs the store for longer keeps the handle
-    (``envs.report_resources.CorpusStores`` does, once per corpus). Ingestion is
-    idempotent (content hashes), so a second handle, in this process or another, re-reads
-    the files, finds them unchanged and writes nothing. An empty corpus gives an empty
+    Ingestion is idempotent (content hashes), so another process re-reads the files, finds
+    them unchanged and writes nothing. An empty corpus gives an empty
     store (the Researcher then reports [RESEARCH_EXHAUSTED]); a missing path is an error.
     """
     from rag import ingest_paths, open_store
 
     path = Path(store_path).expanduser() if store_path else default_store_path(corpus, rag_cfg)
-    store = open_store(rag_config(rag_cfg, path))
-    docs = materialize_corpus(corpus)
-    report = ingest_paths(store, [docs], progress=False)
-    if len(store) == 0:
-        logger.warning("corpus %s gave no chunks: the Researcher will find nothing\n%s", docs, report.render())
-    return store
+    cfg = rag_config(rag_cfg, path)
+    key = (str(path.resolve()), str(cfg), corpus)
+    with _OPEN_LOCK:
+        store = _OPEN_STORES.get(key)
+        if store is None:
+            store = open_store(cfg)
+            docs = materialize_corpus(corpus)
+            report = ingest_paths(store, [docs], progress=False)
+            if len(store) == 0:
+                logger.warning("corpus %s gave no chunks: the Researcher will find nothing\n%s", docs, report.render())
+            _OPEN_STORES[key] = store
+        return store
