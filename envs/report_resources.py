@@ -14,10 +14,12 @@ here is process-wide: a :class:`ReportResources` belongs to whoever built it.
 An env refuses resources built for another llm/judge/rag/store config (naming the key),
 since it would otherwise silently run on a model or store its config does not describe.
 
-The one cache below this level is the llama.cpp weights (``agents_llm.backends.llamacpp``:
+Two caches sit below this level. The llama.cpp weights (``agents_llm.backends.llamacpp``:
 keyed by model file, context size, threads and chat format), because reloading them costs
 seconds per env; the sampling settings are per call, so two configs that differ in them
-share the weights, never a setting.
+share the weights, never a setting. And the open handle on a store folder
+(``envs.tasks.corpus_store``: keyed by folder, rag config and corpus), because separate
+handles on one Chroma folder in one process retrieved differently.
 """
 from __future__ import annotations
 
