@@ -32,6 +32,20 @@ class RagRetriever:
         return len(self.store)
 
 
+def record_retrieval(retrieval: dict[str, Any], chunks: Sequence[Any], ctx: Any) -> bool:
+    """Write what a Researcher's search found into its trace entry and the episode context
+    (rag exhausted or not, the sources seen); False when it found nothing."""
+    retrieval["chunks"] = [{"source": c.source, "page": c.page, "chunk_id": c.chunk_id,
+                            "score": (getattr(c, "scores", None) or {}).get("rrf")} for c in chunks]
+    if not chunks:
+        retrieval["exhausted"] = True
+        ctx.rag_exhausted = True
+        return False
+    ctx.rag_exhausted = False
+    ctx.sources.add(chunks)
+    return True
+
+
 def format_evidence(chunks: Sequence[Any], max_chars: int) -> str:
     """Numbered source excerpts for a prompt, within `max_chars`.
 

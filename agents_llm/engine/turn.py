@@ -17,7 +17,7 @@ from .. import phase_prompts, prompts
 from ..roles import TeamMember
 from .context import EngineSettings, EpisodeContext
 from .query_check import vet_queries
-from .retrieval import Retriever, format_evidence
+from .retrieval import Retriever, format_evidence, record_retrieval
 from .round_record import CallRecorder, own_call_error
 
 Inbox = list[tuple[str, str]]
@@ -122,17 +122,10 @@ class TurnTaker:
                 except Exception as e:  # a store failure must not end the round; the trace says why
                     chunks = []
                     retrieval["error"] = f"{type(e).__name__}: {e}"
-                retrieval["chunks"] = [{"source": c.source, "page": c.page, "chunk_id": c.chunk_id,
-                                        "score": (c.scores or {}).get("rrf") if hasattr(c, "scores") else None}
-                                       for c in chunks]
-                if not chunks:
-                    retrieval["exhausted"] = True
-                    ctx.rag_exhausted = True
+                if not record_retrieval(retrieval, chunks, ctx):
                     turn.output = turn.response = exhausted_output(queries)
                     return turn
-                ctx.rag_exhausted = False
                 evidence = format_evidence(chunks, self.settings.evidence_max_chars)
-                ctx.sources.add(chunks)
 
         turn.prompt = turn_messages(member.role.name, plan, name, ctx, objective=ctx.objective, inbox=inbox,
                                     memory=memory, evidence=evidence)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from .. import prompts
 from ..backends import TokenBudgetExceeded
 from ..collector import CollectorResult, is_absence_only
-from ..engine.retrieval import format_evidence
+from ..engine.retrieval import format_evidence, record_retrieval
 from ..engine.context import EngineSettings, EpisodeContext
 from ..engine.round_record import CallRecorder, own_call_error
 from ..engine.runner import RoundEngine
@@ -240,16 +240,10 @@ class ExtractiveEngine(RoundEngine):
                 chunks = await asyncio.to_thread(self._retrieve, queries)
             except Exception as e:  # a store failure must not end the round; the trace says why
                 retrieval["error"] = f"{type(e).__name__}: {e}"
-            retrieval["chunks"] = [{"source": c.source, "page": c.page, "chunk_id": c.chunk_id,
-                                    "score": (getattr(c, "scores", None) or {}).get("rrf")} for c in chunks]
-            if not chunks:
-                retrieval["exhausted"] = True
-                ctx.rag_exhausted = True
+            if not record_retrieval(retrieval, chunks, ctx):
                 turn.output = turn.response = exhausted_output(queries)
                 return turn
-            ctx.rag_exhausted = False
             evidence = format_evidence(chunks, self.settings.evidence_max_chars)
-            ctx.sources.add(chunks)
 
         if role == "Researcher":
             output = self.researcher(queries, chunks, memory, inbox)
