@@ -48,11 +48,14 @@ define run_pytest
 	exit $$rc
 endef
 
-# Static checks: ruff (rules in pyproject.toml [tool.ruff]) and mypy on the packages
-# (pyproject.toml [tool.mypy]; both come with the dev extra that `install` installs).
+# Static checks: ruff lint and format check (pyproject.toml [tool.ruff]) and mypy on the
+# packages (pyproject.toml [tool.mypy]; all come with the dev extra that `install` installs).
+# `python -m ruff format <paths>` rewrites a file the format check rejects.
 MYPY_PACKAGES := report_protocol rag agents_llm envs algos
+LINT_PATHS := report_protocol rag agents_llm envs algos experiments tests
 lint: install
-	$(PYTHON) -m ruff check report_protocol rag agents_llm envs algos experiments tests
+	$(PYTHON) -m ruff check $(LINT_PATHS)
+	$(PYTHON) -m ruff format --check $(LINT_PATHS)
 	$(PYTHON) -m mypy $(MYPY_PACKAGES)
 
 test: install

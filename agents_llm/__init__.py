@@ -10,5 +10,6 @@ submodule you need (`agents_llm.engine`, ...; the round plan and action table ar
 def __getattr__(name: str):  # lazy: `from agents_llm import write_report` imports the API only then
     if name == "write_report":
         from .api import write_report
+
         return write_report
     raise AttributeError(f"module 'agents_llm' has no attribute {name!r}")

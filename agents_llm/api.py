@@ -22,6 +22,7 @@ and its trace before the error propagates; a run whose LLM failed (server down, 
 call timing out: the episode ended with reason `llm_error`) raises `ReportLLMError`
 naming the cause, after writing what it had.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -69,7 +70,7 @@ class ReportResult:
 
 def slugify(text: str, limit: int = 48) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return (slug[:limit].rstrip("-") or "report")
+    return slug[:limit].rstrip("-") or "report"
 
 
 def _plain(cfg: Any) -> Any:
@@ -88,13 +89,17 @@ def check_docs(docs: str | Path, extensions: Sequence[str]) -> Path:
 
     path = Path(docs).expanduser()
     if not path.exists():
-        raise ReportInputError(f"docs path does not exist: {path} (resolved from {str(docs)!r}); "
-                               "give a folder or file of .pdf/.docx/.md/.txt documents")
+        raise ReportInputError(
+            f"docs path does not exist: {path} (resolved from {str(docs)!r}); "
+            "give a folder or file of .pdf/.docx/.md/.txt documents"
+        )
     files, skipped = collect_files([path], extensions)
     if not files:
         why = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
-        raise ReportInputError(f"no document to read in {path}: it has no {'/'.join(extensions)} file"
-                               + (f" ({why})" if why else " (the folder is empty)"))
+        raise ReportInputError(
+            f"no document to read in {path}: it has no {'/'.join(extensions)} file"
+            + (f" ({why})" if why else " (the folder is empty)")
+        )
     return path.resolve()
 
 
@@ -119,12 +124,26 @@ def _max_rounds(policy_obj: Any, default: int) -> int:
     return sum(p.rounds for p in phases) + 1 if phases else default
 
 
-def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Path | None = None,
-               output_root: str | Path = "outputs", checkpoint: str | Path | None = None,
-               algo: Optional[Mapping[str, Any]] = None, team: Sequence[str] = DEFAULT_TEAM,
-               llm: Any = None, rag: Any = None, judge: Any = None, engine: Any = None, pdf: bool = True,
-               backend: Any = None, retriever: Any = None, max_rounds: Optional[int] = None,
-               seed: int = 0, progress: str = "quiet") -> ReportResult:
+def run_report(
+    task: str,
+    docs: str | Path | None = None,
+    *,
+    data_root: str | Path | None = None,
+    output_root: str | Path = "outputs",
+    checkpoint: str | Path | None = None,
+    algo: Optional[Mapping[str, Any]] = None,
+    team: Sequence[str] = DEFAULT_TEAM,
+    llm: Any = None,
+    rag: Any = None,
+    judge: Any = None,
+    engine: Any = None,
+    pdf: bool = True,
+    backend: Any = None,
+    retriever: Any = None,
+    max_rounds: Optional[int] = None,
+    seed: int = 0,
+    progress: str = "quiet",
+) -> ReportResult:
     """Synchronous `write_report` (what the async API runs in a worker thread).
 
     ``progress``: auto | bar | plain | quiet, the per-round display (round, tokens, score,
@@ -169,8 +188,10 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     store_path = None
     if docs is None:
         corpus = DEFAULT_CORPUS
-        messages.append(f"docs: none given, using the default corpus ({DEFAULT_CORPUS}: the Python standard "
-                        "library's documentation)")
+        messages.append(
+            f"docs: none given, using the default corpus ({DEFAULT_CORPUS}: the Python standard "
+            "library's documentation)"
+        )
     else:
         from omegaconf import OmegaConf
 
@@ -181,22 +202,38 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     if data_root is not None:
         store_path = Path(data_root).expanduser() / "stores" / default_store_path(corpus, rag_cfg).name
     # The env runs on these: the store checked here is the one it retrieves from.
-    resources = ReportResources(llm=llm_cfg, judge=judge_cfg, rag=rag_cfg,
-                                store_path=str(store_path) if store_path else None, backend=backend,
-                                retriever=retriever)
+    resources = ReportResources(
+        llm=llm_cfg,
+        judge=judge_cfg,
+        rag=rag_cfg,
+        store_path=str(store_path) if store_path else None,
+        backend=backend,
+        retriever=retriever,
+    )
     if retriever is None:
         store = resources.stores.store(corpus)
         if len(store) == 0:
-            raise ReportInputError(f"no text could be read from the documents in {corpus}: every file was skipped "
-                                   "(see the ingest warnings above); nothing to write a report from")
+            raise ReportInputError(
+                f"no text could be read from the documents in {corpus}: every file was skipped "
+                "(see the ingest warnings above); nothing to write a report from"
+            )
         messages.append(f"store: {len(store)} chunk(s) from {len(store.sources)} document(s)")
 
     # 3. the run
     out_dir = Path(output_root).expanduser() / f"{datetime.now():%Y-%m-%d_%H-%M-%S}_{slugify(task)}"
-    env = ReportWritingEnv(team=list(team), max_rounds=max_rounds, min_rounds_before_terminate=1,
-                           tasks=[{"id": "write_report", "topic": task, "split": "train", "corpus": corpus}],
-                           store_path=str(store_path) if store_path else None, llm=llm_cfg, judge=judge_cfg,
-                           rag=rag_cfg, engine=engine_cfg, resources=resources, output_dir=str(out_dir))
+    env = ReportWritingEnv(
+        team=list(team),
+        max_rounds=max_rounds,
+        min_rounds_before_terminate=1,
+        tasks=[{"id": "write_report", "topic": task, "split": "train", "corpus": corpus}],
+        store_path=str(store_path) if store_path else None,
+        llm=llm_cfg,
+        judge=judge_cfg,
+        rag=rag_cfg,
+        engine=engine_cfg,
+        resources=resources,
+        output_dir=str(out_dir),
+    )
     spec = algos.EnvSpec.from_env(env)
     policy_obj = algos.build(policy_name, spec, policy_cfg, seed=seed)
     if state is not None:
@@ -206,8 +243,9 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
     bar = RunProgress(progress, total_episodes=1, desc="write_report", rounds_per_episode=max_rounds)
     bar.begin_episode("train")
     try:
-        _, stats = run_episode(env, policy_obj, spec, explore=False, seed=seed, max_rounds=max_rounds,
-                               on_round=bar.on_round)
+        _, stats = run_episode(
+            env, policy_obj, spec, explore=False, seed=seed, max_rounds=max_rounds, on_round=bar.on_round
+        )
         bar.end_episode({"score": stats.infos.get("report_score", 0.0)})
     except BaseException as e:  # keep what was written, then re-raise below
         error = e
@@ -233,27 +271,45 @@ def run_report(task: str, docs: str | Path | None = None, *, data_root: str | Pa
         note = f"The run stopped because the language model failed: {llm_failure}"
     elif report.is_empty:
         gaps = "; ".join(report.deficient_topics[:6])
-        note = ("Short report: the documents" + (f" in {corpus}" if docs is not None else "")
-                + " did not give enough evidence to write any section on this topic"
-                + (f". Not found: {gaps}." if gaps else "."))
+        note = (
+            "Short report: the documents"
+            + (f" in {corpus}" if docs is not None else "")
+            + " did not give enough evidence to write any section on this topic"
+            + (f". Not found: {gaps}." if gaps else ".")
+        )
         messages.append(note)
     if error is not None:
         note = (note + " " if note else "") + f"The run stopped early: {type(error).__name__}: {error}"
     exported = export_report(report, out_dir, pdf=pdf, subtitle=subtitle, missing_note=note)
     messages.extend(exported.messages)
-    files.update({"markdown": str(exported.markdown), "latex": str(exported.latex),
-                  "pdf": str(exported.pdf) if exported.pdf else None})
+    files.update(
+        {
+            "markdown": str(exported.markdown),
+            "latex": str(exported.latex),
+            "pdf": str(exported.pdf) if exported.pdf else None,
+        }
+    )
     if error is not None:
         raise error
     if llm_failure:
-        raise ReportLLMError(f"the LLM failed after {stats.length if stats else 0} round(s): {llm_failure}; "
-                             f"the report so far and the trace are in {out_dir}", files)
+        raise ReportLLMError(
+            f"the LLM failed after {stats.length if stats else 0} round(s): {llm_failure}; "
+            f"the report so far and the trace are in {out_dir}",
+            files,
+        )
     tokens: dict[str, Any] = tokens_usage.as_dict() if tokens_usage is not None else {}
     if tokens_usage is not None:
         tokens["by_caller"] = {k: v.as_dict() for k, v in env.ledger.by_caller.items()}
-    return ReportResult(report=report, markdown=exported.markdown.read_text(encoding="utf-8"), tokens=tokens,
-                        rounds=stats.length if stats else 0, output_dir=out_dir, files=files, messages=messages,
-                        seconds=time.perf_counter() - started)
+    return ReportResult(
+        report=report,
+        markdown=exported.markdown.read_text(encoding="utf-8"),
+        tokens=tokens,
+        rounds=stats.length if stats else 0,
+        output_dir=out_dir,
+        files=files,
+        messages=messages,
+        seconds=time.perf_counter() - started,
+    )
 
 
 async def write_report(task: str, docs: str | Path | None = None, **kwargs: Any) -> ReportResult:

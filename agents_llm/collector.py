@@ -7,6 +7,7 @@ original's lesson is that meta-talk about missing evidence must never become rep
 text. The prose passes the sentence-level report filter; the sources gathered since
 the last append are flushed into the new section.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,7 +25,8 @@ from .report_state import ReportState, SourceRef
 _ABSENCE = re.compile(
     r"\[(?:RESEARCH_EXHAUSTED|NO_REVISION_NEEDED)\]|\bNO_QUERY\b|\bstate deficiency\b|\bnot found\b|\bno data\b|"
     r"\bno (?:relevant )?(?:information|evidence|sources?)\b|\bunavailable\b|\babsent\b|\bnothing relevant\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 # A line that opens with a marker declares absence, whatever detail follows (the queries tried).
 _MARKER_FIRST = re.compile(r"^\W*(?:\[(?:RESEARCH_EXHAUSTED|NO_REVISION_NEEDED)\]|NO_QUERY\b)")
@@ -38,8 +40,10 @@ def is_absence_only(text: str) -> bool:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         return True
-    return all(_MARKER_FIRST.match(ln) or (_ABSENCE.search(ln) and len(_ABSENCE.sub("", ln).strip(" .:-*[]()")) < 40)
-               for ln in lines)
+    return all(
+        _MARKER_FIRST.match(ln) or (_ABSENCE.search(ln) and len(_ABSENCE.sub("", ln).strip(" .:-*[]()")) < 40)
+        for ln in lines
+    )
 
 
 @dataclass
@@ -53,9 +57,15 @@ class CollectorResult:
     reused_sources: str = ""  # why the writer's prose gave way to source sentences ("" = it was kept)
 
     def as_dict(self) -> dict:
-        return {"status": self.status, "reason": self.reason, "section_id": self.section_id, "title": self.title,
-                "removed_sentences": self.removed_sentences, "content": self.content,
-                "reused_sources": self.reused_sources}
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "section_id": self.section_id,
+            "title": self.title,
+            "removed_sentences": self.removed_sentences,
+            "content": self.content,
+            "reused_sources": self.reused_sources,
+        }
 
 
 def _split_title(text: str, fallback: str) -> tuple[str, str]:
@@ -74,8 +84,16 @@ class Collector:
         self.summary_max_tokens = summary_max_tokens
         self.reuse_sources = reuse_sources  # agents_llm.sentence_reuse: source sentences stand in for junk prose
 
-    async def run(self, *, call: CallFn, report: ReportState, contributions: Sequence[tuple[str, str]],
-                  objective: str, sources: Iterable[SourceRef], revise_section: str | None = None) -> CollectorResult:
+    async def run(
+        self,
+        *,
+        call: CallFn,
+        report: ReportState,
+        contributions: Sequence[tuple[str, str]],
+        objective: str,
+        sources: Iterable[SourceRef],
+        revise_section: str | None = None,
+    ) -> CollectorResult:
         """Append (or revise) one section from `contributions` ((agent, text) pairs).
 
         `sources` is only consumed (flushed) when a section is written; on a skip the
@@ -89,10 +107,14 @@ class Collector:
             return CollectorResult("skipped", "empty input" if empty else "only absence markers")
 
         last = report.sections[-1].content if report.sections else ""
-        prose = await call("Collector", "collector",
-                           prompts.collector_messages(topic=report.topic, objective=objective, last_section=last,
-                                                      contributions=useful),
-                           self.prose_max_tokens)
+        prose = await call(
+            "Collector",
+            "collector",
+            prompts.collector_messages(
+                topic=report.topic, objective=objective, last_section=last, contributions=useful
+            ),
+            self.prose_max_tokens,
+        )
         if prose is None:
             return CollectorResult("failed", "prose call failed")
         prose = prompts.strip_echo(prose) or prose
@@ -108,20 +130,27 @@ class Collector:
             if reason:
                 picked = pick_source_sentences(src, focus=f"{report.topic} {objective} {text}", exclude=earlier)
                 if not picked:
-                    return CollectorResult("skipped", f"the prose {reason}, and no source sentence fits",
-                                           removed_sentences=filtered.removed)
+                    return CollectorResult(
+                        "skipped",
+                        f"the prose {reason}, and no source sentence fits",
+                        removed_sentences=filtered.removed,
+                    )
                 text, reused = " ".join(picked), reason
-                if echoed_sentences(title_filtered)[0] > 0 or title_filtered.lower() in \
-                        {s.title.lower() for s in report.sections if s.id != revise_section}:
+                if echoed_sentences(title_filtered)[0] > 0 or title_filtered.lower() in {
+                    s.title.lower() for s in report.sections if s.id != revise_section
+                }:
                     title_filtered = title_from(picked[0])
         if not text.strip():
-            return CollectorResult("skipped", "nothing left after the report filter",
-                                   removed_sentences=filtered.removed)
+            return CollectorResult(
+                "skipped", "nothing left after the report filter", removed_sentences=filtered.removed
+            )
 
-        summary = await call("Summarizer", "summarizer",
-                             prompts.summarizer_messages(previous_summary=report.progress_summary,
-                                                         addition=text),
-                             self.summary_max_tokens)
+        summary = await call(
+            "Summarizer",
+            "summarizer",
+            prompts.summarizer_messages(previous_summary=report.progress_summary, addition=text),
+            self.summary_max_tokens,
+        )
         if revise_section is not None and revise_section in {s.id for s in report.sections}:
             section = report.replace_section(revise_section, text, sources=src)
             status = "revised"
@@ -131,6 +160,12 @@ class Collector:
         if summary is not None and summary.strip():
             # The summary is internal memory, but it reaches prompts: keep it jargon-free too.
             report.progress_summary = filter_report_text(summary).text or report.progress_summary
-        return CollectorResult(status, "" if summary is not None else "summary call failed; summary unchanged",
-                               section_id=section.id, title=section.title, removed_sentences=filtered.removed,
-                               content=section.content, reused_sources=reused)
+        return CollectorResult(
+            status,
+            "" if summary is not None else "summary call failed; summary unchanged",
+            section_id=section.id,
+            title=section.title,
+            removed_sentences=filtered.removed,
+            content=section.content,
+            reused_sources=reused,
+        )

@@ -11,6 +11,7 @@ class can typeset. The PDF is built with ``pdflatex`` when it is installed; othe
 (or with ``pdf=False``) it is skipped with a message, and the Markdown and LaTeX are
 kept whatever happens.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,10 @@ from typing import Sequence
 
 from .report_state import ReportState, SourceRef
 
-SHORT_REPORT_NOTE = ("Short report: no section could be written from the documents, because they do not "
-                     "contain information on this topic.")
+SHORT_REPORT_NOTE = (
+    "Short report: no section could be written from the documents, because they do not "
+    "contain information on this topic."
+)
 
 
 @dataclass
@@ -36,8 +39,12 @@ class ExportResult:
     messages: list[str] = field(default_factory=list)  # what was skipped or failed, and why
 
     def as_dict(self) -> dict:
-        return {"markdown": str(self.markdown), "latex": str(self.latex),
-                "pdf": str(self.pdf) if self.pdf else None, "messages": list(self.messages)}
+        return {
+            "markdown": str(self.markdown),
+            "latex": str(self.latex),
+            "pdf": str(self.pdf) if self.pdf else None,
+            "messages": list(self.messages),
+        }
 
 
 def numbered_sources(report: ReportState) -> list[SourceRef]:
@@ -49,8 +56,9 @@ def _source_numbers(report: ReportState) -> dict[tuple, int]:
 
 
 def _section_refs(section, numbers: dict[tuple, int]) -> list[int]:
-    refs = sorted({numbers[(s.source, s.page, s.chunk_id)] for s in section.sources
-                   if (s.source, s.page, s.chunk_id) in numbers})
+    refs = sorted(
+        {numbers[(s.source, s.page, s.chunk_id)] for s in section.sources if (s.source, s.page, s.chunk_id) in numbers}
+    )
     return refs
 
 
@@ -81,12 +89,38 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
 
 
 # -- LaTeX -----------------------------------------------------------------------------
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
-                  "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
-                  "<": r"$<$", ">": r"$>$", "|": r"$|$"}  # math mode: right glyphs in the default OT1 encoding
-_UNICODE_TO_ASCII = {"\u2014": "---", "\u2013": "--", "\u2018": "`", "\u2019": "'", "\u201c": "``",
-                     "\u201d": "''", "\u2026": "...", "\u00a0": " ", "\u2022": "-", "\u00d7": "x",
-                     "\u2212": "-", "\u2192": "->", "\u00b0": " deg", "\u00ab": "<<", "\u00bb": ">>"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\textasciicircum{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\textasciitilde{}",
+    "<": r"$<$",
+    ">": r"$>$",
+    "|": r"$|$",
+}  # math mode: right glyphs in the default OT1 encoding
+_UNICODE_TO_ASCII = {
+    "\u2014": "---",
+    "\u2013": "--",
+    "\u2018": "`",
+    "\u2019": "'",
+    "\u201c": "``",
+    "\u201d": "''",
+    "\u2026": "...",
+    "\u00a0": " ",
+    "\u2022": "-",
+    "\u00d7": "x",
+    "\u2212": "-",
+    "\u2192": "->",
+    "\u00b0": " deg",
+    "\u00ab": "<<",
+    "\u00bb": ">>",
+}
 
 
 def _ascii(text: str) -> str:
@@ -156,12 +190,15 @@ def _inline(text: str) -> str:
 def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | None = None) -> str:
     numbers = _source_numbers(report)
     refs = numbered_sources(report)
-    lines = [r"\documentclass[11pt]{article}",
-             r"\title{" + escape_latex(report.topic.strip()) + "}",
-             r"\author{" + escape_latex(subtitle) + "}" if subtitle else r"\author{}",
-             r"\date{}",
-             r"\begin{document}",
-             r"\maketitle", ""]
+    lines = [
+        r"\documentclass[11pt]{article}",
+        r"\title{" + escape_latex(report.topic.strip()) + "}",
+        r"\author{" + escape_latex(subtitle) + "}" if subtitle else r"\author{}",
+        r"\date{}",
+        r"\begin{document}",
+        r"\maketitle",
+        "",
+    ]
     note = missing_note or (SHORT_REPORT_NOTE if report.is_empty else None)
     if note:
         lines += [r"\noindent\textbf{" + escape_latex(note) + "}", ""]
@@ -194,16 +231,25 @@ def build_pdf(tex_path: Path, *, timeout_s: float = 120.0) -> tuple[Path | None,
     """(pdf path or None, message). Two pdflatex passes resolve the citations; never raises."""
     engine = find_tex_engine()
     if engine is None:
-        return None, ("PDF skipped: no TeX engine (pdflatex) is installed; on Debian/Ubuntu: "
-                      "apt-get install texlive-latex-base. The Markdown and LaTeX files are written.")
+        return None, (
+            "PDF skipped: no TeX engine (pdflatex) is installed; on Debian/Ubuntu: "
+            "apt-get install texlive-latex-base. The Markdown and LaTeX files are written."
+        )
     tex_path = Path(tex_path)
     with tempfile.TemporaryDirectory(prefix="qmix-latex-") as work:
-        cmd = [engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
-               f"-output-directory={work}", str(tex_path.resolve())]
+        cmd = [
+            engine,
+            "-interaction=nonstopmode",
+            "-halt-on-error",
+            "-no-shell-escape",
+            f"-output-directory={work}",
+            str(tex_path.resolve()),
+        ]
         for _ in range(2):
             try:
-                proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, errors="replace",
-                                      timeout=timeout_s)
+                proc = subprocess.run(
+                    cmd, cwd=work, capture_output=True, text=True, errors="replace", timeout=timeout_s
+                )
             except subprocess.TimeoutExpired:
                 return None, f"PDF failed: pdflatex ran longer than {timeout_s:.0f} s on {tex_path}"
             if proc.returncode != 0:
@@ -218,8 +264,15 @@ def build_pdf(tex_path: Path, *, timeout_s: float = 120.0) -> tuple[Path | None,
     return target, f"PDF written with {engine}"
 
 
-def export_report(report: ReportState, out_dir: str | Path, *, basename: str = "report", pdf: bool = True,
-                  subtitle: str = "", missing_note: str | None = None) -> ExportResult:
+def export_report(
+    report: ReportState,
+    out_dir: str | Path,
+    *,
+    basename: str = "report",
+    pdf: bool = True,
+    subtitle: str = "",
+    missing_note: str | None = None,
+) -> ExportResult:
     """Write `<basename>.md`, `.tex` and (when possible) `.pdf` into `out_dir`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -10,14 +10,25 @@ The signals the prompts ask for are the protocol's (`report_protocol.vocabulary`
 engine reads them back (`agents_llm.engine.feedback`). Prompts stay short: the default
 model is a 135M-parameter model that loses long instructions.
 """
+
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
 from report_protocol import Directive, RoundFeedback
 from report_protocol import vocabulary as v
-from report_protocol.vocabulary import (DRAFTING, DRAFTING_COMPLETE, HOLD, MISSING, PLANNING, RESEARCH,
-                                        RESEARCH_EXHAUSTED, REVIEW, REVISION, REVISION_COMPLETE)
+from report_protocol.vocabulary import (
+    DRAFTING,
+    DRAFTING_COMPLETE,
+    HOLD,
+    MISSING,
+    PLANNING,
+    RESEARCH,
+    RESEARCH_EXHAUSTED,
+    REVIEW,
+    REVISION,
+    REVISION_COMPLETE,
+)
 
 from . import prompts
 from .report_state import ReportState
@@ -26,55 +37,82 @@ PHASES = v.PHASE_ORDER
 
 # One short paragraph per phase, appended to every role's system prompt.
 PHASE_BLOCK: dict[str, str] = {
-    PLANNING: ("Phase: PLANNING. The team checks what the sources cover and fixes the outline of the report. "
-               "Only plan sections the sources support."),
-    RESEARCH: ("Phase: RESEARCH. The team gathers evidence from the sources for the planned sections. "
-               f"When the sources have nothing new, the Researcher writes {RESEARCH_EXHAUSTED}."),
-    DRAFTING: ("Phase: DRAFTING. The team writes the report one section at a time, using only the evidence. "
-               f"When every planned section is written, the Lead Architect writes {DRAFTING_COMPLETE}."),
-    REVIEW: ("Phase: REVIEW. The team reads the written sections and lists what must be corrected. "
-             "Every finding starts with the section's tag, e.g. [SECTION_ID: S1]."),
-    REVISION: ("Phase: REVISION. The team applies the corrections, one section at a time, rewriting it in place. "
-               f"When no correction is left, the Lead Architect writes {REVISION_COMPLETE}."),
+    PLANNING: (
+        "Phase: PLANNING. The team checks what the sources cover and fixes the outline of the report. "
+        "Only plan sections the sources support."
+    ),
+    RESEARCH: (
+        "Phase: RESEARCH. The team gathers evidence from the sources for the planned sections. "
+        f"When the sources have nothing new, the Researcher writes {RESEARCH_EXHAUSTED}."
+    ),
+    DRAFTING: (
+        "Phase: DRAFTING. The team writes the report one section at a time, using only the evidence. "
+        f"When every planned section is written, the Lead Architect writes {DRAFTING_COMPLETE}."
+    ),
+    REVIEW: (
+        "Phase: REVIEW. The team reads the written sections and lists what must be corrected. "
+        "Every finding starts with the section's tag, e.g. [SECTION_ID: S1]."
+    ),
+    REVISION: (
+        "Phase: REVISION. The team applies the corrections, one section at a time, rewriting it in place. "
+        f"When no correction is left, the Lead Architect writes {REVISION_COMPLETE}."
+    ),
 }
 
 # What each role does in each phase. Missing roles fall back to the learned-policy task.
 OBJECTIVE: dict[str, dict[str, str]] = {
     PLANNING: {
-        "Researcher": (f"List the subtopics the sources cover, one per line, with their source. For a subtopic "
-                       f"of the report the sources do not cover, write a line '{MISSING} <subtopic>'."),
-        "LeadArchitect": ("Write the outline: a numbered list of 3 to 5 section titles the sources support. "
-                          "Do not plan sections on known gaps."),
+        "Researcher": (
+            f"List the subtopics the sources cover, one per line, with their source. For a subtopic "
+            f"of the report the sources do not cover, write a line '{MISSING} <subtopic>'."
+        ),
+        "LeadArchitect": (
+            "Write the outline: a numbered list of 3 to 5 section titles the sources support. "
+            "Do not plan sections on known gaps."
+        ),
     },
     RESEARCH: {
         "LeadArchitect": "Write 'OBJECTIVE:' and the one fact the team must find next for the outline.",
-        "Researcher": (f"List the facts from the sources that serve the objective, one per line, each with its "
-                       f"source. If the sources have nothing new, write {RESEARCH_EXHAUSTED}."),
+        "Researcher": (
+            f"List the facts from the sources that serve the objective, one per line, each with its "
+            f"source. If the sources have nothing new, write {RESEARCH_EXHAUSTED}."
+        ),
         "DataAnalyst": "Turn the evidence into a writing blueprint: key points in a logical order, with sources.",
         "Reviewer": "Point out evidence that is missing or weak for the outline.",
     },
     DRAFTING: {
-        "LeadArchitect": ("Write 'OBJECTIVE:' and the title of the section to write now, then two points it must "
-                          "cover."),
-        "Researcher": (f"List the facts from the sources for the section, each with its source. If the sources "
-                       f"say nothing about it, write {RESEARCH_EXHAUSTED}."),
+        "LeadArchitect": (
+            "Write 'OBJECTIVE:' and the title of the section to write now, then two points it must cover."
+        ),
+        "Researcher": (
+            f"List the facts from the sources for the section, each with its source. If the sources "
+            f"say nothing about it, write {RESEARCH_EXHAUSTED}."
+        ),
         "DataAnalyst": "Write the section as clear paragraphs, using only the evidence you received.",
         "Reviewer": "Point out unsupported claims in the draft.",
     },
     REVIEW: {
-        "Reviewer": ("Review the sections listed below. For each problem write one line: the section tag "
-                     "[SECTION_ID: <id>], then the problem and its fix."),
-        "LeadArchitect": ("Rank the review findings: keep the important ones, one per line, each starting with "
-                          "its [SECTION_ID: <id>] tag."),
+        "Reviewer": (
+            "Review the sections listed below. For each problem write one line: the section tag "
+            "[SECTION_ID: <id>], then the problem and its fix."
+        ),
+        "LeadArchitect": (
+            "Rank the review findings: keep the important ones, one per line, each starting with "
+            "its [SECTION_ID: <id>] tag."
+        ),
         "DataAnalyst": "Point out sections whose facts are not supported by their sources, with their tags.",
         "Researcher": "Point out claims in the sections that the sources contradict, with their tags.",
     },
     REVISION: {
-        "LeadArchitect": (f"Assign the correction below: repeat its [SECTION_ID: <id>] tag and say what to "
-                          f"change. If no correction is left, write {REVISION_COMPLETE}."),
+        "LeadArchitect": (
+            f"Assign the correction below: repeat its [SECTION_ID: <id>] tag and say what to "
+            f"change. If no correction is left, write {REVISION_COMPLETE}."
+        ),
         "Researcher": (f"If the correction needs new evidence, list it with sources; otherwise write {HOLD}."),
-        "DataAnalyst": ("Rewrite the whole section with the correction applied. Start with its "
-                        "[SECTION_ID: <id>] tag, then the corrected text."),
+        "DataAnalyst": (
+            "Rewrite the whole section with the correction applied. Start with its "
+            "[SECTION_ID: <id>] tag, then the corrected text."
+        ),
         "Reviewer": "Check that the correction was applied; list what is still wrong, with the section tag.",
     },
 }
@@ -113,9 +151,20 @@ def section_list(report: ReportState, *, excerpts: bool) -> str:
     return "\n".join(lines) if lines else "(no section written yet)"
 
 
-def agent_messages(role: str, *, phase: str, topic: str, objective_text: str, report: ReportState,
-                   inbox: Sequence[tuple[str, str]], memory: str = "", evidence: str = "", instruction: str = "",
-                   phase_round: int | None = None, phase_rounds: int | None = None) -> list[dict[str, str]]:
+def agent_messages(
+    role: str,
+    *,
+    phase: str,
+    topic: str,
+    objective_text: str,
+    report: ReportState,
+    inbox: Sequence[tuple[str, str]],
+    memory: str = "",
+    evidence: str = "",
+    instruction: str = "",
+    phase_round: int | None = None,
+    phase_rounds: int | None = None,
+) -> list[dict[str, str]]:
     """The chat for one agent's turn in a handcrafted phase."""
     parts = [f"Report topic: {topic}"]
     if objective_text:
@@ -125,19 +174,22 @@ def agent_messages(role: str, *, phase: str, topic: str, objective_text: str, re
     elif report.sections:
         parts.append("Sections written so far: " + "; ".join(prompts.untrusted(s.title, 120) for s in report.sections))
     if role == "LeadArchitect" and report.deficient_topics:
-        parts.append("Not covered by the sources (do not plan or write about these): "
-                     + "; ".join(prompts.untrusted(topic, 120) for topic in report.deficient_topics[:8]))
+        parts.append(
+            "Not covered by the sources (do not plan or write about these): "
+            + "; ".join(prompts.untrusted(topic, 120) for topic in report.deficient_topics[:8])
+        )
     parts += prompts.context_lines(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
     if instruction:
         parts.append(f"Instruction: {instruction}")
     parts.append(objective(role, phase, phase_round, phase_rounds))
-    return [{"role": "system", "content": system_prompt(role, phase)},
-            {"role": "user", "content": "\n\n".join(parts)}]
+    return [{"role": "system", "content": system_prompt(role, phase)}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
 # The gate check's question when the plan leaves the wording to the engine (GateCheck.question None).
-GATE_QUESTION = ("Next is {phase} round {round}. Would your contribution add something new to it? "
-                 "Answer YES to EXECUTE or NO to SKIP.")
+GATE_QUESTION = (
+    "Next is {phase} round {round}. Would your contribution add something new to it? "
+    "Answer YES to EXECUTE or NO to SKIP."
+)
 DEFAULT_FINDING = "apply the review notes"  # a correction without a finding of its own
 
 
@@ -160,8 +212,9 @@ def directive_text(d: Directive) -> str:
         v.CLOSE_DRAFTING: lambda: f"{notice}Every planned section is written: answer {DRAFTING_COMPLETE}.",
         v.NAME_NEXT_SECTION: lambda: f"{notice}Name the next section the report needs.",
         v.ASSIGN_CORRECTION: lambda: f"{notice}Correction to assign: {tag} {title}: {finding}",
-        v.APPLY_CORRECTION: lambda: (f"Rewrite section {tag} ({title}) applying: {finding}. "
-                                     f"Start your answer with {tag}."),
+        v.APPLY_CORRECTION: lambda: (
+            f"Rewrite section {tag} ({title}) applying: {finding}. Start your answer with {tag}."
+        ),
         v.CLOSE_REVISION: lambda: f"{notice}Every correction is applied: answer {REVISION_COMPLETE}.",
     }
     return wording[d.kind]()

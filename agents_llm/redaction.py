@@ -14,6 +14,7 @@
 * the values of environment variables whose names say KEY/TOKEN/SECRET/PASSWORD/
   CREDENTIAL (8 characters or more).
 """
+
 from __future__ import annotations
 
 import os
@@ -22,14 +23,22 @@ from typing import Any
 
 REDACTED = "[REDACTED]"
 
-_SECRET_KEY = re.compile(r"(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|bearer|password|passwd|"
-                         r"secret|credential|^token$|_token$)", re.IGNORECASE)
+_SECRET_KEY = re.compile(
+    r"(api[_-]?key|authorization|auth[_-]?token|access[_-]?token|bearer|password|passwd|"
+    r"secret|credential|^token$|_token$)",
+    re.IGNORECASE,
+)
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s'\"]+@")
 _SECRET_WORDS = r"api[_-]?key|access[_-]?key|auth[_-]?token|token|secret|password|passwd|pwd|credentials?"
 _SECRET_PATTERNS: list[tuple[re.Pattern, str]] = [
     # A header echo: everything after the header name up to the end of the value.
-    (re.compile(r"(?i)(\"?(?:proxy-)?authorization\"?\s*[:=]\s*\"?)(?:(?:basic|bearer|token|digest)\s+)?"
-                r"[^\s\"',;}]+"), r"\1" + REDACTED),
+    (
+        re.compile(
+            r"(?i)(\"?(?:proxy-)?authorization\"?\s*[:=]\s*\"?)(?:(?:basic|bearer|token|digest)\s+)?"
+            r"[^\s\"',;}]+"
+        ),
+        r"\1" + REDACTED,
+    ),
     (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"), REDACTED),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{12,}"), REDACTED),
     (re.compile(r"\b(?:hf|ghp|gho|ghs|xox[bpa]|glpat)[-_][A-Za-z0-9_-]{12,}"), REDACTED),
@@ -37,8 +46,13 @@ _SECRET_PATTERNS: list[tuple[re.Pattern, str]] = [
     # `password: x`, `api_key=x`, `"secret": "x"`: any value after a colon or an equals sign.
     (re.compile(rf"(?i)\b({_SECRET_WORDS})(\"?\s*[:=]\s*)['\"]?[^\s'\",;]{{4,}}"), r"\1\2" + REDACTED),
     # `credential S3cr3t!`, `password is hunter2`: only values that look like secrets.
-    (re.compile(rf"(?i)\b({_SECRET_WORDS})(\s+(?:is\s+|was\s+)?)['\"]?(?=[^\s'\",;]*[0-9!@#$%^&*+/=_-])"
-                r"[^\s'\",;]{6,}"), r"\1\2" + REDACTED),
+    (
+        re.compile(
+            rf"(?i)\b({_SECRET_WORDS})(\s+(?:is\s+|was\s+)?)['\"]?(?=[^\s'\",;]*[0-9!@#$%^&*+/=_-])"
+            r"[^\s'\",;]{6,}"
+        ),
+        r"\1\2" + REDACTED,
+    ),
 ]
 _ENV_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 
@@ -68,7 +82,12 @@ def redact(value: Any, env_values: list[str] | None = None) -> Any:
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            if isinstance(k, str) and _SECRET_KEY.search(k) and isinstance(v, (str, int, float)) and v not in ("", None):
+            if (
+                isinstance(k, str)
+                and _SECRET_KEY.search(k)
+                and isinstance(v, (str, int, float))
+                and v not in ("", None)
+            ):
                 # A config key such as api_key_env names a variable, not a secret: keep it.
                 out[k] = v if k.endswith("_env") else REDACTED
             else:

@@ -30,6 +30,7 @@ penalty (``RefereeConfig.penalize``): a flagged round earns at most 0, minus
 ``penalty`` per flag. Agent-output flags are diagnostics only (they cost nothing
 unless their text reaches the report, where the section flags catch it).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,7 +45,14 @@ from .judges.text import line_kind, markup_profile, sentences, words
 from .report_state import ReportState, Section
 
 REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK = (
-    "repetition", "prompt_echo", "markup", "unsupported_citation", "score_jump", "padding", "judge_fallback")
+    "repetition",
+    "prompt_echo",
+    "markup",
+    "unsupported_citation",
+    "score_jump",
+    "padding",
+    "judge_fallback",
+)
 FLAG_KINDS = (REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK)
 REPORT_TARGET = "report"  # a flag about the whole report (score jump, padding, judge fallback)
 
@@ -96,8 +104,16 @@ def make_referee_config(raw: Any) -> RefereeConfig:
     for name in ("penalty", "padding_min_chars", "small_edit_chars"):
         if getattr(cfg, name) < 0:
             raise ValueError(f"env.referee.{name} must be >= 0, got {getattr(cfg, name)!r}")
-    for name in ("repetition_share", "repetition_similarity", "loop_share", "echo_overlap", "echo_share",
-                 "echo_vocabulary_share", "markup_share", "unsupported_share"):
+    for name in (
+        "repetition_share",
+        "repetition_similarity",
+        "loop_share",
+        "echo_overlap",
+        "echo_share",
+        "echo_vocabulary_share",
+        "markup_share",
+        "unsupported_share",
+    ):
         if not 0.0 < getattr(cfg, name) <= 1.0:
             raise ValueError(f"env.referee.{name} must be in (0, 1], got {getattr(cfg, name)!r}")
     if cfg.echo_min_words < 1:
@@ -186,14 +202,14 @@ def repeated_sentences(text: str, earlier: Iterable[str] = (), similarity: float
 def loop_share(text: str, n: int = 3) -> tuple[float, int]:
     """(share of the word n-grams of `text` that repeat an earlier n-gram, number of n-grams)."""
     w = words(text)
-    grams = [tuple(w[i:i + n]) for i in range(len(w) - n + 1)]
+    grams = [tuple(w[i : i + n]) for i in range(len(w) - n + 1)]
     if not grams:
         return 0.0, 0
     return 1.0 - len(set(grams)) / len(grams), len(grams)
 
 
 def _trigrams(tokens: Sequence[str]) -> list[tuple[str, ...]]:
-    return [tuple(tokens[i:i + 3]) for i in range(len(tokens) - 2)]
+    return [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
 
 
 @dataclass(frozen=True)
@@ -227,18 +243,33 @@ def instruction_texts() -> list[str]:
     texts: list[str] = []
     report = ReportState(topic=x)
     for role in prompts.SYSTEM:
-        texts += [m["content"] for m in prompts.agent_messages(role, topic=x, objective=x, outline=[x], summary=x,
-                                                                inbox=inbox, memory=x, evidence=x, instruction=x)]
+        texts += [
+            m["content"]
+            for m in prompts.agent_messages(
+                role, topic=x, objective=x, outline=[x], summary=x, inbox=inbox, memory=x, evidence=x, instruction=x
+            )
+        ]
         for phase in list(prompts.PHASE_TASK) + list(phase_prompts.PHASES):
             texts.append(prompts.task_for(role, phase))
             if phase_prompts.handles(phase):
-                texts += [m["content"] for m in phase_prompts.agent_messages(role, phase=phase, topic=x,
-                                                                              objective_text=x, report=report,
-                                                                              inbox=inbox, memory=x, evidence=x,
-                                                                              instruction=x)]
+                texts += [
+                    m["content"]
+                    for m in phase_prompts.agent_messages(
+                        role,
+                        phase=phase,
+                        topic=x,
+                        objective_text=x,
+                        report=report,
+                        inbox=inbox,
+                        memory=x,
+                        evidence=x,
+                        instruction=x,
+                    )
+                ]
     texts += [m["content"] for m in prompts.query_messages(topic=x, objective=x, inbox=inbox, memory=x)]
-    texts += [m["content"] for m in prompts.collector_messages(topic=x, objective=x, last_section=x,
-                                                               contributions=inbox)]
+    texts += [
+        m["content"] for m in prompts.collector_messages(topic=x, objective=x, last_section=x, contributions=inbox)
+    ]
     texts += [m["content"] for m in prompts.summarizer_messages(previous_summary=x, addition=x)]
     return texts
 
@@ -266,8 +297,15 @@ def instruction_trigrams() -> frozenset:
     return instructions().trigrams
 
 
-def echo_reason(sentence: str, *, topic: str = "", overlap: float = 0.6, vocabulary_share: float = 0.8,
-                min_words: int = 4, ours: Instructions | None = None) -> str | None:
+def echo_reason(
+    sentence: str,
+    *,
+    topic: str = "",
+    overlap: float = 0.6,
+    vocabulary_share: float = 0.8,
+    min_words: int = 4,
+    ours: Instructions | None = None,
+) -> str | None:
     """Why `sentence` echoes our prompt instructions ('verbatim', 'label', 'rephrased'), or None."""
     from .judges.reference import STOPWORDS, _stem
 
@@ -287,13 +325,25 @@ def echo_reason(sentence: str, *, topic: str = "", overlap: float = 0.6, vocabul
     return None
 
 
-def echoed_sentences(text: str, overlap: float = 0.6, ours: Instructions | None = None, *, topic: str = "",
-                     vocabulary_share: float = 0.8, min_words: int = 4) -> tuple[float, list[str]]:
+def echoed_sentences(
+    text: str,
+    overlap: float = 0.6,
+    ours: Instructions | None = None,
+    *,
+    topic: str = "",
+    vocabulary_share: float = 0.8,
+    min_words: int = 4,
+) -> tuple[float, list[str]]:
     """(share of `text`'s characters in sentences that echo our prompt instructions, those sentences)."""
     sents = [s for s in sentences(text) if words(s)]
     total = sum(len(s) for s in sents)
-    echoed = [s for s in sents if echo_reason(s, topic=topic, overlap=overlap, vocabulary_share=vocabulary_share,
-                                              min_words=min_words, ours=ours)]
+    echoed = [
+        s
+        for s in sents
+        if echo_reason(
+            s, topic=topic, overlap=overlap, vocabulary_share=vocabulary_share, min_words=min_words, ours=ours
+        )
+    ]
     return (sum(len(s) for s in echoed) / total if total else 0.0), echoed
 
 
@@ -329,8 +379,9 @@ class Referee:
         self._scored_chars = 0
 
     # -- checks -----------------------------------------------------------------------
-    def check_text(self, text: str, target: str, *, earlier: Sequence[str] = (), title: str = "",
-                   topic: str = "") -> list[Flag]:
+    def check_text(
+        self, text: str, target: str, *, earlier: Sequence[str] = (), title: str = "", topic: str = ""
+    ) -> list[Flag]:
         """Repetition, prompt echo and code/markup of one text (a section with its title, or an agent output)."""
         cfg, flags = self.cfg, []
         if not text.strip() and not title.strip():
@@ -338,31 +389,71 @@ class Referee:
         share, repeats = repeated_sentences(text, earlier, cfg.repetition_similarity)
         loops, n_grams = loop_share(text, cfg.loop_ngram)
         if share >= cfg.repetition_share:
-            flags.append(Flag(REPETITION, target, f"{share:.0%} of the text repeats earlier sentences",
-                              {"share": round(share, 3), "repeated": _clip(repeats)}))
+            flags.append(
+                Flag(
+                    REPETITION,
+                    target,
+                    f"{share:.0%} of the text repeats earlier sentences",
+                    {"share": round(share, 3), "repeated": _clip(repeats)},
+                )
+            )
         elif n_grams >= 12 and loops >= cfg.loop_share:
-            flags.append(Flag(REPETITION, target, f"{loops:.0%} of its {cfg.loop_ngram}-word phrases are repeats",
-                              {"loop_share": round(loops, 3), "ngrams": n_grams, "excerpt": _clip([text])}))
-        echo = dict(topic=topic, overlap=cfg.echo_overlap, vocabulary_share=cfg.echo_vocabulary_share,
-                    min_words=cfg.echo_min_words)
+            flags.append(
+                Flag(
+                    REPETITION,
+                    target,
+                    f"{loops:.0%} of its {cfg.loop_ngram}-word phrases are repeats",
+                    {"loop_share": round(loops, 3), "ngrams": n_grams, "excerpt": _clip([text])},
+                )
+            )
+        echo = dict(
+            topic=topic,
+            overlap=cfg.echo_overlap,
+            vocabulary_share=cfg.echo_vocabulary_share,
+            min_words=cfg.echo_min_words,
+        )
         profile = markup_profile(text)
         # Echoes are looked for in the prose: code shares no instructions, and a tag is not a sentence.
         e_share, echoed = echoed_sentences(profile.prose, **echo)
         title_reason = echo_reason(title, **echo) if title.strip() else None
         if e_share >= cfg.echo_share or title_reason:
-            reason = f"the title echoes the prompt ({title_reason})" if title_reason and e_share < cfg.echo_share \
+            reason = (
+                f"the title echoes the prompt ({title_reason})"
+                if title_reason and e_share < cfg.echo_share
                 else f"{e_share:.0%} of the text echoes the prompt's instructions"
-            flags.append(Flag(PROMPT_ECHO, target, reason,
-                              {"share": round(e_share, 3), "title_echo": title_reason,
-                               "echoed": _clip(([title] if title_reason else []) + echoed)}))
+            )
+            flags.append(
+                Flag(
+                    PROMPT_ECHO,
+                    target,
+                    reason,
+                    {
+                        "share": round(e_share, 3),
+                        "title_echo": title_reason,
+                        "echoed": _clip(([title] if title_reason else []) + echoed),
+                    },
+                )
+            )
         title_markup = bool(title.strip()) and line_kind(title) == "code"
         if profile.share >= cfg.markup_share or title_markup:
-            reason = f"{profile.share:.0%} of the text is code or markup, not prose" \
-                if profile.share >= cfg.markup_share else "the title is code or markup"
-            flags.append(Flag(MARKUP, target, reason,
-                              {"share": round(profile.share, 3), "code_chars": profile.code_chars,
-                               "prose_chars": profile.prose_chars,
-                               "lines": _clip(([title] if title_markup else []) + list(profile.code_lines), 4, 120)}))
+            reason = (
+                f"{profile.share:.0%} of the text is code or markup, not prose"
+                if profile.share >= cfg.markup_share
+                else "the title is code or markup"
+            )
+            flags.append(
+                Flag(
+                    MARKUP,
+                    target,
+                    reason,
+                    {
+                        "share": round(profile.share, 3),
+                        "code_chars": profile.code_chars,
+                        "prose_chars": profile.prose_chars,
+                        "lines": _clip(([title] if title_markup else []) + list(profile.code_lines), 4, 120),
+                    },
+                )
+            )
         return flags
 
     def check_grounding(self, section: Section, topic: str = "") -> list[Flag]:
@@ -381,42 +472,81 @@ class Referee:
         share = float(lengths[below].sum() / lengths.sum())
         if share < self.cfg.unsupported_share:
             return []
-        worst = [{"sentence": c if len(c) <= 160 else c[:157] + "...", "similarity": round(float(b), 3)}
-                 for c, b in sorted(zip(claims, best), key=lambda cb: cb[1])[:3] if b < floor]
-        return [Flag(UNSUPPORTED, section.id,
-                     f"{share:.0%} of the text is below the grounding floor {floor:.2f} against its "
-                     f"{len(section.sources)} cited chunk(s)",
-                     {"share": round(share, 3), "floor": floor, "sources": [s.label() for s in section.sources][:5],
-                      "unsupported": worst})]
+        worst = [
+            {"sentence": c if len(c) <= 160 else c[:157] + "...", "similarity": round(float(b), 3)}
+            for c, b in sorted(zip(claims, best), key=lambda cb: cb[1])[:3]
+            if b < floor
+        ]
+        return [
+            Flag(
+                UNSUPPORTED,
+                section.id,
+                f"{share:.0%} of the text is below the grounding floor {floor:.2f} against its "
+                f"{len(section.sources)} cited chunk(s)",
+                {
+                    "share": round(share, 3),
+                    "floor": floor,
+                    "sources": [s.label() for s in section.sources][:5],
+                    "unsupported": worst,
+                },
+            )
+        ]
 
-    def check_scoring(self, report_text: str, score: float, chars: int, judge_flagged: bool,
-                      judge_reason: str = "") -> list[Flag]:
+    def check_scoring(
+        self, report_text: str, score: float, chars: int, judge_flagged: bool, judge_reason: str = ""
+    ) -> list[Flag]:
         """Score jump without a text change, padding, judge fallback; remembers this scoring."""
         cfg, flags = self.cfg, []
         digest = hashlib.sha256(report_text.encode("utf-8")).hexdigest()
         if judge_flagged:
-            flags.append(Flag(JUDGE_FALLBACK, REPORT_TARGET, judge_reason or "the judge flagged its result",
-                              {"score": round(score, 4)}))
+            flags.append(
+                Flag(
+                    JUDGE_FALLBACK,
+                    REPORT_TARGET,
+                    judge_reason or "the judge flagged its result",
+                    {"score": round(score, 4)},
+                )
+            )
         if self._scored is not None:
             delta, grown = score - self._scored, chars - self._scored_chars
             edit = changed_chars(self._scored_text, report_text) if digest != self._scored_hash else 0
-            if (digest == self._scored_hash and abs(delta) > cfg.jump_tolerance) or \
-                    (digest != self._scored_hash and edit < cfg.small_edit_chars and delta > cfg.jump_on_small_edit):
-                flags.append(Flag(SCORE_JUMP, REPORT_TARGET,
-                                  f"score moved {delta:+.3f} with {'no' if edit == 0 else f'a {edit}-character'} "
-                                  "text change",
-                                  {"previous": round(self._scored, 4), "score": round(score, 4), "changed_chars": edit}))
+            if (digest == self._scored_hash and abs(delta) > cfg.jump_tolerance) or (
+                digest != self._scored_hash and edit < cfg.small_edit_chars and delta > cfg.jump_on_small_edit
+            ):
+                flags.append(
+                    Flag(
+                        SCORE_JUMP,
+                        REPORT_TARGET,
+                        f"score moved {delta:+.3f} with {'no' if edit == 0 else f'a {edit}-character'} text change",
+                        {"previous": round(self._scored, 4), "score": round(score, 4), "changed_chars": edit},
+                    )
+                )
             elif grown >= cfg.padding_min_chars and delta <= cfg.padding_tolerance and not judge_flagged:
-                flags.append(Flag(PADDING, REPORT_TARGET,
-                                  f"report grew {grown} characters while its score changed {delta:+.3f}",
-                                  {"chars_before": self._scored_chars, "chars": chars,
-                                   "previous": round(self._scored, 4), "score": round(score, 4)}))
+                flags.append(
+                    Flag(
+                        PADDING,
+                        REPORT_TARGET,
+                        f"report grew {grown} characters while its score changed {delta:+.3f}",
+                        {
+                            "chars_before": self._scored_chars,
+                            "chars": chars,
+                            "previous": round(self._scored, 4),
+                            "score": round(score, 4),
+                        },
+                    )
+                )
         self._scored_hash, self._scored_text, self._scored, self._scored_chars = digest, report_text, score, chars
         return flags
 
     # -- one round --------------------------------------------------------------------
-    def review_round(self, report: ReportState, *, outputs: Mapping[str, str] | None = None,
-                     changed_section: str | None = None, scored: Mapping[str, Any] | None = None) -> list[Flag]:
+    def review_round(
+        self,
+        report: ReportState,
+        *,
+        outputs: Mapping[str, str] | None = None,
+        changed_section: str | None = None,
+        scored: Mapping[str, Any] | None = None,
+    ) -> list[Flag]:
         """Every flag of the round just run.
 
         `outputs`: each agent's text this round; `changed_section`: the id of the section
@@ -435,17 +565,29 @@ class Referee:
             section = report.get(changed_section)
             earlier = [s for other in report.sections if other.id != section.id for s in sentences(other.content)]
             earlier_titles = [o.title for o in report.sections if o.id != section.id]
-            text_flags = self.check_text(section.content, section.id, earlier=earlier, title=section.title,
-                                         topic=report.topic)
-            if not any(f.kind == REPETITION for f in text_flags) and section.title.strip() and \
-                    repeated_sentences(section.title, earlier_titles, self.cfg.repetition_similarity)[0] > 0 and \
-                    repeated_sentences(section.content, earlier, self.cfg.repetition_similarity)[0] > 0:
-                text_flags.append(Flag(REPETITION, section.id, "the title and text repeat an earlier section",
-                                       {"title": section.title}))
+            text_flags = self.check_text(
+                section.content, section.id, earlier=earlier, title=section.title, topic=report.topic
+            )
+            if (
+                not any(f.kind == REPETITION for f in text_flags)
+                and section.title.strip()
+                and repeated_sentences(section.title, earlier_titles, self.cfg.repetition_similarity)[0] > 0
+                and repeated_sentences(section.content, earlier, self.cfg.repetition_similarity)[0] > 0
+            ):
+                text_flags.append(
+                    Flag(
+                        REPETITION, section.id, "the title and text repeat an earlier section", {"title": section.title}
+                    )
+                )
             flags += text_flags + self.check_grounding(section, report.topic)
         if scored:
-            flags += self.check_scoring(report.to_markdown(), float(scored.get("judge_score", 0.0)), report.chars,
-                                        bool(scored.get("judge_flagged", False)), str(scored.get("judge_reason", "")))
+            flags += self.check_scoring(
+                report.to_markdown(),
+                float(scored.get("judge_score", 0.0)),
+                report.chars,
+                bool(scored.get("judge_flagged", False)),
+                str(scored.get("judge_reason", "")),
+            )
         for f in flags:
             f.penalised = self.cfg.penalize and f.on_report
         return flags
@@ -462,6 +604,7 @@ def flag_counts(flags: Sequence[Flag | Mapping]) -> dict[str, int]:
     rows = [f.as_dict() if isinstance(f, Flag) else dict(f) for f in flags]
     out = {f"referee/{k}": sum(r["kind"] == k for r in rows) for k in FLAG_KINDS}
     on_report = sum(bool(r.get("on_report", True)) for r in rows)
-    out.update({"referee/flags": len(rows), "referee/report_flags": on_report,
-                "referee/agent_flags": len(rows) - on_report})
+    out.update(
+        {"referee/flags": len(rows), "referee/report_flags": on_report, "referee/agent_flags": len(rows) - on_report}
+    )
     return out

@@ -7,6 +7,7 @@ carries such a phrase is dropped whole (rewriting it would need another LLM call
 Headings and the rest of each paragraph are kept. The removed sentences are returned
 so the trace shows what was cut and why.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,18 +15,44 @@ from dataclasses import dataclass, field
 
 # Phrases that only make sense inside the writing pipeline.
 _JARGON = [
-    r"lead architect", r"data analyst", r"\breviewer\b", r"\bresearcher\b", r"\bcollector\b", r"\bsummari[sz]er\b",
-    r"\[[A-Z_]{4,}\]", r"\bNO_QUERY\b", r"evidence atoms?", r"state deficiency", r"global report state",
-    r"current (?:team )?objective", r"current target", r"\bthe team\b", r"\bour team\b", r"\bmy team\b",
-    r"\b(?:this|next|previous|current) (?:communication )?round\b", r"\bcommunication rounds?\b",
-    r"\bRAG\b", r"knowledge base", r"retrieved (?:sources|chunks|documents)", r"\bthe sources? (?:provided|above)\b",
-    r"\bmaterial (?:above|provided)\b", r"\bteam reward\b", r"\bappend(?:ed|ing)? to the report\b",
+    r"lead architect",
+    r"data analyst",
+    r"\breviewer\b",
+    r"\bresearcher\b",
+    r"\bcollector\b",
+    r"\bsummari[sz]er\b",
+    r"\[[A-Z_]{4,}\]",
+    r"\bNO_QUERY\b",
+    r"evidence atoms?",
+    r"state deficiency",
+    r"global report state",
+    r"current (?:team )?objective",
+    r"current target",
+    r"\bthe team\b",
+    r"\bour team\b",
+    r"\bmy team\b",
+    r"\b(?:this|next|previous|current) (?:communication )?round\b",
+    r"\bcommunication rounds?\b",
+    r"\bRAG\b",
+    r"knowledge base",
+    r"retrieved (?:sources|chunks|documents)",
+    r"\bthe sources? (?:provided|above)\b",
+    r"\bmaterial (?:above|provided)\b",
+    r"\bteam reward\b",
+    r"\bappend(?:ed|ing)? to the report\b",
     # the handcrafted pipeline's tags and sentinels, also when echoed without their brackets
-    r"SECTION_ID", r"\b(?:SECTION_COMPLETE|SECTION_SKIPPED|CORRECTION_APPLIED|DRAFTING_COMPLETE|REVISION_COMPLETE)\b",
+    r"SECTION_ID",
+    r"\b(?:SECTION_COMPLETE|SECTION_SKIPPED|CORRECTION_APPLIED|DRAFTING_COMPLETE|REVISION_COMPLETE)\b",
     r"\bASSIGN NEXT (?:SECTION|CORRECTION)\b",
-    r"\bas an ai\b", r"\blanguage model\b", r"\bhere is (?:the|a|my) (?:draft|section|report|summary)\b",
-    r"\bI (?:will|have|can|would)\b", r"\bsure[,!]",
-    r"\b(?:the|my|our|your) task\b", r"\bfactual draft\b", r"\bformal style\b", r"\bwritten in a formal\b",
+    r"\bas an ai\b",
+    r"\blanguage model\b",
+    r"\bhere is (?:the|a|my) (?:draft|section|report|summary)\b",
+    r"\bI (?:will|have|can|would)\b",
+    r"\bsure[,!]",
+    r"\b(?:the|my|our|your) task\b",
+    r"\bfactual draft\b",
+    r"\bformal style\b",
+    r"\bwritten in a formal\b",
 ]
 # Transitions that announce what comes next instead of saying something.
 _TRANSITIONS = [
@@ -33,10 +60,12 @@ _TRANSITIONS = [
     r"\b(?:next|following|upcoming|subsequent) sections? (?:will|would|shall|discuss|covers?|explores?|examines?)\b",
     r"\b(?:we|this report) will (?:now )?(?:discuss|explore|examine|look at|turn to|cover)\b",
     r"\blet(?:'s| us) (?:now )?(?:move on|turn|dive|explore|look)\b",
-    r"\bstay tuned\b", r"\bmore on this later\b",
+    r"\bstay tuned\b",
+    r"\bmore on this later\b",
 ]
-_PATTERNS = [("jargon", re.compile(p, re.IGNORECASE)) for p in _JARGON] + \
-            [("transition", re.compile(p, re.IGNORECASE)) for p in _TRANSITIONS]
+_PATTERNS = [("jargon", re.compile(p, re.IGNORECASE)) for p in _JARGON] + [
+    ("transition", re.compile(p, re.IGNORECASE)) for p in _TRANSITIONS
+]
 # Markers are case-sensitive (a bracketed uppercase token); recompile that one strictly.
 _PATTERNS[_JARGON.index(r"\[[A-Z_]{4,}\]")] = ("jargon", re.compile(r"\[[A-Z_]{4,}\]"))
 

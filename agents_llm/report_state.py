@@ -3,6 +3,7 @@
 Passed explicitly to whoever needs it (engine, Collector, judges); there is no
 process-wide instance, so several envs can run in one process.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -36,13 +37,18 @@ class ReportState:
 
     # -- mutation ------------------------------------------------------------------
     def append(self, title: str, content: str, sources: Iterable[SourceRef] = ()) -> Section:
-        section = Section(id=f"S{next(self._ids)}", title=title.strip() or "Untitled section",
-                          content=content.strip(), sources=_dedup(sources))
+        section = Section(
+            id=f"S{next(self._ids)}",
+            title=title.strip() or "Untitled section",
+            content=content.strip(),
+            sources=_dedup(sources),
+        )
         self.sections.append(section)
         return section
 
-    def replace_section(self, section_id: str, content: str, sources: Iterable[SourceRef] | None = None,
-                        title: str | None = None) -> Section:
+    def replace_section(
+        self, section_id: str, content: str, sources: Iterable[SourceRef] | None = None, title: str | None = None
+    ) -> Section:
         section = self.get(section_id)
         section.content = content.strip()
         if title:
@@ -94,19 +100,32 @@ class ReportState:
         return "\n".join(parts).rstrip() + "\n"
 
     def to_dict(self) -> dict:
-        return {"topic": self.topic, "progress_summary": self.progress_summary,
-                "deficient_topics": list(self.deficient_topics), "key_terms": list(self.key_terms),
-                "sections": [asdict(s) for s in self.sections]}
+        return {
+            "topic": self.topic,
+            "progress_summary": self.progress_summary,
+            "deficient_topics": list(self.deficient_topics),
+            "key_terms": list(self.key_terms),
+            "sections": [asdict(s) for s in self.sections],
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> "ReportState":
-        state = cls(topic=data["topic"], progress_summary=data.get("progress_summary", ""),
-                    deficient_topics=list(data.get("deficient_topics", [])),
-                    key_terms=list(data.get("key_terms", [])))
+        state = cls(
+            topic=data["topic"],
+            progress_summary=data.get("progress_summary", ""),
+            deficient_topics=list(data.get("deficient_topics", [])),
+            key_terms=list(data.get("key_terms", [])),
+        )
         for s in data.get("sections", []):
-            state.sections.append(Section(id=s["id"], title=s["title"], content=s["content"],
-                                          sources=[SourceRef(**r) for r in s.get("sources", [])],
-                                          revision=s.get("revision", 0)))
+            state.sections.append(
+                Section(
+                    id=s["id"],
+                    title=s["title"],
+                    content=s["content"],
+                    sources=[SourceRef(**r) for r in s.get("sources", [])],
+                    revision=s.get("revision", 0),
+                )
+            )
         n = max((int(s.id[1:]) for s in state.sections if s.id[1:].isdigit()), default=0)
         state._ids = itertools.count(n + 1)
         return state

@@ -6,6 +6,7 @@ which decides mutual pairs and which edge loses when edges would close a cycle.
 Duplicates are allowed: `["LeadArchitect", "Researcher", "Researcher"]` gives agents
 `LeadArchitect`, `Researcher`, `Researcher_2`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -8,6 +8,7 @@ echoes the prompt, repeats itself, or most of it is not supported by those sourc
 section is written from the best-matching source sentences instead, in their order,
 each cited. Extractive, but true to the sources, which is what a report needs first.
 """
+
 from __future__ import annotations
 
 import re
@@ -63,12 +64,23 @@ def is_prose(sentence: str) -> bool:
     """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row."""
     n = len(words(sentence))
     s = sentence.strip()
-    return (6 <= n <= 60 and s[:1].isalpha() and s.endswith((".", "!", "?")) and not _CODE_LIKE.search(s)
-            and sum(ch.isalpha() or ch.isspace() for ch in s) / len(s) >= 0.85)
+    return (
+        6 <= n <= 60
+        and s[:1].isalpha()
+        and s.endswith((".", "!", "?"))
+        and not _CODE_LIKE.search(s)
+        and sum(ch.isalpha() or ch.isspace() for ch in s) / len(s) >= 0.85
+    )
 
 
-def pick_source_sentences(sources: Sequence[SourceRef], *, focus: str, exclude: Iterable[str] = (),
-                          max_sentences: int = MAX_REUSED_SENTENCES, max_chars: int = MAX_REUSED_CHARS) -> list[str]:
+def pick_source_sentences(
+    sources: Sequence[SourceRef],
+    *,
+    focus: str,
+    exclude: Iterable[str] = (),
+    max_sentences: int = MAX_REUSED_SENTENCES,
+    max_chars: int = MAX_REUSED_CHARS,
+) -> list[str]:
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
     Sentences already in the report (`exclude`) are skipped; a sentence must share at

@@ -10,6 +10,7 @@ thread, which also persists. Backends additionally bind their clients to the loo
 is running (`agents_llm.backends.base.LoopBoundClients`), so `astep` on any single
 caller loop works as well.
 """
+
 from __future__ import annotations
 
 import asyncio

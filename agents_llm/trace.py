@@ -48,6 +48,7 @@ Secrets never reach disk: the whole document passes through `agents_llm.redactio
 (secret-named keys, URL credentials, header echoes, bearer tokens, `sk-...` keys,
 `password: ...`/`credential ...` phrases, values of secret-named environment variables).
 """
+
 from __future__ import annotations
 
 import json
@@ -60,6 +61,8 @@ from .redaction import REDACTED, redact, redact_text  # noqa: F401  (the one red
 
 SCHEMA_NAME = "qmix-report-gym/trace"
 SCHEMA_VERSION = 1
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -92,8 +95,14 @@ class ExecutionTrace:
         self.report_markdown = report_markdown
 
     def to_dict(self) -> dict:
-        doc = {"schema": SCHEMA_NAME, "version": SCHEMA_VERSION, "episode": self.episode,
-               "rounds": self.rounds, "end": self.end, "report_markdown": self.report_markdown}
+        doc = {
+            "schema": SCHEMA_NAME,
+            "version": SCHEMA_VERSION,
+            "episode": self.episode,
+            "rounds": self.rounds,
+            "end": self.end,
+            "report_markdown": self.report_markdown,
+        }
         return redact(_jsonable(doc))
 
     def save(self, path: str | Path) -> Path:
@@ -153,38 +162,89 @@ TRACE_SCHEMA: dict = {
     "properties": {
         "schema": {"const": SCHEMA_NAME},
         "version": {"const": SCHEMA_VERSION},
-        "episode": {"type": "object", "required": ["env", "episode_id", "task", "team", "action_names"],
-                    "properties": {"team": {"type": "array", "items": {
-                        "type": "object", "required": ["name", "role", "index"]}},
-                        "action_names": {"type": "array", "items": _STR}}},
-        "rounds": {"type": "array", "items": {
+        "episode": {
             "type": "object",
-            "required": ["round", "source", "phase", "actions", "denied", "terminate_votes", "edges", "order",
-                         "agents", "calls", "collector", "tokens", "report"],
+            "required": ["env", "episode_id", "task", "team", "action_names"],
             "properties": {
-                "round": _INT, "source": {"enum": ["actions", "plan"]}, "phase": _NULLSTR,
-                "actions": {"type": "object", "additionalProperties": {
-                    "type": "object", "required": ["action", "name", "effective"]}},
-                "denied": {"type": "array", "items": {"type": "object",
-                                                      "required": ["agent", "action_name", "reason", "fallback"]}},
-                "terminate_votes": {"type": "array", "items": _STR},
-                "edges": {"type": "array", "items": {"type": "object", "required": ["sender", "receiver", "timing"],
-                                                     "properties": {"timing": {"enum": ["fresh", "previous"]}}}},
-                "order": {"type": "array", "items": {"type": "array", "items": _STR}},
-                "agents": {"type": "object", "additionalProperties": {
-                    "type": "object", "required": ["receivers", "senders", "prompt", "response", "error"]}},
-                "calls": {"type": "array", "items": {"type": "object", "required": [
-                    "agent", "kind", "prompt_tokens", "completion_tokens", "latency_s", "error"]}},
-                "collector": {"type": "object", "required": ["status", "reason"],
-                              "properties": {"status": {"enum": ["appended", "revised", "skipped", "failed",
-                                                                 "idle"]},
-                                             "content": _NULLSTR}},
-                "tokens": {"type": "object", "required": ["round", "episode"]},
-                "report": {"type": "object", "required": ["chars", "sections", "progress_summary"]},
-            }}},
-        "end": {"type": "object", "required": ["reason", "detail", "rounds"],
-                "properties": {"reason": {"enum": ["terminated", "truncated", "budget_exhausted", "llm_error",
-                                                   "error", "running"]}}},
+                "team": {"type": "array", "items": {"type": "object", "required": ["name", "role", "index"]}},
+                "action_names": {"type": "array", "items": _STR},
+            },
+        },
+        "rounds": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": [
+                    "round",
+                    "source",
+                    "phase",
+                    "actions",
+                    "denied",
+                    "terminate_votes",
+                    "edges",
+                    "order",
+                    "agents",
+                    "calls",
+                    "collector",
+                    "tokens",
+                    "report",
+                ],
+                "properties": {
+                    "round": _INT,
+                    "source": {"enum": ["actions", "plan"]},
+                    "phase": _NULLSTR,
+                    "actions": {
+                        "type": "object",
+                        "additionalProperties": {"type": "object", "required": ["action", "name", "effective"]},
+                    },
+                    "denied": {
+                        "type": "array",
+                        "items": {"type": "object", "required": ["agent", "action_name", "reason", "fallback"]},
+                    },
+                    "terminate_votes": {"type": "array", "items": _STR},
+                    "edges": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["sender", "receiver", "timing"],
+                            "properties": {"timing": {"enum": ["fresh", "previous"]}},
+                        },
+                    },
+                    "order": {"type": "array", "items": {"type": "array", "items": _STR}},
+                    "agents": {
+                        "type": "object",
+                        "additionalProperties": {
+                            "type": "object",
+                            "required": ["receivers", "senders", "prompt", "response", "error"],
+                        },
+                    },
+                    "calls": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["agent", "kind", "prompt_tokens", "completion_tokens", "latency_s", "error"],
+                        },
+                    },
+                    "collector": {
+                        "type": "object",
+                        "required": ["status", "reason"],
+                        "properties": {
+                            "status": {"enum": ["appended", "revised", "skipped", "failed", "idle"]},
+                            "content": _NULLSTR,
+                        },
+                    },
+                    "tokens": {"type": "object", "required": ["round", "episode"]},
+                    "report": {"type": "object", "required": ["chars", "sections", "progress_summary"]},
+                },
+            },
+        },
+        "end": {
+            "type": "object",
+            "required": ["reason", "detail", "rounds"],
+            "properties": {
+                "reason": {"enum": ["terminated", "truncated", "budget_exhausted", "llm_error", "error", "running"]}
+            },
+        },
         "report_markdown": _STR,
     },
 }

@@ -95,7 +95,9 @@ class EnvSpec:
     def n_agents(self) -> int:
         return len(self.agents)
 
-    def stack(self, per_agent: Mapping[str, Any], *, width: int, dtype: Any = np.float32, fill: float = 0.0) -> np.ndarray:
+    def stack(
+        self, per_agent: Mapping[str, Any], *, width: int, dtype: Any = np.float32, fill: float = 0.0
+    ) -> np.ndarray:
         """``[n_agents, width]``: each agent's flattened vector in ``agents`` order; an agent
         absent from ``per_agent`` (not acting this round) gets a row of ``fill``."""
         out = np.full((self.n_agents, width), fill, dtype=dtype)
@@ -131,7 +133,9 @@ class EnvSpec:
             space = env.observation_space(a)
             act_space = env.action_space(a)
             if not hasattr(act_space, "n"):
-                raise EnvContractError(f"{name}.action_space({a!r}) is {act_space}: only Discrete action spaces are supported ({CONTRACT})")
+                raise EnvContractError(
+                    f"{name}.action_space({a!r}) is {act_space}: only Discrete action spaces are supported ({CONTRACT})"
+                )
             _check_observation_space(name, a, space, int(act_space.n))
             obs_dims.add(int(np.prod(space["observation"].shape)))
             n_actions.add(int(act_space.n))
@@ -154,13 +158,19 @@ class EnvSpec:
         state_dim = int(np.prod(state_space.shape)) if state_space is not None else 0
         declared = getattr(env, "time_limit_observable", getattr(base, "time_limit_observable", None))
         if declared is not None and not isinstance(declared, (bool, np.bool_)):
-            raise EnvContractError(f"{name}.time_limit_observable must be True, False or absent, got {declared!r} ({CONTRACT})")
+            raise EnvContractError(
+                f"{name}.time_limit_observable must be True, False or absent, got {declared!r} ({CONTRACT})"
+            )
         # The round budget, for fixed policies that plan a schedule (the handcrafted pipeline); absent when unknown.
         budget = getattr(base, "max_rounds", None)
         extras = {"max_rounds": int(budget)} if isinstance(budget, int) else {}
         return cls(
-            agents=agents, obs_dim=obs_dims.pop(), n_actions=n_actions.pop(), state_dim=state_dim,
-            time_limit_observable=None if declared is None else bool(declared), extras=extras,
+            agents=agents,
+            obs_dim=obs_dims.pop(),
+            n_actions=n_actions.pop(),
+            state_dim=state_dim,
+            time_limit_observable=None if declared is None else bool(declared),
+            extras=extras,
         )
 
 
@@ -211,8 +221,10 @@ class Algorithm(ABC):
         super().__init_subclass__(**kwargs)
         plan_base = globals().get("PlanPolicy")  # None while PlanPolicy itself is being defined
         if cls.capabilities.emits_plans and plan_base is not None and not issubclass(cls, plan_base):
-            raise TypeError(f"{cls.__name__} declares capabilities.emits_plans=True: subclass algos.base.PlanPolicy "
-                            "and implement next_plan(round_info) instead")
+            raise TypeError(
+                f"{cls.__name__} declares capabilities.emits_plans=True: subclass algos.base.PlanPolicy "
+                "and implement next_plan(round_info) instead"
+            )
 
     def __init__(self, spec: EnvSpec, cfg: AlgoConfig, *, seed: int = 0, device: str = "cpu"):
         self.spec = spec
@@ -332,5 +344,7 @@ class PlanPolicy(FixedPolicy):
         the start). A plan with ``terminate: True`` ends the episode."""
 
     def act(self, obs, masks, explore, *, state=None, graph=None):
-        raise TypeError(f"{type(self).__name__} emits round plans, not joint actions: run it with an env that has "
-                        "step_plan (the report env) through algos.training.rollout.run_episode")
+        raise TypeError(
+            f"{type(self).__name__} emits round plans, not joint actions: run it with an env that has "
+            "step_plan (the report env) through algos.training.rollout.run_episode"
+        )

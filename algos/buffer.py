@@ -122,7 +122,17 @@ def collate(episodes: list[Episode], device: str | torch.device = "cpu") -> Batc
     # max() -inf; those values are never used unmasked, so treat them as unrestricted.
     avail |= ~avail.any(-1, keepdims=True)
     as_t = lambda x: torch.from_numpy(x).to(device)  # noqa: E731
-    return Batch(as_t(obs), as_t(avail), as_t(state), as_t(actions), as_t(rewards), as_t(terminated), as_t(filled), as_t(adj), as_t(block_end))
+    return Batch(
+        as_t(obs),
+        as_t(avail),
+        as_t(state),
+        as_t(actions),
+        as_t(rewards),
+        as_t(terminated),
+        as_t(filled),
+        as_t(adj),
+        as_t(block_end),
+    )
 
 
 class EpisodeBuffer:

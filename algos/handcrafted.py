@@ -33,10 +33,26 @@ from report_protocol import COLLECTOR, Directive, RoundFeedback
 from report_protocol import vocabulary as v
 
 from .base import AlgoConfig, PlanPolicy
-from .handcrafted_feedback import LEAD, RESEARCHER, WRITER, Correction, WorkLog, feedback_from_infos, no_evidence, \
-    signalled, writers_target
-from .handcrafted_phases import DEFAULT_ROUNDS, PHASE_ORDER, Phase, PhaseConfigError, RoundPattern, build_phases, \
-    fit_rounds
+from .handcrafted_feedback import (
+    LEAD,
+    RESEARCHER,
+    WRITER,
+    Correction,
+    WorkLog,
+    feedback_from_infos,
+    no_evidence,
+    signalled,
+    writers_target,
+)
+from .handcrafted_phases import (
+    DEFAULT_ROUNDS,
+    PHASE_ORDER,
+    Phase,
+    PhaseConfigError,
+    RoundPattern,
+    build_phases,
+    fit_rounds,
+)
 from .handcrafted_scheduler import RoundScheduler, SkipStrategy
 
 __all__ = ["HandcraftedConfig", "HandcraftedPipeline", "RoundScheduler", "SkipStrategy"]
@@ -222,8 +238,11 @@ class HandcraftedPipeline(PlanPolicy):
                 plan["revise_section"] = target
         gate_agent = self._next_gate_agent(phase, k)
         if gate_agent is not None:
-            question = (self.cfg.gate_question.format(agent=gate_agent, phase=phase.name, round=k + 2)
-                        if self.cfg.gate_question is not None else None)
+            question = (
+                self.cfg.gate_question.format(agent=gate_agent, phase=phase.name, round=k + 2)
+                if self.cfg.gate_question is not None
+                else None
+            )
             plan["gate_check"] = {"agent": gate_agent, "question": question}
         if self._is_last_round(phase, k):
             plan["terminate"] = True
@@ -243,14 +262,18 @@ class HandcraftedPipeline(PlanPolicy):
 
     def _is_last_round(self, phase: Phase, k: int) -> bool:
         """True when no round can follow this one, so the plan itself ends the episode."""
-        last_correction = (phase.name == v.REVISION and phase.pattern(k).appends
-                           and self.correction_cursor + 1 >= len(self.corrections))
+        last_correction = (
+            phase.name == v.REVISION
+            and phase.pattern(k).appends
+            and self.correction_cursor + 1 >= len(self.corrections)
+        )
         if k + 1 < phase.rounds and not last_correction:
             return False
-        later = self.phases[self.phase_index + 1:]
+        later = self.phases[self.phase_index + 1 :]
         drafting_ahead = phase.name == v.DRAFTING or any(p.name == v.DRAFTING and p.rounds for p in later)
-        return not any(p.rounds and (p.name not in (v.REVIEW, v.REVISION) or self.sections or drafting_ahead)
-                       for p in later)
+        return not any(
+            p.rounds and (p.name not in (v.REVIEW, v.REVISION) or self.sections or drafting_ahead) for p in later
+        )
 
     def _directives(self, phase: Phase, acting: list[str]) -> dict[str, Directive]:
         """This round's task per agent, as protocol directives (DRAFTING and REVISION only)."""
@@ -263,8 +286,13 @@ class HandcraftedPipeline(PlanPolicy):
             title = self.outline[self.section_cursor] if self.section_cursor < len(self.outline) else None
             if title:
                 if lead:
-                    out[lead] = Directive(v.ASSIGN_SECTION, title=title, position=self.section_cursor + 1,
-                                          total=len(self.outline), notice=notice)
+                    out[lead] = Directive(
+                        v.ASSIGN_SECTION,
+                        title=title,
+                        position=self.section_cursor + 1,
+                        total=len(self.outline),
+                        notice=notice,
+                    )
                 if writer:
                     out[writer] = Directive(v.WRITE_SECTION, title=title)
                 if researcher:
@@ -279,8 +307,11 @@ class HandcraftedPipeline(PlanPolicy):
                 if lead:
                     out[lead] = Directive(v.CLOSE_REVISION, notice=notice)
             else:
-                task = dict(section_id=current.section_id, title=self.log.title_of(current.section_id),
-                            finding=current.finding or None)
+                task = dict(
+                    section_id=current.section_id,
+                    title=self.log.title_of(current.section_id),
+                    finding=current.finding or None,
+                )
                 if lead:
                     out[lead] = Directive(v.ASSIGN_CORRECTION, notice=notice, **task)
                 if writer:

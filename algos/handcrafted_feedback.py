@@ -29,8 +29,10 @@ def feedback_from_infos(infos: Optional[Mapping[str, Any]]) -> Optional[RoundFee
             if any(isinstance(v, Mapping) and "round" in v for v in infos.values()):
                 # The env's default infos hold numbers only (for TorchRL): without the
                 # round's feedback the pipeline would plan blind.
-                raise ValueError("the handcrafted pipeline reads the round's feedback, which these infos lack: pass "
-                                 "env.last_round_info() to next_plan, or build the env with infos='full'")
+                raise ValueError(
+                    "the handcrafted pipeline reads the round's feedback, which these infos lack: pass "
+                    "env.last_round_info() to next_plan, or build the env with infos='full'"
+                )
             return None
         info = found
     return RoundFeedback.from_dict(info["feedback"])

@@ -35,8 +35,11 @@ class RoundPattern:
         return any(r == COLLECTOR for _, r in self.edges)
 
     def to_dict(self) -> dict:
-        return {"required": list(self.required), "optional": list(self.optional),
-                "edges": [list(e) for e in self.edges]}
+        return {
+            "required": list(self.required),
+            "optional": list(self.optional),
+            "edges": [list(e) for e in self.edges],
+        }
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,11 @@ DEFAULT_PATTERNS: dict[str, tuple[RoundPattern, ...]] = {
 # env's round budget: a written section first (two drafting rounds: assign, then write and append),
 # then the outline, the evidence, one review-and-revise cycle, and further sections.
 COMPACT_STEPS: tuple[tuple[tuple[str, int], ...], ...] = (
-    ((DRAFTING, 2),), ((PLANNING, 1),), ((RESEARCH, 1),), ((REVIEW, 1), (REVISION, 2)), ((DRAFTING, 2),),
+    ((DRAFTING, 2),),
+    ((PLANNING, 1),),
+    ((RESEARCH, 1),),
+    ((REVIEW, 1), (REVISION, 2)),
+    ((DRAFTING, 2),),
 )
 
 
@@ -153,13 +160,16 @@ def pattern_from_dict(data: Mapping[str, Any], where: str) -> RoundPattern:
     unknown = set(data) - {"required", "optional", "edges"}
     if unknown:
         raise PhaseConfigError(f"{where}: unknown keys {sorted(unknown)} (allowed: required, optional, edges)")
-    return RoundPattern(_names(data.get("required"), f"{where}.required"),
-                        _names(data.get("optional"), f"{where}.optional"),
-                        _edges(data.get("edges"), f"{where}.edges"))
+    return RoundPattern(
+        _names(data.get("required"), f"{where}.required"),
+        _names(data.get("optional"), f"{where}.optional"),
+        _edges(data.get("edges"), f"{where}.edges"),
+    )
 
 
-def build_phases(team: Sequence[str], rounds: Optional[Mapping[str, int]] = None,
-                 patterns: Optional[Mapping[str, Any]] = None) -> list[Phase]:
+def build_phases(
+    team: Sequence[str], rounds: Optional[Mapping[str, int]] = None, patterns: Optional[Mapping[str, Any]] = None
+) -> list[Phase]:
     """The pipeline for ``team``: default patterns, overridden per phase, validated.
 
     ``rounds``: round budget per phase label (missing labels keep the default; 0 skips

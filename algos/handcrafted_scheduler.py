@@ -48,8 +48,9 @@ class RoundScheduler:
             return bool(gates[agent])
         return agent in produced
 
-    def select(self, pattern: RoundPattern, produced: set[str],
-               gates: Optional[Mapping[str, Optional[bool]]] = None) -> list[str]:
+    def select(
+        self, pattern: RoundPattern, produced: set[str], gates: Optional[Mapping[str, Optional[bool]]] = None
+    ) -> list[str]:
         acting = list(pattern.required)
         acting += [a for a in pattern.optional if self.include_optional(a, produced, gates or {})]
         return acting

@@ -26,13 +26,17 @@ class Mixer(nn.Module):
         """agent_qs [*lead, N], state [*lead, S] -> Q_tot [*lead]."""
         name = type(self).__name__
         if agent_qs.dim() < 1 or agent_qs.shape[-1] != self.n_agents:
-            raise ValueError(f"{name}: agent_qs must have shape [..., n_agents={self.n_agents}], got {tuple(agent_qs.shape)}")
+            raise ValueError(
+                f"{name}: agent_qs must have shape [..., n_agents={self.n_agents}], got {tuple(agent_qs.shape)}"
+            )
         lead = agent_qs.shape[:-1]
         if self.needs_state:
             if state is None:
                 raise ValueError(f"{name}: needs the global state, got None")
             if state.shape[-1] != self.state_dim:
-                raise ValueError(f"{name}: state must have shape [..., state_dim={self.state_dim}], got {tuple(state.shape)}")
+                raise ValueError(
+                    f"{name}: state must have shape [..., state_dim={self.state_dim}], got {tuple(state.shape)}"
+                )
             if state.shape[:-1] != lead:
                 raise ValueError(
                     f"{name}: leading dims of agent_qs {tuple(lead)} and state {tuple(state.shape[:-1])} differ"
@@ -72,7 +76,9 @@ class QMixer(Mixer):
     dQ_tot/dQ_i >= 0; biases are unconstrained; the final bias is a V(s) head.
     """
 
-    def __init__(self, n_agents: int, state_dim: int, embed_dim: int = 32, hypernet_layers: int = 2, hypernet_embed: int = 64):
+    def __init__(
+        self, n_agents: int, state_dim: int, embed_dim: int = 32, hypernet_layers: int = 2, hypernet_embed: int = 64
+    ):
         super().__init__(n_agents, state_dim)
         if state_dim < 1:
             raise ValueError("QMixer needs a state: the env must define state_space / state()")

@@ -145,9 +145,15 @@ class GNNRecurrentAgent(nn.Module):
         T1, B, N, H = e.shape
         cell = self.rnn
         hs, _ = torch.gru(
-            e.reshape(T1, B * N, H), e.new_zeros(1, B * N, H),
+            e.reshape(T1, B * N, H),
+            e.new_zeros(1, B * N, H),
             [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh],
-            True, 1, 0.0, self.training, False, False,
+            True,
+            1,
+            0.0,
+            self.training,
+            False,
+            False,
         )  # [T1, B*N, H]
         q = self.head(hs.reshape(T1 * B * N, H))
         return q.reshape(T1, B, N, self.n_actions).transpose(0, 1)

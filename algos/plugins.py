@@ -110,12 +110,14 @@ def plugin_records(specs: Iterable[str] | None) -> list[dict[str, Optional[str]]
         spec = str(spec).strip()
         module = load_plugin(spec)  # already imported: returns the module from sys.modules
         file = getattr(module, "__file__", None)
-        records.append({
-            "spec": spec,
-            "module": module.__name__,
-            "file": str(Path(file).resolve()) if file else None,
-            "sys_path": None if _is_file_spec(spec) else _search_root(module, spec),
-        })
+        records.append(
+            {
+                "spec": spec,
+                "module": module.__name__,
+                "file": str(Path(file).resolve()) if file else None,
+                "sys_path": None if _is_file_spec(spec) else _search_root(module, spec),
+            }
+        )
     return records
 
 
@@ -195,13 +197,18 @@ def check_learned_state(algo: Any, state: Mapping[str, Any], *, when: str) -> No
     if learned_keys(algo, state):
         return
     name = type(algo).__name__
-    fix = (f"{name}.state_dict() holds only {sorted(state) or 'nothing'}: implement state_dict() and "
-           f"load_state_dict() to return and restore what it learns (see algos/README.md)")
+    fix = (
+        f"{name}.state_dict() holds only {sorted(state) or 'nothing'}: implement state_dict() and "
+        f"load_state_dict() to return and restore what it learns (see algos/README.md)"
+    )
     if algo.capabilities.learns:
         if when == "training":
             raise PluginError(f"{name} declares learns=True, but its checkpoints would hold nothing it learnt: {fix}")
-        raise PluginError(f"{when} {name}: the checkpoint holds nothing learnt ({fix}); "
-                          "a policy built from it would be untrained")
+        raise PluginError(
+            f"{when} {name}: the checkpoint holds nothing learnt ({fix}); a policy built from it would be untrained"
+        )
     if type(algo).update is not Algorithm.update:
-        warnings.warn(f"{name} declares learns=False but defines update(); its checkpoints hold nothing learnt: {fix}",
-                      stacklevel=2)
+        warnings.warn(
+            f"{name} declares learns=False but defines update(); its checkpoints hold nothing learnt: {fix}",
+            stacklevel=2,
+        )

@@ -70,8 +70,10 @@ class PresetTopology(FixedPolicy):
         n = spec.n_agents
         self.table = ActionTable(n)
         if spec.n_actions != self.table.size:
-            raise ValueError(f"preset topologies need the report env's 5+N action table ({self.table.size} actions "
-                             f"for {n} agents); this env has {spec.n_actions}")
+            raise ValueError(
+                f"preset topologies need the report env's 5+N action table ({self.table.size} actions "
+                f"for {n} agents); this env has {spec.n_actions}"
+            )
         if cfg.append_every < 1:
             raise ValueError(f"algo.append_every: expected >= 1, got {cfg.append_every}")
         self.base_actions = topology_actions(cfg.topology, n)

@@ -18,7 +18,9 @@ from .base import AlgoConfig, Algorithm, EnvSpec
 _ALGOS: dict[str, type[Algorithm]] = {}
 
 
-def register(name: str, cls: type[Algorithm], *, config_name: Optional[str] = None, overwrite: bool = False) -> type[Algorithm]:
+def register(
+    name: str, cls: type[Algorithm], *, config_name: Optional[str] = None, overwrite: bool = False
+) -> type[Algorithm]:
     """Register algorithm class ``cls`` as ``name``.
 
     ``config_name``: the name of its config in Hydra's ConfigStore group ``algo``
@@ -68,7 +70,13 @@ def to_config(name: str, cfg: Any = None) -> AlgoConfig:
     schema = OmegaConf.structured(cls.config_class)
     schema.name = name
     if cfg is not None:
-        data = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else dict(cfg) if isinstance(cfg, Mapping) else dataclasses.asdict(cfg)
+        data = (
+            OmegaConf.to_container(cfg, resolve=True)
+            if isinstance(cfg, DictConfig)
+            else dict(cfg)
+            if isinstance(cfg, Mapping)
+            else dataclasses.asdict(cfg)
+        )
         schema = OmegaConf.merge(schema, data)  # raises naming an unknown key or a bad value
     built = OmegaConf.to_object(schema)
     if not isinstance(built, AlgoConfig):  # register() checked config_class; this is what Hydra built from it

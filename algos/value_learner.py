@@ -103,12 +103,21 @@ class ValueLearnerConfig(AlgoConfig):
 
     def validate(self) -> None:
         """Range checks, each naming its key (called when the learner is built, and by train.py at start)."""
+
         def bad(key: str, want: str) -> ValueError:
             return ValueError(f"algo.{key} must be {want}, got {getattr(self, key)!r}")
 
-        for key, low in (("hidden_dim", 1), ("gnn_layers", 0), ("mixing_embed_dim", 1), ("hypernet_embed", 1),
-                         ("batch_size", 1), ("buffer_size", 1), ("updates_per_episode", 1),
-                         ("target_update_interval", 1), ("epsilon_anneal_steps", 0)):
+        for key, low in (
+            ("hidden_dim", 1),
+            ("gnn_layers", 0),
+            ("mixing_embed_dim", 1),
+            ("hypernet_embed", 1),
+            ("batch_size", 1),
+            ("buffer_size", 1),
+            ("updates_per_episode", 1),
+            ("target_update_interval", 1),
+            ("epsilon_anneal_steps", 0),
+        ):
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 raise bad(key, f"an integer >= {low}")
@@ -124,8 +133,9 @@ class ValueLearnerConfig(AlgoConfig):
         if self.hypernet_layers not in (1, 2):
             raise bad("hypernet_layers", "1 or 2")
         if self.learning_starts < self.batch_size:
-            raise ValueError(f"algo.learning_starts ({self.learning_starts}) must be >= algo.batch_size "
-                             f"({self.batch_size})")
+            raise ValueError(
+                f"algo.learning_starts ({self.learning_starts}) must be >= algo.batch_size ({self.batch_size})"
+            )
 
 
 class LinearSchedule:
@@ -166,7 +176,13 @@ class ValueLearner(Algorithm):
         with torch.random.fork_rng():
             torch.manual_seed(seed)
             self.agent = GNNRecurrentAgent(
-                spec.obs_dim, spec.n_agents, spec.n_actions, cfg.hidden_dim, cfg.gnn_layer, cfg.gnn_layers, cfg.obs_last_action
+                spec.obs_dim,
+                spec.n_agents,
+                spec.n_actions,
+                cfg.hidden_dim,
+                cfg.gnn_layer,
+                cfg.gnn_layers,
+                cfg.obs_last_action,
             ).to(device)
             self.mixer = self._build_mixer().to(device) if cfg.mixer != "none" else None
         self.target_agent = copy.deepcopy(self.agent).requires_grad_(False)
@@ -220,7 +236,13 @@ class ValueLearner(Algorithm):
         if name not in MIXERS:
             raise ValueError(f"unknown mixer {name!r}; available: {['none', *MIXERS]}")
         if MIXERS[name] is QMixer:
-            return QMixer(self.spec.n_agents, self.spec.state_dim, self.cfg.mixing_embed_dim, self.cfg.hypernet_layers, self.cfg.hypernet_embed)
+            return QMixer(
+                self.spec.n_agents,
+                self.spec.state_dim,
+                self.cfg.mixing_embed_dim,
+                self.cfg.hypernet_layers,
+                self.cfg.hypernet_embed,
+            )
         return MIXERS[name](self.spec.n_agents, self.spec.state_dim)
 
     # --- acting -------------------------------------------------------------------
@@ -238,7 +260,9 @@ class ValueLearner(Algorithm):
         o = torch.from_numpy(self.spec.stack_observations(obs)).unsqueeze(0).to(self.device)
         mask = self.spec.stack_masks(masks)
         adj = Episode.adjacency(np.zeros((2, 0), np.int64) if graph is None else np.asarray(graph), n)
-        q, self._hidden = self.agent.forward_step(o, self._last_action, torch.from_numpy(adj).unsqueeze(0).to(self.device), self._hidden)
+        q, self._hidden = self.agent.forward_step(
+            o, self._last_action, torch.from_numpy(adj).unsqueeze(0).to(self.device), self._hidden
+        )
         q = q[0].cpu().numpy()
         eps = self.current_epsilon() if explore else 0.0
         actions = masked_epsilon_greedy(q, mask, eps, self.rng)
@@ -308,7 +332,12 @@ class ValueLearner(Algorithm):
         return net.forward_sequence(batch.obs, last, batch.adj)  # [B, T+1, N, A]
 
     def td_targets(
-        self, rewards: torch.Tensor, terminated: torch.Tensor, filled: torch.Tensor, next_v: torch.Tensor, lam: torch.Tensor | None = None
+        self,
+        rewards: torch.Tensor,
+        terminated: torch.Tensor,
+        filled: torch.Tensor,
+        next_v: torch.Tensor,
+        lam: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """rewards/terminated/filled [B, T] (IQL: [B, T, N] after broadcasting), next_v = Q'_{t+1} same shape.
 
@@ -379,7 +408,9 @@ class ValueLearner(Algorithm):
         if self.cfg.grad_clip > 0:
             grad_norm = torch.nn.utils.clip_grad_norm_(self.params, self.cfg.grad_clip)
         else:
-            grad_norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in self.params if p.grad is not None]))
+            grad_norm = torch.linalg.vector_norm(
+                torch.stack([p.grad.norm() for p in self.params if p.grad is not None])
+            )
         self.optimizer.step()
         self.n_updates += 1
         self._maybe_update_target()
@@ -395,7 +426,9 @@ class ValueLearner(Algorithm):
         }
 
     def _maybe_update_target(self) -> None:
-        pairs = [(self.agent, self.target_agent)] + ([(self.mixer, self.target_mixer)] if self.mixer is not None else [])
+        pairs = [(self.agent, self.target_agent)] + (
+            [(self.mixer, self.target_mixer)] if self.mixer is not None else []
+        )
         if self.cfg.target_update == "soft":
             with torch.no_grad():
                 for net, tgt in pairs:
@@ -434,7 +467,12 @@ class ValueLearner(Algorithm):
             agent=self.agent.state_dict(),
             target_agent=self.target_agent.state_dict(),
             optimizer=self.optimizer.state_dict(),
-            counters={"t_env": self.t_env, "episodes_seen": self.episodes_seen, "n_updates": self.n_updates, "n_target_updates": self.n_target_updates},
+            counters={
+                "t_env": self.t_env,
+                "episodes_seen": self.episodes_seen,
+                "n_updates": self.n_updates,
+                "n_target_updates": self.n_target_updates,
+            },
             buffer_rng=self.buffer.rng.bit_generator.state,
         )
         if self.mixer is not None:

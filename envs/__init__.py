@@ -101,8 +101,9 @@ _REGISTRY: dict[str, Union[Factory, str]] = {}
 _RESOURCES: dict[str, Union[Any, str]] = {}  # env name -> its resources class (or "module:Class")
 
 
-def register(name: str, factory: Union[Factory, str], *, overwrite: bool = False,
-             resources: Union[Any, str, None] = None) -> None:
+def register(
+    name: str, factory: Union[Factory, str], *, overwrite: bool = False, resources: Union[Any, str, None] = None
+) -> None:
     """Register ``factory`` (a callable, or a lazy ``"module:attr"`` import path) as ``name``;
     ``resources``: the class of its shared resources (see the module docstring), if any."""
     current = _REGISTRY.get(name)

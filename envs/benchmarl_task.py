@@ -15,6 +15,7 @@ Each env goes through :func:`envs.torchrl_compat.torchrl_env` (the team in one g
 and masks). This module needs BenchMARL and a torchrl it accepts: see the README
 ("TorchRL and BenchMARL") for the versions; nothing else in the project imports it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -38,8 +39,9 @@ _ENVS = {
 class ReportGymTaskClass(TaskClass):
     """A BenchMARL task whose ``config`` is the env factory's keyword arguments."""
 
-    def get_env_fun(self, num_envs: int, continuous_actions: bool, seed: Optional[int],
-                    device) -> Callable[[], EnvBase]:
+    def get_env_fun(
+        self, num_envs: int, continuous_actions: bool, seed: Optional[int], device
+    ) -> Callable[[], EnvBase]:
         if continuous_actions:
             raise ValueError(f"{self.name}: the project's envs have discrete actions only")
         name, config = _ENVS[self.name][0], copy.deepcopy(self.config)

@@ -20,6 +20,7 @@
 rewrites a file only when its content changed, so re-ingesting into the RAG store
 (content hashes) finds nothing new. Any other string is a path to the user's documents.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,16 +45,91 @@ DEFAULT_CORPUS = "python_stdlib"
 # docstrings are mostly command lists or node catalogues (pdb, ast) and large ones no
 # topic uses (ssl, io). About 0.75 MB of text, ~900 chunks of 256 tokens.
 STDLIB_MODULES = (
-    "asyncio", "concurrent.futures", "threading", "queue", "multiprocessing", "subprocess", "selectors",
-    "socket", "socketserver", "http.client", "http.server", "urllib.request", "urllib.parse", "email.message",
-    "smtplib", "argparse", "getopt", "logging", "logging.handlers", "logging.config", "warnings", "traceback",
-    "json", "csv", "configparser", "pickle", "copy", "shelve", "sqlite3", "re", "string", "textwrap",
-    "difflib", "collections", "heapq", "bisect", "itertools", "functools", "operator", "dataclasses", "typing",
-    "abc", "enum", "contextlib", "inspect", "weakref", "gc", "pathlib", "shutil", "tempfile", "glob",
-    "fnmatch", "zipfile", "tarfile", "gzip", "zlib", "os", "struct", "codecs", "base64", "hashlib", "hmac",
-    "secrets", "uuid", "random", "statistics", "decimal", "fractions", "math", "datetime", "time", "calendar",
-    "zoneinfo", "sched", "unittest", "unittest.mock", "doctest", "timeit", "cProfile", "pstats",
-    "tracemalloc", "importlib.resources", "graphlib", "ipaddress", "xml.etree.ElementTree",
+    "asyncio",
+    "concurrent.futures",
+    "threading",
+    "queue",
+    "multiprocessing",
+    "subprocess",
+    "selectors",
+    "socket",
+    "socketserver",
+    "http.client",
+    "http.server",
+    "urllib.request",
+    "urllib.parse",
+    "email.message",
+    "smtplib",
+    "argparse",
+    "getopt",
+    "logging",
+    "logging.handlers",
+    "logging.config",
+    "warnings",
+    "traceback",
+    "json",
+    "csv",
+    "configparser",
+    "pickle",
+    "copy",
+    "shelve",
+    "sqlite3",
+    "re",
+    "string",
+    "textwrap",
+    "difflib",
+    "collections",
+    "heapq",
+    "bisect",
+    "itertools",
+    "functools",
+    "operator",
+    "dataclasses",
+    "typing",
+    "abc",
+    "enum",
+    "contextlib",
+    "inspect",
+    "weakref",
+    "gc",
+    "pathlib",
+    "shutil",
+    "tempfile",
+    "glob",
+    "fnmatch",
+    "zipfile",
+    "tarfile",
+    "gzip",
+    "zlib",
+    "os",
+    "struct",
+    "codecs",
+    "base64",
+    "hashlib",
+    "hmac",
+    "secrets",
+    "uuid",
+    "random",
+    "statistics",
+    "decimal",
+    "fractions",
+    "math",
+    "datetime",
+    "time",
+    "calendar",
+    "zoneinfo",
+    "sched",
+    "unittest",
+    "unittest.mock",
+    "doctest",
+    "timeit",
+    "cProfile",
+    "pstats",
+    "tracemalloc",
+    "importlib.resources",
+    "graphlib",
+    "ipaddress",
+    "xml.etree.ElementTree",
 )
 
 # Debian's python3-doc: where it puts the HTML, and which pages the HTML corpus takes.
@@ -62,9 +138,29 @@ PYTHON_DOCS_HTML_FOLDERS = ("tutorial", "howto")
 
 # Distributions whose descriptions form the `installed_packages` corpus; missing ones are skipped.
 CORPUS_PACKAGES = (
-    "torch", "torch-geometric", "numpy", "pettingzoo", "gymnasium", "hydra-core", "omegaconf", "chromadb",
-    "rank-bm25", "transformers", "sentence-transformers", "tokenizers", "huggingface_hub", "openai", "httpx",
-    "ollama", "llama_cpp_python", "pydantic", "jsonschema", "tqdm", "rich", "wandb", "pypdf",
+    "torch",
+    "torch-geometric",
+    "numpy",
+    "pettingzoo",
+    "gymnasium",
+    "hydra-core",
+    "omegaconf",
+    "chromadb",
+    "rank-bm25",
+    "transformers",
+    "sentence-transformers",
+    "tokenizers",
+    "huggingface_hub",
+    "openai",
+    "httpx",
+    "ollama",
+    "llama_cpp_python",
+    "pydantic",
+    "jsonschema",
+    "tqdm",
+    "rich",
+    "wandb",
+    "pypdf",
 )
 MIN_DESCRIPTION_CHARS = 1500  # shorter descriptions are mostly badges and links
 
@@ -130,8 +226,11 @@ def _reflow(doc: str) -> str:
         lines = para.split("\n")
         is_list = bool(_LIST_MARK.match(lines[0]))
         indented = any(line.startswith((" ", "\t")) for line in lines[1:]) and not is_list
-        if indented or lines[0].startswith((" ", "\t", ">>>")) or any(
-                line.lstrip().startswith((">>>", "...", "|")) or _CODE_LINE.search(line) for line in lines):
+        if (
+            indented
+            or lines[0].startswith((" ", "\t", ">>>"))
+            or any(line.lstrip().startswith((">>>", "...", "|")) or _CODE_LINE.search(line) for line in lines)
+        ):
             out.append(para)
             continue
         items: list[str] = []
@@ -149,7 +248,9 @@ def _doc_block(heading: str, doc: str) -> str:
 
 
 def _render_class(qualified: str, cls: type) -> str:
-    parts = [_doc_block(f"## class {qualified}{_signature(cls)}", _ADDRESS.sub("", pydoc.getdoc(cls)) or "(no description)")]
+    parts = [
+        _doc_block(f"## class {qualified}{_signature(cls)}", _ADDRESS.sub("", pydoc.getdoc(cls)) or "(no description)")
+    ]
     for name, kind, home, value in pydoc.classify_class_attrs(cls):
         # Own, public, documented members only; pydoc's inherited listings are boilerplate.
         if home is not cls or not pydoc.visiblename(name, obj=value) or name.startswith("_"):
@@ -247,9 +348,11 @@ def html_documents(modules: Sequence[str] | None = None) -> dict[str, bytes]:
     modules = STDLIB_MODULES if modules is None else modules
     root = python_docs_html_root()
     if root is None:
-        raise FileNotFoundError("corpus 'python_docs_html' needs Debian's python3-doc package (HTML under "
-                                f"{' or '.join(PYTHON_DOCS_HTML_ROOTS)}): apt-get install python3-doc, "
-                                "or use the default corpus 'python_stdlib'")
+        raise FileNotFoundError(
+            "corpus 'python_docs_html' needs Debian's python3-doc package (HTML under "
+            f"{' or '.join(PYTHON_DOCS_HTML_ROOTS)}): apt-get install python3-doc, "
+            "or use the default corpus 'python_stdlib'"
+        )
     stems = _library_page_stems(modules)
     docs: dict[str, bytes] = {}
     for page in sorted((root / "library").glob("*.html")):
@@ -313,11 +416,17 @@ def stdlib_documents_isolated(modules: Sequence[str] | None = None) -> dict[str,
     import sys
 
     modules = list(STDLIB_MODULES if modules is None else modules)
-    done = subprocess.run([sys.executable, "-I", "-c", _ISOLATED_RENDER, str(Path(__file__).resolve()),
-                           json.dumps(modules)], capture_output=True, text=True, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _ISOLATED_RENDER, str(Path(__file__).resolve()), json.dumps(modules)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"rendering the python_stdlib corpus in a fresh interpreter ({sys.executable} -I) "
-                           f"failed with exit {done.returncode}: {done.stderr.strip()[-2000:]}")
+        raise RuntimeError(
+            f"rendering the python_stdlib corpus in a fresh interpreter ({sys.executable} -I) "
+            f"failed with exit {done.returncode}: {done.stderr.strip()[-2000:]}"
+        )
     return json.loads(done.stdout)
 
 
@@ -350,8 +459,9 @@ def materialize_corpus(corpus: str = DEFAULT_CORPUS, root: Path | None = None) -
     if corpus not in NAMED_CORPORA:
         path = Path(corpus).expanduser()
         if not path.exists():
-            raise FileNotFoundError(f"corpus {corpus!r} is neither a named corpus ({', '.join(NAMED_CORPORA)}) "
-                                    "nor an existing path")
+            raise FileNotFoundError(
+                f"corpus {corpus!r} is neither a named corpus ({', '.join(NAMED_CORPORA)}) nor an existing path"
+            )
         return path.resolve()
     folder = (root or cache_root()) / "corpora" / corpus
     stamp = folder / ".rendered"  # hidden: ingestion skips it
@@ -376,11 +486,17 @@ def _render_key(corpus: str) -> str | None:
     """What a named corpus' text depends on, or None when only rendering can tell (package metadata)."""
     if corpus == "python_stdlib":
         source = Path(__file__).read_bytes()  # the renderer itself
-        return hashlib.sha256(repr((platform.python_version(), os.path.realpath(os.__file__), STDLIB_MODULES))
-                              .encode() + source).hexdigest()
+        return hashlib.sha256(
+            repr((platform.python_version(), os.path.realpath(os.__file__), STDLIB_MODULES)).encode() + source
+        ).hexdigest()
     if corpus == "python_docs_html":
         root = python_docs_html_root()
-        return None if root is None else hashlib.sha256(
-            repr((str(root), (root / "library").stat().st_mtime_ns, STDLIB_MODULES)).encode()
-            + Path(__file__).read_bytes()).hexdigest()
+        return (
+            None
+            if root is None
+            else hashlib.sha256(
+                repr((str(root), (root / "library").stat().st_mtime_ns, STDLIB_MODULES)).encode()
+                + Path(__file__).read_bytes()
+            ).hexdigest()
+        )
     return None

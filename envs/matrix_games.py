@@ -128,7 +128,9 @@ class TwoStepGame(_MatrixGame):
             self.permutation = identity
         else:
             rng = np.random.default_rng(action_permutation_seed)
-            self.permutation = np.stack([[rng.permutation(self.n_actions) for _ in range(2)] for _ in range(self.n_states)])
+            self.permutation = np.stack(
+                [[rng.permutation(self.n_actions) for _ in range(2)] for _ in range(self.n_states)]
+            )
 
     @property
     def optimal_return(self) -> float:

@@ -7,6 +7,7 @@ every range checked with the key's name). The shared objects a config needs (bac
 store, embedding, judge) are not settings: they live in
 :class:`envs.report_resources.ReportResources`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
@@ -81,13 +82,32 @@ class ReportEnvConfig:
     observe_comm_adjacency: bool = False  # the last round's (N, N) adjacency ends each observation vector
 
     @classmethod
-    def from_kwargs(cls, *, team: Any = DEFAULT_TEAM, max_rounds: int = 4, min_rounds_before_terminate: int = 2,
-                    split: str = "train", tasks: Any = None, task_id: str | None = None, corpus: str | None = None,
-                    store_path: str | None = None, llm: Any = None, judge: Any = None, rag: Any = None,
-                    engine: Any = None, referee: Any = None, summary_dim: int = 32, token_scale: float | None = None,
-                    round_token_scale: float = 4000.0, output_dir: str | Path | None = None,
-                    save_episodes: bool = False, render_mode: str | None = None, infos: str = "stackable",
-                    observe_comm_adjacency: bool = False, name: str | None = None) -> "ReportEnvConfig":
+    def from_kwargs(
+        cls,
+        *,
+        team: Any = DEFAULT_TEAM,
+        max_rounds: int = 4,
+        min_rounds_before_terminate: int = 2,
+        split: str = "train",
+        tasks: Any = None,
+        task_id: str | None = None,
+        corpus: str | None = None,
+        store_path: str | None = None,
+        llm: Any = None,
+        judge: Any = None,
+        rag: Any = None,
+        engine: Any = None,
+        referee: Any = None,
+        summary_dim: int = 32,
+        token_scale: float | None = None,
+        round_token_scale: float = 4000.0,
+        output_dir: str | Path | None = None,
+        save_episodes: bool = False,
+        render_mode: str | None = None,
+        infos: str = "stackable",
+        observe_comm_adjacency: bool = False,
+        name: str | None = None,
+    ) -> "ReportEnvConfig":
         """The checked config from the factory's keywords (Hydra nodes, dataclasses or plain data).
 
         ``name`` may arrive from a Hydra env group; the registry already used it."""
@@ -105,8 +125,10 @@ class ReportEnvConfig:
         report_infos.check_mode(infos)
         llm_cfg, judge_cfg = llm_config(llm), judge_config(judge)
         if llm_cfg.get("backend") == "extractive" and judge_cfg.get("kind") == "llm":
-            raise ValueError("judge.kind=llm needs a language model, and llm=extractive has none; "
-                             "use judge=reference with the extractive team")
+            raise ValueError(
+                "judge.kind=llm needs a language model, and llm=extractive has none; "
+                "use judge=reference with the extractive team"
+            )
         engine_cfg = plain(engine) or {}
         settings = EngineSettings(**engine_cfg)
         # Sampling follows the llm config unless the engine config says otherwise.
@@ -116,15 +138,29 @@ class ReportEnvConfig:
         make_ledger(llm_cfg)  # validates the budget now, not at the first reset
         budget = llm_cfg.get("episode_token_budget")
         raw_tasks = plain(tasks) if tasks is not None and not isinstance(tasks, (str, Path)) else tasks
-        return cls(team=list(plain(team) if not isinstance(team, (list, tuple)) else team),
-                   max_rounds=int(max_rounds), min_rounds_before_terminate=int(min_rounds_before_terminate),
-                   split=split, tasks=raw_tasks, task_id=task_id, corpus=corpus, store_path=store_path,
-                   llm=llm_cfg, judge=judge_cfg, rag=plain(rag) or {}, engine=settings,
-                   referee=make_referee_config(plain(referee)), summary_dim=int(summary_dim),
-                   token_scale=float(token_scale or budget or 20000), round_token_scale=float(round_token_scale),
-                   output_dir=Path(output_dir).expanduser() if output_dir else None,
-                   save_episodes=bool(save_episodes), render_mode=render_mode, infos=infos,
-                   observe_comm_adjacency=bool(observe_comm_adjacency))
+        return cls(
+            team=list(plain(team) if not isinstance(team, (list, tuple)) else team),
+            max_rounds=int(max_rounds),
+            min_rounds_before_terminate=int(min_rounds_before_terminate),
+            split=split,
+            tasks=raw_tasks,
+            task_id=task_id,
+            corpus=corpus,
+            store_path=store_path,
+            llm=llm_cfg,
+            judge=judge_cfg,
+            rag=plain(rag) or {},
+            engine=settings,
+            referee=make_referee_config(plain(referee)),
+            summary_dim=int(summary_dim),
+            token_scale=float(token_scale or budget or 20000),
+            round_token_scale=float(round_token_scale),
+            output_dir=Path(output_dir).expanduser() if output_dir else None,
+            save_episodes=bool(save_episodes),
+            render_mode=render_mode,
+            infos=infos,
+            observe_comm_adjacency=bool(observe_comm_adjacency),
+        )
 
     @property
     def extractive(self) -> bool:

@@ -10,6 +10,7 @@ come from these lists, so a new feature is one entry here plus its value in
 Sizes depend on the team: R roles known (``agents_llm.roles.ROLES``), N agents,
 A = 5 + N actions, S = ``summary_dim``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,8 +45,14 @@ class Block:
 
 # The scalar blocks' entries, in order (their meaning is the doc of their block).
 ROUND_FEATURES = ("round/max", "rounds left/max", "terminate allowed")
-REPORT_FEATURES = ("chars/length_target (<= 2)", "sections/10 (<= 2)", "report_score", "length_score",
-                   "rounds since append/max", "report empty")
+REPORT_FEATURES = (
+    "chars/length_target (<= 2)",
+    "sections/10 (<= 2)",
+    "report_score",
+    "length_score",
+    "rounds since append/max",
+    "report empty",
+)
 TOKEN_FEATURES = ("episode tokens/token_scale", "last round tokens/round_token_scale", "own tokens/token_scale")
 FLAG_FEATURES = ("RAG exhausted", "objective set", "own previous output exists")
 
@@ -59,8 +66,12 @@ OBSERVATION_BLOCKS: tuple[Block, ...] = (
     Block("own_last_action", lambda d: d.actions, "own last action one-hot [A]"),
     Block("others_last_actions", lambda d: d.actions, "others' last actions histogram / (N-1) [A]"),
     Block("summary", lambda d: d.summary, "progress-summary embedding [S]"),
-    Block("comm_adjacency", lambda d: d.agents * d.agents,
-          "only with observe_comm_adjacency=True: comm_adjacency, flattened [N*N]", shown=lambda d: d.comm),
+    Block(
+        "comm_adjacency",
+        lambda d: d.agents * d.agents,
+        "only with observe_comm_adjacency=True: comm_adjacency, flattened [N*N]",
+        shown=lambda d: d.comm,
+    ),
 )
 # The state: the team's view without an agent's own parts (decision point: before the step).
 STATE_BLOCKS: tuple[Block, ...] = (
@@ -92,10 +103,14 @@ def width(blocks: Sequence[Block], dims: Dims) -> int:
 
 def layout_doc() -> str:
     """The observation and state layout as the env's docstring shows it."""
+
     def rows(blocks: Sequence[Block]) -> str:
         return "\n".join(f"      {b.name:<20} {b.doc}" for b in blocks)
-    return (f"  observation, in order (`observation_layout()` gives the offsets):\n\n{rows(OBSERVATION_BLOCKS)}\n\n"
-            f"  state(), in order:\n\n{rows(STATE_BLOCKS)}")
+
+    return (
+        f"  observation, in order (`observation_layout()` gives the offsets):\n\n{rows(OBSERVATION_BLOCKS)}\n\n"
+        f"  state(), in order:\n\n{rows(STATE_BLOCKS)}"
+    )
 
 
 @dataclass
@@ -126,15 +141,30 @@ class DecisionPoint:
 class ReportFeatures:
     """Builds the spaces and the observation/state vectors of one team."""
 
-    def __init__(self, agents: Sequence[str], roles: Sequence[str], role_names: Sequence[str], table: ActionTable, *,
-                 summary_dim: int, observe_comm_adjacency: bool, token_scale: float, round_token_scale: float):
+    def __init__(
+        self,
+        agents: Sequence[str],
+        roles: Sequence[str],
+        role_names: Sequence[str],
+        table: ActionTable,
+        *,
+        summary_dim: int,
+        observe_comm_adjacency: bool,
+        token_scale: float,
+        round_token_scale: float,
+    ):
         self.agents = list(agents)
         self.agent_roles = list(roles)  # each agent's role name, in agent order
         self.role_names = list(role_names)
         self.table = table
         self.token_scale, self.round_token_scale = float(token_scale), float(round_token_scale)
-        self.dims = Dims(roles=len(self.role_names), agents=len(self.agents), actions=table.size,
-                         summary=int(summary_dim), comm=bool(observe_comm_adjacency))
+        self.dims = Dims(
+            roles=len(self.role_names),
+            agents=len(self.agents),
+            actions=table.size,
+            summary=int(summary_dim),
+            comm=bool(observe_comm_adjacency),
+        )
         self.obs_dim = width(OBSERVATION_BLOCKS, self.dims)
         self.state_dim = width(STATE_BLOCKS, self.dims)
         self._projection: np.ndarray | None = None
@@ -142,8 +172,12 @@ class ReportFeatures:
 
     # -- spaces --------------------------------------------------------------------
     def observation_space(self) -> spaces.Dict:
-        return spaces.Dict({"observation": spaces.Box(-np.inf, np.inf, (self.obs_dim,), dtype=np.float32),
-                            "action_mask": spaces.Box(0, 1, (self.table.size,), dtype=np.int8)})
+        return spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, np.inf, (self.obs_dim,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.table.size,), dtype=np.int8),
+            }
+        )
 
     def state_space(self) -> spaces.Box:
         return spaces.Box(-np.inf, np.inf, (self.state_dim,), dtype=np.float32)
@@ -181,11 +215,20 @@ class ReportFeatures:
         """Every agent's observation vector and the state, laid out as the blocks declare."""
         n, A = self.dims.agents, self.dims.actions
         rounds_since = (p.round - p.last_append_round) / p.max_rounds
-        round_f = [p.round / p.max_rounds, (p.max_rounds - p.round) / p.max_rounds,
-                   float(p.round >= p.min_rounds_before_terminate)]
+        round_f = [
+            p.round / p.max_rounds,
+            (p.max_rounds - p.round) / p.max_rounds,
+            float(p.round >= p.min_rounds_before_terminate),
+        ]
         target = float(p.length_target) or 1.0
-        report_f = [min(p.chars / target, 2.0), min(p.sections / 10.0, 2.0), p.report_score, p.length_score,
-                    rounds_since, float(p.report_empty)]
+        report_f = [
+            min(p.chars / target, 2.0),
+            min(p.sections / 10.0, 2.0),
+            p.report_score,
+            p.length_score,
+            rounds_since,
+            float(p.report_empty),
+        ]
         flags_common = [float(p.rag_exhausted), float(p.objective_set)]
         last = np.zeros((n, A), dtype=np.float32)
         for i, a in enumerate(self.agents):
@@ -200,15 +243,31 @@ class ReportFeatures:
             role[self.role_names.index(self.agent_roles[i])] = 1.0
             agent = np.zeros(n, dtype=np.float32)
             agent[i] = 1.0
-            values = {"role": role, "agent": agent, "round": round_f, "report": report_f,
-                      "tokens": team_tokens + [p.own_tokens.get(a, 0) / self.token_scale],
-                      "flags": flags_common + [has_output[i]], "own_last_action": last[i],
-                      "others_last_actions": (last.sum(axis=0) - last[i]) / max(n - 1, 1), "summary": p.summary,
-                      "comm_adjacency": p.adjacency.reshape(-1)}
+            values = {
+                "role": role,
+                "agent": agent,
+                "round": round_f,
+                "report": report_f,
+                "tokens": team_tokens + [p.own_tokens.get(a, 0) / self.token_scale],
+                "flags": flags_common + [has_output[i]],
+                "own_last_action": last[i],
+                "others_last_actions": (last.sum(axis=0) - last[i]) / max(n - 1, 1),
+                "summary": p.summary,
+                "comm_adjacency": p.adjacency.reshape(-1),
+            }
             obs[a] = self._concat(OBSERVATION_BLOCKS, values)
-        state = self._concat(STATE_BLOCKS, {"round": round_f, "report": report_f, "tokens": team_tokens,
-                                            "flags": flags_common, "has_output": has_output,
-                                            "last_actions": last.reshape(-1), "summary": p.summary})
+        state = self._concat(
+            STATE_BLOCKS,
+            {
+                "round": round_f,
+                "report": report_f,
+                "tokens": team_tokens,
+                "flags": flags_common,
+                "has_output": has_output,
+                "last_actions": last.reshape(-1),
+                "summary": p.summary,
+            },
+        )
         return obs, state
 
     def _concat(self, blocks: Sequence[Block], values: Mapping[str, Any]) -> np.ndarray:

@@ -24,6 +24,7 @@ default (the value at reset).
 it into the infos of both forms and :func:`trace_round` into the trace's round entry, so
 the env itself only runs the round and decides how the episode goes on.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -97,8 +98,13 @@ def _coerce(value: Any, default: Any) -> Any:
     return float(value)
 
 
-def stackable(team: Mapping[str, Any], per_agent: Mapping[str, Mapping[str, Any]], graph: np.ndarray,
-              agents: list[str], n_agents: int) -> dict[str, dict[str, Any]]:
+def stackable(
+    team: Mapping[str, Any],
+    per_agent: Mapping[str, Mapping[str, Any]],
+    graph: np.ndarray,
+    agents: list[str],
+    n_agents: int,
+) -> dict[str, dict[str, Any]]:
     """The stackable infos of ``agents`` from the round's team and per-agent values
     (missing keys take their reset value)."""
     team_part = {k: _coerce(team.get(k), d) for k, d in STACKABLE_TEAM.items()}
@@ -106,8 +112,11 @@ def stackable(team: Mapping[str, Any], per_agent: Mapping[str, Mapping[str, Any]
     out = {}
     for a in agents:
         own = per_agent.get(a, {})
-        out[a] = {**team_part, **{k: _coerce(own.get(k), d) for k, d in STACKABLE_AGENT.items()},
-                  "comm_adjacency": adj.copy()}
+        out[a] = {
+            **team_part,
+            **{k: _coerce(own.get(k), d) for k, d in STACKABLE_AGENT.items()},
+            "comm_adjacency": adj.copy(),
+        }
     return out
 
 
@@ -146,44 +155,74 @@ class RoundOutcome:
 def report_snapshot(report: "ReportState", changed: str | None) -> dict[str, Any]:
     """The report's outline after a round, for the trace (the changed section's text is the
     round's collector.content: not copied a second time)."""
-    snap: dict[str, Any] = {"chars": report.chars, "progress_summary": report.progress_summary,
-                            "sections": [{"id": s.id, "title": s.title, "chars": s.chars, "revision": s.revision,
-                                          "sources": [r.label() for r in s.sources]} for s in report.sections],
-                            "changed_section": None}
+    snap: dict[str, Any] = {
+        "chars": report.chars,
+        "progress_summary": report.progress_summary,
+        "sections": [
+            {
+                "id": s.id,
+                "title": s.title,
+                "chars": s.chars,
+                "revision": s.revision,
+                "sources": [r.label() for r in s.sources],
+            }
+            for s in report.sections
+        ],
+        "changed_section": None,
+    }
     if changed:
         s = report.get(changed)
-        snap["changed_section"] = {"id": s.id, "title": s.title,
-                                   "sources": [{"source": r.source, "page": r.page, "chunk_id": r.chunk_id}
-                                               for r in s.sources]}
+        snap["changed_section"] = {
+            "id": s.id,
+            "title": s.title,
+            "sources": [{"source": r.source, "page": r.page, "chunk_id": r.chunk_id} for r in s.sources],
+        }
     return snap
 
 
 def trace_round(o: RoundOutcome, report: "ReportState") -> dict[str, Any]:
     """The trace's entry for the round (the engine's record plus reward, scores and report)."""
     result = o.result
-    return {"round": o.round, "source": o.source, **result.record,
-            "tokens": {"round": result.tokens, "episode": o.episode_tokens},
-            "reward": o.reward, "report_score": o.report_score, "length_score": o.length_score,
-            "rounds_since_append": o.rounds_since_append, "scores": o.scores,
-            "referee": [f.as_dict() for f in o.flags],
-            "report": report_snapshot(report, result.collector.section_id)}
+    return {
+        "round": o.round,
+        "source": o.source,
+        **result.record,
+        "tokens": {"round": result.tokens, "episode": o.episode_tokens},
+        "reward": o.reward,
+        "report_score": o.report_score,
+        "length_score": o.length_score,
+        "rounds_since_append": o.rounds_since_append,
+        "scores": o.scores,
+        "referee": [f.as_dict() for f in o.flags],
+        "report": report_snapshot(report, result.collector.section_id),
+    }
 
 
-def round_infos(o: RoundOutcome, agents: Sequence[str], possible_agents: Sequence[str],
-                table: ActionTable) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+def round_infos(
+    o: RoundOutcome, agents: Sequence[str], possible_agents: Sequence[str], table: ActionTable
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """(stackable, full) infos of the live ``agents`` after the round."""
     result, plan = o.result, o.plan
     denied = {d.agent: d.reason for d in plan.denied}
     common: dict[str, Any] = {
-        "report_score": o.report_score, "length_score": o.length_score, "tokens": result.tokens,
-        "rounds_since_append": o.rounds_since_append, "appended": result.appended,
-        "collector": result.collector.status, "terminate_votes": len(plan.terminate_votes),
-        "round": o.round, "chars": o.chars, "rag_exhausted": o.rag_exhausted,
+        "report_score": o.report_score,
+        "length_score": o.length_score,
+        "tokens": result.tokens,
+        "rounds_since_append": o.rounds_since_append,
+        "appended": result.appended,
+        "collector": result.collector.status,
+        "terminate_votes": len(plan.terminate_votes),
+        "round": o.round,
+        "chars": o.chars,
+        "rag_exhausted": o.rag_exhausted,
         "judge_flagged": bool(o.scores.get("judge_flagged", False)),
         "delta_score": float(o.scores.get("delta_score", 0.0)),
         "delta_length": float(o.scores.get("delta_length", 0.0)),
-        "llm_calls": result.llm_calls, "llm_errors": result.llm_errors,
-        "referee": [f.as_dict() for f in o.flags], **flag_counts(o.flags)}
+        "llm_calls": result.llm_calls,
+        "llm_errors": result.llm_errors,
+        "referee": [f.as_dict() for f in o.flags],
+        **flag_counts(o.flags),
+    }
     if result.llm_failure:
         common["llm_error"] = result.llm_failure
     if result.gate_passed is not None:
@@ -199,14 +238,30 @@ def round_infos(o: RoundOutcome, agents: Sequence[str], possible_agents: Sequenc
         common["end_reason"] = o.end_reason
     if o.truncated:
         common["time_limit_observable"] = o.time_limit_observable
-    full = {a: dict(common, action=table.name(o.last_actions[a], list(possible_agents)),
-                    effective_action=plan.effective.get(a, "acting" if a in plan.acting else "idle"),
-                    denied=denied.get(a, ""), agent_tokens=sum(
-                        c["prompt_tokens"] + c["completion_tokens"] for c in result.calls if c["agent"] == a))
-            for a in agents}
-    team = {**common, "episode_tokens": o.episode_tokens, "gate_checked": result.gate_passed is not None,
-            "gate_passed": bool(result.gate_passed), "out_of_budget": bool(o.budget_exhausted),
-            "llm_failed": bool(result.llm_failure)}
-    per_agent = {a: {"action_index": o.last_actions[a], "agent_tokens": full[a]["agent_tokens"],
-                     "was_denied": bool(denied.get(a))} for a in agents}
+    full = {
+        a: dict(
+            common,
+            action=table.name(o.last_actions[a], list(possible_agents)),
+            effective_action=plan.effective.get(a, "acting" if a in plan.acting else "idle"),
+            denied=denied.get(a, ""),
+            agent_tokens=sum(c["prompt_tokens"] + c["completion_tokens"] for c in result.calls if c["agent"] == a),
+        )
+        for a in agents
+    }
+    team = {
+        **common,
+        "episode_tokens": o.episode_tokens,
+        "gate_checked": result.gate_passed is not None,
+        "gate_passed": bool(result.gate_passed),
+        "out_of_budget": bool(o.budget_exhausted),
+        "llm_failed": bool(result.llm_failure),
+    }
+    per_agent = {
+        a: {
+            "action_index": o.last_actions[a],
+            "agent_tokens": full[a]["agent_tokens"],
+            "was_denied": bool(denied.get(a)),
+        }
+        for a in agents
+    }
     return stackable(team, per_agent, o.graph, list(agents), len(possible_agents)), full

@@ -21,6 +21,7 @@ share the weights, never a setting. And the open handle on a store folder
 (``envs.tasks.corpus_store``: keyed by folder, rag config and corpus), because separate
 handles on one Chroma folder in one process retrieved differently.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,9 +65,19 @@ class ReportResources:
     config fails at construction); stores, embedding and judge on first use.
     """
 
-    def __init__(self, *, llm: Any = None, judge: Any = None, rag: Any = None, store_path: str | None = None,
-                 backend: Any = None, retriever: Any = None, embedding: Any = None, judge_obj: Any = None,
-                 stores: CorpusStores | None = None):
+    def __init__(
+        self,
+        *,
+        llm: Any = None,
+        judge: Any = None,
+        rag: Any = None,
+        store_path: str | None = None,
+        backend: Any = None,
+        retriever: Any = None,
+        embedding: Any = None,
+        judge_obj: Any = None,
+        stores: CorpusStores | None = None,
+    ):
         self.llm_cfg = llm_config(llm)
         self.judge_cfg = judge_config(judge)
         self.rag_cfg: dict[str, Any] = plain(rag) or {}
@@ -94,8 +105,12 @@ class ReportResources:
     def pool_key(cls, cfg: Mapping[str, Any]) -> str:
         """Equal for env keywords that need the same resources (``envs.ResourcePool``); a
         ready-made object in them counts by identity."""
-        configs = cls._configs(llm_config(cfg.get("llm")), judge_config(cfg.get("judge")),
-                               plain(cfg.get("rag")) or {}, cfg.get("store_path"))
+        configs = cls._configs(
+            llm_config(cfg.get("llm")),
+            judge_config(cfg.get("judge")),
+            plain(cfg.get("rag")) or {},
+            cfg.get("store_path"),
+        )
         objects = {k: id(cfg[k]) for k in OBJECT_KEYS if cfg.get(k) is not None}
         return json.dumps([configs, objects], sort_keys=True, default=str)
 
@@ -103,16 +118,21 @@ class ReportResources:
     def _configs(llm: Any, judge: Any, rag: Any, store_path: Any) -> dict[str, Any]:
         return {"llm": llm, "judge": judge, "rag": rag, "store_path": store_path}
 
-    def check_fits(self, llm: Mapping[str, Any], judge: Mapping[str, Any], rag: Mapping[str, Any],
-                   store_path: str | None) -> None:
+    def check_fits(
+        self, llm: Mapping[str, Any], judge: Mapping[str, Any], rag: Mapping[str, Any], store_path: str | None
+    ) -> None:
         """Raise naming the key when an env's config is not the one these resources were built for."""
         mine = self._configs(self.llm_cfg, self.judge_cfg, self.rag_cfg, self.store_path)
         theirs = self._configs(dict(llm), dict(judge), dict(rag), store_path)
         for key in CONFIG_KEYS:
-            if json.dumps(mine[key], sort_keys=True, default=str) != json.dumps(theirs[key], sort_keys=True, default=str):
-                raise ValueError(f"resources= was built for {key}={mine[key]!r}, but the env's config has "
-                                 f"{key}={theirs[key]!r}; build the resources from the env's config "
-                                 "(envs.ResourcePool or ReportResources(**its llm/judge/rag/store_path))")
+            if json.dumps(mine[key], sort_keys=True, default=str) != json.dumps(
+                theirs[key], sort_keys=True, default=str
+            ):
+                raise ValueError(
+                    f"resources= was built for {key}={mine[key]!r}, but the env's config has "
+                    f"{key}={theirs[key]!r}; build the resources from the env's config "
+                    "(envs.ResourcePool or ReportResources(**its llm/judge/rag/store_path))"
+                )
 
     # -- the objects ----------------------------------------------------------------
     def retriever(self, corpus: str) -> Any:
@@ -148,8 +168,9 @@ class ReportResources:
                 if kind == "reference" and self._embedding is not None:
                     wanted = cfg.get("embedding", "minilm")
                     identity = str(getattr(self._embedding, "identity", ""))
-                    if (wanted == "hashing" and identity == f"hashing:{cfg.get('hashing_dim', 384)}") or \
-                            (wanted == "minilm" and "minilm" in identity.lower()):
+                    if (wanted == "hashing" and identity == f"hashing:{cfg.get('hashing_dim', 384)}") or (
+                        wanted == "minilm" and "minilm" in identity.lower()
+                    ):
                         embed = self._embedding
                 self._judge = make_judge(cfg, backend=self.backend if kind == "llm" else None, embed=embed)
             return self._judge

@@ -50,6 +50,7 @@ built for this env alone from its config (and the ready-made `backend=`, `retrie
 `embedding=`, `judge_obj=` when given). Infos and the trace's round entry:
 `envs/report_infos.py`. Constructing and resetting an env on given resources is cheap.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -79,8 +80,9 @@ from .tasks import Task, load_tasks
 
 __doc__ = (__doc__ or "").replace("{layout}", report_features.layout_doc())
 
-StepResult = tuple[dict[str, dict[str, np.ndarray]], dict[str, float], dict[str, bool], dict[str, bool],
-                   dict[str, dict[str, Any]]]
+StepResult = tuple[
+    dict[str, dict[str, np.ndarray]], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+]
 
 
 class ReportWritingEnv(ParallelEnv):
@@ -90,9 +92,17 @@ class ReportWritingEnv(ParallelEnv):
     # observable only when tokens are scaled by that budget (see `time_limit_observable` in infos).
     time_limit_observable = True
 
-    def __init__(self, config: ReportEnvConfig | None = None, *, resources: ReportResources | None = None,
-                 backend: Any = None, retriever: Any = None, embedding: Any = None, judge_obj: Any = None,
-                 **settings: Any):
+    def __init__(
+        self,
+        config: ReportEnvConfig | None = None,
+        *,
+        resources: ReportResources | None = None,
+        backend: Any = None,
+        retriever: Any = None,
+        embedding: Any = None,
+        judge_obj: Any = None,
+        **settings: Any,
+    ):
         """``config``, or its keywords (``ReportEnvConfig.from_kwargs``: the keys of
         ``conf/env/report_writing.yaml``); ``resources``: what to run on (module docstring),
         else built for this env from the config and the ready-made objects given."""
@@ -109,13 +119,19 @@ class ReportWritingEnv(ParallelEnv):
 
         given = {"backend": backend, "retriever": retriever, "embedding": embedding, "judge_obj": judge_obj}
         if resources is None:
-            resources = ReportResources(llm=cfg.llm, judge=cfg.judge, rag=cfg.rag, store_path=cfg.store_path,
-                                        **{k: v for k, v in given.items() if v is not None})
+            resources = ReportResources(
+                llm=cfg.llm,
+                judge=cfg.judge,
+                rag=cfg.rag,
+                store_path=cfg.store_path,
+                **{k: v for k, v in given.items() if v is not None},
+            )
         else:
             extra = sorted(k for k, v in given.items() if v is not None)
             if extra:
-                raise TypeError(f"{', '.join(extra)}: hand ready-made objects to ReportResources(...), "
-                                "not beside resources=")
+                raise TypeError(
+                    f"{', '.join(extra)}: hand ready-made objects to ReportResources(...), not beside resources="
+                )
             resources.check_fits(cfg.llm, cfg.judge, cfg.rag, cfg.store_path)
         self.resources = resources
         self.backend = resources.backend
@@ -123,14 +139,21 @@ class ReportWritingEnv(ParallelEnv):
         if cfg.extractive:
             from agents_llm.extractive import ExtractiveEngine
 
-            self.engine: Any = ExtractiveEngine(self.team, settings=cfg.engine,
-                                                tokenizer_model=cfg.llm.get("tokenizer_model", "smollm2-135m"))
+            self.engine: Any = ExtractiveEngine(
+                self.team, settings=cfg.engine, tokenizer_model=cfg.llm.get("tokenizer_model", "smollm2-135m")
+            )
         else:
             self.engine = RoundEngine(self.team, self.backend, retriever=None, settings=cfg.engine)
-        self.features = ReportFeatures(self.possible_agents, [m.role.name for m in self.team], list(ROLES),
-                                       self.table, summary_dim=cfg.summary_dim,
-                                       observe_comm_adjacency=cfg.observe_comm_adjacency,
-                                       token_scale=cfg.token_scale, round_token_scale=cfg.round_token_scale)
+        self.features = ReportFeatures(
+            self.possible_agents,
+            [m.role.name for m in self.team],
+            list(ROLES),
+            self.table,
+            summary_dim=cfg.summary_dim,
+            observe_comm_adjacency=cfg.observe_comm_adjacency,
+            token_scale=cfg.token_scale,
+            round_token_scale=cfg.round_token_scale,
+        )
         self._obs_space = self.features.observation_space()
         self._act_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
         self.state_space = self.features.state_space()
@@ -271,12 +294,23 @@ class ReportWritingEnv(ParallelEnv):
         self._artifacts = {}
         self.agents = list(self.possible_agents)
         self.episode_id = f"{self._episode:05d}-{uuid.uuid4().hex[:6]}"
-        self.trace = ExecutionTrace({
-            "env": self.metadata["name"], "episode_id": self.episode_id, "seed": seed, "task": task.as_dict(),
-            "team": [{"name": m.name, "role": m.role.name, "index": m.index} for m in self.team],
-            "action_names": self.action_names(),
-            "config": {"max_rounds": self.max_rounds, "min_rounds_before_terminate": self.min_rounds_before_terminate,
-                       "llm": self.llm_cfg, "judge": self.judge_cfg, "engine": vars(self.settings)}})
+        self.trace = ExecutionTrace(
+            {
+                "env": self.metadata["name"],
+                "episode_id": self.episode_id,
+                "seed": seed,
+                "task": task.as_dict(),
+                "team": [{"name": m.name, "role": m.role.name, "index": m.index} for m in self.team],
+                "action_names": self.action_names(),
+                "config": {
+                    "max_rounds": self.max_rounds,
+                    "min_rounds_before_terminate": self.min_rounds_before_terminate,
+                    "llm": self.llm_cfg,
+                    "judge": self.judge_cfg,
+                    "engine": vars(self.settings),
+                },
+            }
+        )
         obs = self._observe()
         base = report_infos.stackable({"length_score": self._length_score}, {}, self._last_graph, self.agents, self.n)
         return obs, self._emit_infos(base, {a: {"task_id": task.id, "topic": task.topic} for a in self.agents})
@@ -305,10 +339,16 @@ class ReportWritingEnv(ParallelEnv):
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
         assert self.report is not None  # reset() ran
         report_empty = self.report.is_empty
-        return {a: action_mask(self.table, i, round_index=self.round,
-                               min_rounds_before_terminate=self.min_rounds_before_terminate,
-                               report_empty=report_empty)
-                for i, a in enumerate(self.possible_agents)}
+        return {
+            a: action_mask(
+                self.table,
+                i,
+                round_index=self.round,
+                min_rounds_before_terminate=self.min_rounds_before_terminate,
+                report_empty=report_empty,
+            )
+            for i, a in enumerate(self.possible_agents)
+        }
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         """Observations and the state, computed together (the state before the next step)."""
@@ -316,16 +356,26 @@ class ReportWritingEnv(ParallelEnv):
         rep, ledger = self.report, self.ledger
         self._current_masks = self._masks()
         point = DecisionPoint(
-            round=self.round, max_rounds=self.max_rounds, min_rounds_before_terminate=self.min_rounds_before_terminate,
-            chars=rep.chars, sections=len(rep.sections), report_empty=rep.is_empty,
-            length_target=float(self.tracker.length_target), report_score=self._report_score,
-            length_score=self._length_score, last_append_round=self._last_append_round,
-            episode_tokens=ledger.total.total, last_round_tokens=self._last_round_tokens,
+            round=self.round,
+            max_rounds=self.max_rounds,
+            min_rounds_before_terminate=self.min_rounds_before_terminate,
+            chars=rep.chars,
+            sections=len(rep.sections),
+            report_empty=rep.is_empty,
+            length_target=float(self.tracker.length_target),
+            report_score=self._report_score,
+            length_score=self._length_score,
+            last_append_round=self._last_append_round,
+            episode_tokens=ledger.total.total,
+            last_round_tokens=self._last_round_tokens,
             own_tokens={a: ledger.by_caller[a].total for a in self.possible_agents if a in ledger.by_caller},
-            rag_exhausted=bool(self.ctx.rag_exhausted), objective_set=bool(self.ctx.objective),
+            rag_exhausted=bool(self.ctx.rag_exhausted),
+            objective_set=bool(self.ctx.objective),
             has_output={a: bool(self.ctx.memory.get(a)) for a in self.possible_agents},
-            last_actions=self._last_actions, adjacency=report_infos.adjacency(self._last_graph, self.n),
-            summary=self.features.summary(rep.progress_summary, self.resources.embedding))
+            last_actions=self._last_actions,
+            adjacency=report_infos.adjacency(self._last_graph, self.n),
+            summary=self.features.summary(rep.progress_summary, self.resources.embedding),
+        )
         vectors, self._state = self.features.vectors(point)
         return {a: {"observation": vectors[a], "action_mask": self._current_masks[a][0].copy()} for a in self.agents}
 
@@ -359,8 +409,10 @@ class ReportWritingEnv(ParallelEnv):
             except (TypeError, ValueError):
                 raise ValueError(f"action for {a} must be an integer, got {raw!r}") from None
             if not 0 <= value < self.table.size or float(np.asarray(raw).item()) != value:
-                raise ValueError(f"action {raw!r} for {a} is out of range: Discrete({self.table.size}) "
-                                 f"takes 0..{self.table.size - 1} ({', '.join(self.action_names())})")
+                raise ValueError(
+                    f"action {raw!r} for {a} is out of range: Discrete({self.table.size}) "
+                    f"takes 0..{self.table.size - 1} ({', '.join(self.action_names())})"
+                )
             joint[a] = value
         return joint
 
@@ -408,33 +460,61 @@ class ReportWritingEnv(ParallelEnv):
                 step_info = step.as_dict()
                 rounds_since = self.round - self._last_append_round
                 self._last_append_round = self.round
-        flags = self.referee.review_round(report, outputs=result.outputs, scored=step_info or None,
-                                          changed_section=result.collector.section_id if result.appended else None)
+        flags = self.referee.review_round(
+            report,
+            outputs=result.outputs,
+            scored=step_info or None,
+            changed_section=result.collector.section_id if result.appended else None,
+        )
         reward = self.referee.adjust(reward, flags)
         self._last_round_tokens = result.tokens
-        self._last_actions = {a: (self.table.terminate if a in plan.terminate_votes else joint[a])
-                              for a in self.possible_agents}
+        self._last_actions = {
+            a: (self.table.terminate if a in plan.terminate_votes else joint[a]) for a in self.possible_agents
+        }
         index = {a: i for i, a in enumerate(self.possible_agents)}
         edges = [(index[s], index[r]) for s, r in plan.message_edges if s != r]
-        self._last_graph = (np.asarray(edges, dtype=np.int64).T.reshape(2, -1) if edges
-                            else np.zeros((2, 0), dtype=np.int64))
+        self._last_graph = (
+            np.asarray(edges, dtype=np.int64).T.reshape(2, -1) if edges else np.zeros((2, 0), dtype=np.int64)
+        )
 
         llm_failure = result.llm_failure
         terminated = bool(plan.terminate) and llm_failure is None
         budget = self.ctx.budget_exhausted
-        truncated = not terminated and (self.round >= self.max_rounds or budget is not None
-                                        or llm_failure is not None)
-        end_reason = ("llm_error" if llm_failure else "terminated" if terminated else
-                      "budget_exhausted" if budget else "truncated" if truncated else "")
+        truncated = not terminated and (self.round >= self.max_rounds or budget is not None or llm_failure is not None)
+        end_reason = (
+            "llm_error"
+            if llm_failure
+            else "terminated"
+            if terminated
+            else "budget_exhausted"
+            if budget
+            else "truncated"
+            if truncated
+            else ""
+        )
 
         outcome = report_infos.RoundOutcome(
-            round=self.round, source=source, plan=plan, result=result, reward=reward,
-            report_score=self._report_score, length_score=self._length_score, rounds_since_append=rounds_since,
-            scores=step_info, flags=flags, last_actions=self._last_actions, episode_tokens=self.ledger.total.total,
-            chars=report.chars, sections=[list(s) for s in report.list_sections()],
-            rag_exhausted=self.ctx.rag_exhausted, budget_exhausted=budget, end_reason=end_reason,
-            truncated=truncated, time_limit_observable=not budget or self.config.time_limit_matches_budget,
-            graph=self._last_graph)
+            round=self.round,
+            source=source,
+            plan=plan,
+            result=result,
+            reward=reward,
+            report_score=self._report_score,
+            length_score=self._length_score,
+            rounds_since_append=rounds_since,
+            scores=step_info,
+            flags=flags,
+            last_actions=self._last_actions,
+            episode_tokens=self.ledger.total.total,
+            chars=report.chars,
+            sections=[list(s) for s in report.list_sections()],
+            rag_exhausted=self.ctx.rag_exhausted,
+            budget_exhausted=budget,
+            end_reason=end_reason,
+            truncated=truncated,
+            time_limit_observable=not budget or self.config.time_limit_matches_budget,
+            graph=self._last_graph,
+        )
         trace.add_round(report_infos.trace_round(outcome, report))
         agents_now = list(self.agents)
         stackable, full = report_infos.round_infos(outcome, agents_now, self.possible_agents, self.table)
@@ -444,8 +524,11 @@ class ReportWritingEnv(ParallelEnv):
         truncations = {a: truncated for a in agents_now}
         obs = self._observe()
         if terminated or truncated:
-            detail = llm_failure or budget or ("majority voted terminate" if terminated
-                                               else f"round budget {self.max_rounds}")
+            detail = (
+                llm_failure
+                or budget
+                or ("majority voted terminate" if terminated else f"round budget {self.max_rounds}")
+            )
             self._finish(end_reason, detail)
         return obs, rewards, terminations, truncations, infos
 

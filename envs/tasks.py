@@ -12,6 +12,7 @@ folder/file of documents (pdf, docx, html, md, txt). `materialize_corpus` writes
 corpus to a cache folder once (a rewrite only when its text changed), so ingestion into
 the RAG store is idempotent.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .corpora import (CORPUS_PACKAGES, DEFAULT_CORPUS, NAMED_CORPORA, cache_root, is_named_corpus,  # noqa: F401
-                      materialize_corpus, package_documents)
+# The corpus names stay importable from here, where task files used to find them.
+from .corpora import (  # noqa: F401
+    CORPUS_PACKAGES,
+    DEFAULT_CORPUS,
+    NAMED_CORPORA,
+    cache_root,
+    is_named_corpus,
+    materialize_corpus,
+    package_documents,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +62,22 @@ class Task:
         unknown = set(data) - {"id", "topic", "split", "corpus", "key_terms"}
         if unknown:
             raise ValueError(f"{where} ({tid!r}): unknown keys {sorted(unknown)}")
-        return cls(id=tid, topic=topic.strip(), split=split, corpus=str(data.get("corpus") or DEFAULT_CORPUS),
-                   key_terms=tuple(str(t) for t in data.get("key_terms", ())))
+        return cls(
+            id=tid,
+            topic=topic.strip(),
+            split=split,
+            corpus=str(data.get("corpus") or DEFAULT_CORPUS),
+            key_terms=tuple(str(t) for t in data.get("key_terms", ())),
+        )
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "topic": self.topic, "split": self.split, "corpus": self.corpus,
-                "key_terms": list(self.key_terms)}
+        return {
+            "id": self.id,
+            "topic": self.topic,
+            "split": self.split,
+            "corpus": self.corpus,
+            "key_terms": list(self.key_terms),
+        }
 
 
 def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "train") -> list[Task]:
@@ -105,6 +124,7 @@ def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "t
 # tests/rollout/test_batching_servers.py); different configs still get different handles.
 _OPEN_LOCK = threading.RLock()
 _OPEN_STORES: dict[tuple[str, str, str], Any] = {}
+
 
 def rag_config(rag_cfg: Any, store_path: str | Path) -> Any:
     """The typed rag config (defaults + overrides) pointing at `store_path`."""

@@ -46,7 +46,10 @@ class TeammateSignalGame(ParallelEnv):
         self.possible_agents = [f"agent_{i}" for i in range(N_AGENTS)]
         self.agents: list[str] = []
         self._obs_space = spaces.Dict(
-            {"observation": spaces.Box(0.0, 1.0, (4,), dtype=np.float32), "action_mask": spaces.Box(0, 1, (2,), dtype=np.int8)}
+            {
+                "observation": spaces.Box(0.0, 1.0, (4,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (2,), dtype=np.int8),
+            }
         )
         self._act_space = spaces.Discrete(2)
         self.state_space = spaces.Box(0.0, 1.0, (6,), dtype=np.float32)
@@ -115,7 +118,9 @@ class TeammateSignalGame(ParallelEnv):
             queried = [i for i, act in enumerate(joint) if act == QUERY]
             reward = -self.query_cost * len(queried)
             edges = [(1 - i, i) for i in queried]  # teammate j = 1 - i sends to i
-            self._graph = np.asarray(edges, dtype=np.int64).T.reshape(2, -1) if edges else np.zeros((2, 0), dtype=np.int64)
+            self._graph = (
+                np.asarray(edges, dtype=np.int64).T.reshape(2, -1) if edges else np.zeros((2, 0), dtype=np.int64)
+            )
             done = False
         else:
             reward = float(sum(joint[i] == self.bits[1 - i] for i in range(N_AGENTS)))

@@ -29,6 +29,7 @@ What makes that work (and what to set when wrapping by hand):
 TorchRL is an optional dependency (the ``bench`` extra); this module imports it only
 when :func:`torchrl_env` is called.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -50,9 +51,11 @@ def torchrl_env(env: Any, *, group: str = TEAM_GROUP, seed: int | None = None, d
         raise ImportError("TorchRL interop needs torchrl: pip install -e '.[bench]'") from e
     base = getattr(env, "unwrapped", env)
     if getattr(base, "info_mode", "stackable") != "stackable":
-        raise ValueError(f"{type(base).__name__} was built with infos={base.info_mode!r}: TorchRL can only stack "
-                         "numeric infos; build it with infos='stackable' (the default) and read the round's text "
-                         "from env.last_round_info()")
+        raise ValueError(
+            f"{type(base).__name__} was built with infos={base.info_mode!r}: TorchRL can only stack "
+            "numeric infos; build it with infos='stackable' (the default) and read the round's text "
+            "from env.last_round_info()"
+        )
     kwargs.setdefault("return_state", getattr(base, "state_space", None) is not None)
     kwargs.setdefault("categorical_actions", True)
     return PettingZooWrapper(env=env, group_map=team_group_map(env, group), seed=seed, device=device, **kwargs)

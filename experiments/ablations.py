@@ -16,6 +16,7 @@ policy) and ships its median seed; the others are read against it.
 Prints (and writes `<out>/ablations.md`) one table: ablation, what it changes, held-out
 IQM [95 % CI], mean, tokens per episode, rounds, training seconds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,19 +32,36 @@ ROOT = Path(__file__).resolve().parents[1]
 # name -> (what it tests, train.py overrides of the training runs, benchmark overrides)
 ABLATIONS: dict[str, tuple[str, list[str], list[str]]] = {
     # base: beside the protocol's best fixed policy; it also ships the checkpoint (its median seed)
-    "base": ("the protocol's QMIX as it is", [],
-             ["benchmark.fixed=[random]", "benchmark.ship=checkpoints/qmix_report_writing_extractive"]),
+    "base": (
+        "the protocol's QMIX as it is",
+        [],
+        ["benchmark.fixed=[random]", "benchmark.ship=checkpoints/qmix_report_writing_extractive"],
+    ),
     "updates4": ("4 gradient steps per episode (80 episodes give 48 updates at 1)", ["algo.updates_per_episode=4"], []),
     "budget200": ("training budget 200 episodes instead of 80", [], ["benchmark.train_episodes=200"]),
-    "eps150": ("exploration annealed over 150 rounds (~19 episodes) instead of 300", ["algo.epsilon_anneal_steps=150"], []),
-    "eps600": ("exploration annealed over 600 rounds (~75 episodes) instead of 300", ["algo.epsilon_anneal_steps=600"], []),
+    "eps150": (
+        "exploration annealed over 150 rounds (~19 episodes) instead of 300",
+        ["algo.epsilon_anneal_steps=150"],
+        [],
+    ),
+    "eps600": (
+        "exploration annealed over 600 rounds (~75 episodes) instead of 300",
+        ["algo.epsilon_anneal_steps=600"],
+        [],
+    ),
     "no_gnn": ("no message passing over the comm graph (gnn_layer=none)", ["algo.gnn_layer=none"], []),
-    "small_mixer": ("mixing width 8, one-layer hypernetworks (32 / 2 layers)",
-                    ["algo.mixing_embed_dim=8", "algo.hypernet_layers=1"], []),
+    "small_mixer": (
+        "mixing width 8, one-layer hypernetworks (32 / 2 layers)",
+        ["algo.mixing_embed_dim=8", "algo.hypernet_layers=1"],
+        [],
+    ),
     "nstep": ("reward_spreading=nstep (credit to the rounds before an append)", ["algo.reward_spreading=nstep"], []),
     "lr1e-3": ("learning rate 1e-3 instead of 5e-4", ["algo.lr=0.001"], []),
-    "hard_target": ("hard target copy every 10 updates instead of soft tau=0.01",
-                    ["algo.target_update=hard", "algo.target_update_interval=10"], []),
+    "hard_target": (
+        "hard target copy every 10 updates instead of soft tau=0.01",
+        ["algo.target_update=hard", "algo.target_update_interval=10"],
+        [],
+    ),
 }
 
 
@@ -61,9 +79,14 @@ def _shown(path: Path) -> str:
 
 def command(name: str, seeds: list[int], out: Path, episodes: int | None) -> list[str]:
     _, train_overrides, bench_overrides = ABLATIONS[name]
-    cmd = [sys.executable, str(ROOT / "experiments" / "benchmark.py"), "benchmark.learners=[qmix]",
-           "benchmark.workers=1", f"benchmark.out={_shown(out / name)}",
-           f"benchmark.train_overrides={hydra_list(train_overrides)}"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "experiments" / "benchmark.py"),
+        "benchmark.learners=[qmix]",
+        "benchmark.workers=1",
+        f"benchmark.out={_shown(out / name)}",
+        f"benchmark.train_overrides={hydra_list(train_overrides)}",
+    ]
     defaults = {"benchmark.seeds": f"[{','.join(map(str, seeds))}]", "benchmark.ship": "null", "benchmark.fixed": "[]"}
     if episodes is not None:
         defaults["benchmark.train_episodes"] = str(episodes)
@@ -73,13 +96,20 @@ def command(name: str, seeds: list[int], out: Path, episodes: int | None) -> lis
 
 def prepare_store() -> None:
     """Build the corpus store once before ablations run side by side (see benchmark.prepare_store)."""
-    subprocess.run([sys.executable, "-c", "import sys; sys.argv=['b']; sys.path[:0]=['experiments'];"
-                    "import benchmark, hydra;"
-                    "from hydra import compose, initialize_config_dir;"
-                    f"initialize_config_dir(config_dir='{ROOT / 'conf'}', version_base='1.3');"
-                    "cfg = compose(config_name='benchmark');"
-                    "benchmark.prepare_store(compose(config_name='config', overrides=list(cfg.benchmark.overrides)))"],
-                   check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.argv=['b']; sys.path[:0]=['experiments'];"
+            "import benchmark, hydra;"
+            "from hydra import compose, initialize_config_dir;"
+            f"initialize_config_dir(config_dir='{ROOT / 'conf'}', version_base='1.3');"
+            "cfg = compose(config_name='benchmark');"
+            "benchmark.prepare_store(compose(config_name='config', overrides=list(cfg.benchmark.overrides)))",
+        ],
+        check=True,
+        cwd=ROOT,
+    )
 
 
 def run_all(names: list[str], seeds: list[int], out: Path, parallel: int, episodes: int | None) -> None:
@@ -92,20 +122,28 @@ def run_all(names: list[str], seeds: list[int], out: Path, parallel: int, episod
             cmd = command(name, seeds, out, episodes)
             print(f"[{time.strftime('%H:%M:%S')}] start {name}: {' '.join(cmd[1:])}", flush=True)
             log = open(out / name / "ablation.log", "w")
-            running[name] = (subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT),
-                             log, time.perf_counter())
+            running[name] = (
+                subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT),
+                log,
+                time.perf_counter(),
+            )
         time.sleep(5)
         for name, (proc, log, t0) in list(running.items()):
             if proc.poll() is not None:
                 log.close()
-                print(f"[{time.strftime('%H:%M:%S')}] {name}: exit {proc.returncode} after "
-                      f"{time.perf_counter() - t0:.0f} s (log: {out / name / 'ablation.log'})", flush=True)
+                print(
+                    f"[{time.strftime('%H:%M:%S')}] {name}: exit {proc.returncode} after "
+                    f"{time.perf_counter() - t0:.0f} s (log: {out / name / 'ablation.log'})",
+                    flush=True,
+                )
                 del running[name]
 
 
 def table(names: list[str], out: Path) -> str:
-    lines = ["| ablation | changes | runs | held-out IQM [95 % CI] | mean | tokens/episode | rounds | train s |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| ablation | changes | runs | held-out IQM [95 % CI] | mean | tokens/episode | rounds | train s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name in names:
         path = out / name / "results.json"
         if not path.is_file():
@@ -116,9 +154,11 @@ def table(names: list[str], out: Path) -> str:
         for policy, r in rows.items():
             label = name if policy == "qmix" else f"{name} ({policy})"
             i = r["iqm"]
-            lines.append(f"| {label} | {ABLATIONS[name][0] if policy == 'qmix' else 'fixed policy'} | {r['runs']} | "
-                         f"{i['point']:.3f} [{i['low']:.3f}, {i['high']:.3f}] | {r['mean']:.3f} | {r['tokens']:.0f} | "
-                         f"{r['rounds']:.1f} | {res['meta']['train_s']:.0f} |")
+            lines.append(
+                f"| {label} | {ABLATIONS[name][0] if policy == 'qmix' else 'fixed policy'} | {r['runs']} | "
+                f"{i['point']:.3f} [{i['low']:.3f}, {i['high']:.3f}] | {r['mean']:.3f} | {r['tokens']:.0f} | "
+                f"{r['rounds']:.1f} | {res['meta']['train_s']:.0f} |"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,7 @@ Collector, judge, observations, trace).
 Everything is local: hashing embedding, the default corpus in a temporary cache,
 reference judge on the hashing embedding.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,15 +40,25 @@ def scenarios() -> dict[str, dict[str, int]]:
         "chain LA->R->DA->Rev": {**solo, "Researcher": T.query(0), "DataAnalyst": T.query(1), "Reviewer": T.query(2)},
         "LA broadcast, Rev aggregate": {**solo, "LeadArchitect": T.broadcast, "Reviewer": T.aggregate},
         "DA appends, Rev queries DA": {**solo, "DataAnalyst": T.append, "Reviewer": T.query(2)},
-        "mutual pair LA<->DA, R appends": {**solo, "LeadArchitect": T.query(2), "DataAnalyst": T.query(0),
-                                           "Researcher": T.append},
+        "mutual pair LA<->DA, R appends": {
+            **solo,
+            "LeadArchitect": T.query(2),
+            "DataAnalyst": T.query(0),
+            "Researcher": T.append,
+        },
     }
 
 
 def make_env(latency: float, cache: str) -> ReportWritingEnv:
-    return ReportWritingEnv(llm={"backend": "scripted"}, backend=ScriptedBackend(latency_s=latency),
-                            rag={"embedding": {"backend": "hashing"}}, judge={"kind": "reference", "embedding": "hashing"},
-                            store_path=os.path.join(cache, "store"), max_rounds=1000, min_rounds_before_terminate=0)
+    return ReportWritingEnv(
+        llm={"backend": "scripted"},
+        backend=ScriptedBackend(latency_s=latency),
+        rag={"embedding": {"backend": "hashing"}},
+        judge={"kind": "reference", "embedding": "hashing"},
+        store_path=os.path.join(cache, "store"),
+        max_rounds=1000,
+        min_rounds_before_terminate=0,
+    )
 
 
 def run(latency: float, repeats: int, cache: str) -> dict[str, dict]:
@@ -87,8 +98,10 @@ def main() -> int:
         fast = run(0.0, args.repeats, cache)
     L = args.latency
     print(f"scripted latency L = {L:.3f} s per call; median of {args.repeats} rounds per scenario\n")
-    print(f"{'scenario':48s} {'calls':>5s} {'depth d':>7s} {'d*L s':>7s} {'wall s':>7s} {'wall/(d*L)':>10s} "
-          f"{'calls*L s':>9s} {'overhead/call ms':>16s}")
+    print(
+        f"{'scenario':48s} {'calls':>5s} {'depth d':>7s} {'d*L s':>7s} {'wall s':>7s} {'wall/(d*L)':>10s} "
+        f"{'calls*L s':>9s} {'overhead/call ms':>16s}"
+    )
     ratios, overheads = [], []
     for name, r in slow.items():
         ideal = r["depth"] * L
@@ -96,11 +109,15 @@ def main() -> int:
         per_call = fast[name]["wall"] / max(fast[name]["calls"], 1) * 1000
         ratios.append(ratio)
         overheads.append(per_call)
-        print(f"{name:48s} {r['calls']:5.0f} {r['depth']:7d} {ideal:7.3f} {r['wall']:7.3f} {ratio:10.3f} "
-              f"{r['calls'] * L:9.3f} {per_call:16.2f}")
-    print(f"\nworst wall/(d*L) = {max(ratios):.3f} (target <= 1.05); "
-          f"framework overhead per call (L = 0) median {statistics.median(overheads):.2f} ms, "
-          f"max {max(overheads):.2f} ms")
+        print(
+            f"{name:48s} {r['calls']:5.0f} {r['depth']:7d} {ideal:7.3f} {r['wall']:7.3f} {ratio:10.3f} "
+            f"{r['calls'] * L:9.3f} {per_call:16.2f}"
+        )
+    print(
+        f"\nworst wall/(d*L) = {max(ratios):.3f} (target <= 1.05); "
+        f"framework overhead per call (L = 0) median {statistics.median(overheads):.2f} ms, "
+        f"max {max(overheads):.2f} ms"
+    )
     return 0 if max(ratios) <= 1.05 else 1
 
 

@@ -51,10 +51,14 @@ def write_single_line(path: Path, megabytes: float, seed: int = 0) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=18.0, help="size of the single-line file")
-    parser.add_argument("--cap", type=int, default=None,
-                        help="rag.ingest.max_chunks_per_file (0: no cap; default: the config's)")
-    parser.add_argument("--chunk-only", action="store_true",
-                        help="only chunk the whole file with rag.chunking.chunk_text (memory of chunking alone)")
+    parser.add_argument(
+        "--cap", type=int, default=None, help="rag.ingest.max_chunks_per_file (0: no cap; default: the config's)"
+    )
+    parser.add_argument(
+        "--chunk-only",
+        action="store_true",
+        help="only chunk the whole file with rag.chunking.chunk_text (memory of chunking alone)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -15,6 +15,7 @@ what each judge cannot see by construction.
 The LLM judge runs on the embedded llama.cpp backend (`--llm-model`, default the best
 local model installed); on CPU it costs minutes per report, so `--llm-topics` bounds it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.judges import make_judge  # noqa: E402
-from agents_llm.judges.validity import (BLIND_SPOTS, DEGRADATIONS, JUNK, JUNK_CEILING, load_good_reports,  # noqa: E402
-                                        score_suite, violations)
+from agents_llm.judges.validity import (
+    BLIND_SPOTS,
+    DEGRADATIONS,
+    JUNK,
+    JUNK_CEILING,
+    load_good_reports,  # noqa: E402
+    score_suite,
+    violations,
+)
 
 LLM_CANDIDATES = ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m")
 
@@ -49,6 +57,7 @@ def llm_judge(model: str):
         result = asyncio.run(judge.score(report))
         flagged.append(result.flagged)
         return result.score
+
     score.flagged = flagged
     return score
 
@@ -66,8 +75,11 @@ def keyed_scores(results) -> dict:
     """{(topic, report): score} of every report a judge scored (the LLM judge may score a subset)."""
     out = {}
     for r in results:
-        out[(r.task_id, "good")], out[(r.task_id, "+good")], out[(r.task_id, "+dup")] = \
-            r.good, r.appended_good, r.appended_duplicate
+        out[(r.task_id, "good")], out[(r.task_id, "+good")], out[(r.task_id, "+dup")] = (
+            r.good,
+            r.appended_good,
+            r.appended_duplicate,
+        )
         out.update({(r.task_id, k): v for k, v in r.degraded.items()})
     return out
 
@@ -104,8 +116,11 @@ def report_judge(name, results, seconds):
     kinds = list(results[0].degraded)
     print(f"{'topic':22s} {'good':>6s} " + " ".join(f"{k[:9]:>9s}" for k in kinds) + f" {'+good':>6s} {'+dup':>6s}")
     for r in results:
-        print(f"{r.task_id:22s} {r.good:6.3f} " + " ".join(f"{r.degraded[k]:9.3f}" for k in kinds)
-              + f" {r.appended_good:6.3f} {r.appended_duplicate:6.3f}")
+        print(
+            f"{r.task_id:22s} {r.good:6.3f} "
+            + " ".join(f"{r.degraded[k]:9.3f}" for k in kinds)
+            + f" {r.appended_good:6.3f} {r.appended_duplicate:6.3f}"
+        )
     by_kind: dict[str, list[bool]] = {}
     for kind, high, low in pairs(results):
         by_kind.setdefault(kind, []).append(high > low)
@@ -123,13 +138,21 @@ def report_judge(name, results, seconds):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--judges", nargs="+", default=["reference-minilm", "reference-hashing", "llm"],
-                        choices=["reference-minilm", "reference-hashing", "llm"])
+    parser.add_argument(
+        "--judges",
+        nargs="+",
+        default=["reference-minilm", "reference-hashing", "llm"],
+        choices=["reference-minilm", "reference-hashing", "llm"],
+    )
     parser.add_argument("--llm-model", default=None, help=f"default: the first installed of {LLM_CANDIDATES}")
     parser.add_argument("--llm-topics", type=int, default=1, help="topics the (slow) LLM judge scores")
-    parser.add_argument("--llm-kinds", nargs="+", default=None, choices=list(DEGRADATIONS),
-                        help="degradations the LLM judge scores (default: all); the good report and the two "
-                             "appends are always scored")
+    parser.add_argument(
+        "--llm-kinds",
+        nargs="+",
+        default=None,
+        choices=list(DEGRADATIONS),
+        help="degradations the LLM judge scores (default: all); the good report and the two appends are always scored",
+    )
     parser.add_argument("--no-referee", action="store_true", help="skip the referee's flags per degradation")
     args = parser.parse_args(argv)
 
@@ -141,7 +164,7 @@ def main(argv=None) -> int:
         subset = reports
         if name == "llm":
             score = None
-            for model in ([args.llm_model] if args.llm_model else LLM_CANDIDATES):
+            for model in [args.llm_model] if args.llm_model else LLM_CANDIDATES:
                 try:
                     score = llm_judge(model)
                     break
@@ -150,10 +173,12 @@ def main(argv=None) -> int:
             if score is None:
                 continue
             name = f"llm ({model})"
-            subset = reports[:args.llm_topics]
+            subset = reports[: args.llm_topics]
             kinds = args.llm_kinds or list(DEGRADATIONS)
-            print(f"\nLLM judge on {model}: {len(subset)} topic(s) ({', '.join(r.task_id for r in subset)}), "
-                  f"{len(kinds)} degradation(s): {', '.join(kinds)}")
+            print(
+                f"\nLLM judge on {model}: {len(subset)} topic(s) ({', '.join(r.task_id for r in subset)}), "
+                f"{len(kinds)} degradation(s): {', '.join(kinds)}"
+            )
         else:
             score = reference(name.split("-", 1)[1])
         started = time.perf_counter()

@@ -86,7 +86,14 @@ def interleaved_rates(steps: dict, updates: int, warmup: int, rounds: int) -> di
 
 
 def build_ours(batch, spec, hidden: int, **overrides):
-    cfg = {"hidden_dim": hidden, "batch_size": batch.batch_size, "learning_starts": batch.batch_size, "target_update_interval": 50, "save_buffer": False, **overrides}
+    cfg = {
+        "hidden_dim": hidden,
+        "batch_size": batch.batch_size,
+        "learning_starts": batch.batch_size,
+        "target_update_interval": 50,
+        "save_buffer": False,
+        **overrides,
+    }
     return algos.build("qmix", spec, cfg, seed=0)
 
 
@@ -104,7 +111,9 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
         return wrapper
 
     agent_qs = learner._agent_qs
-    learner._agent_qs = lambda net, b: labelled("online forward" if net is learner.agent else "target forward", agent_qs)(net, b)
+    learner._agent_qs = lambda net, b: labelled(
+        "online forward" if net is learner.agent else "target forward", agent_qs
+    )(net, b)
     for net in (learner.agent, learner.target_agent):
         for conv in net.convs:
             conv.forward = labelled("  of which GNN message passing (forward)", conv.forward)
@@ -128,7 +137,15 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
         torch.gru = gru
     events = prof.key_averages()
     ms = lambda x: x / 1e3 / updates  # noqa: E731  (profiler times are in microseconds)
-    order = ["online forward", "  of which GNN message passing (forward)", "  of which GRU over the rounds (forward)", "target forward", "mixers (online + target, forward)", "backward", "optimizer (Adam step)"]
+    order = [
+        "online forward",
+        "  of which GNN message passing (forward)",
+        "  of which GRU over the rounds (forward)",
+        "target forward",
+        "mixers (online + target, forward)",
+        "backward",
+        "optimizer (Adam step)",
+    ]
     totals = {e.key: e.cpu_time_total for e in events}
     kernels = sum(e.self_cpu_time_total for e in events if e.key.startswith("aten::"))
     parts = [(k, ms(totals.get(k, 0.0))) for k in order]
@@ -137,7 +154,14 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
 
 
 def ours_step(batch, spec, hidden: int, per_episode_loop: bool = False, **overrides):
-    cfg = {"hidden_dim": hidden, "batch_size": batch.batch_size, "learning_starts": batch.batch_size, "target_update_interval": 50, "save_buffer": False, **overrides}
+    cfg = {
+        "hidden_dim": hidden,
+        "batch_size": batch.batch_size,
+        "learning_starts": batch.batch_size,
+        "target_update_interval": 50,
+        "save_buffer": False,
+        **overrides,
+    }
     learner = algos.build("qmix", spec, cfg, seed=0)
     if per_episode_loop:
         # Agent-Q-Mix's structure: the agent network called once per episode in a Python
@@ -147,7 +171,22 @@ def ours_step(batch, spec, hidden: int, per_episode_loop: bool = False, **overri
         def looped(net, b):
             parts = []
             for i in range(b.batch_size):
-                one = type(b)(*(getattr(b, f)[i : i + 1] for f in ("obs", "avail", "state", "actions", "rewards", "terminated", "filled", "adj", "block_end")))
+                one = type(b)(
+                    *(
+                        getattr(b, f)[i : i + 1]
+                        for f in (
+                            "obs",
+                            "avail",
+                            "state",
+                            "actions",
+                            "rewards",
+                            "terminated",
+                            "filled",
+                            "adj",
+                            "block_end",
+                        )
+                    )
+                )
                 parts.append(batched(net, one))
             return torch.cat(parts)
 
@@ -182,7 +221,9 @@ def torchrl_step(batch, N: int, D: int, A: int, S: int, hidden: int):
     from torchrl.objectives.multiagent import QMixerLoss
 
     torch.manual_seed(0)
-    module = TensorDictModule(GRUAgent(D, N, A, hidden), in_keys=[("agents", "observation")], out_keys=[("agents", "action_value")])
+    module = TensorDictModule(
+        GRUAgent(D, N, A, hidden), in_keys=[("agents", "observation")], out_keys=[("agents", "action_value")]
+    )
     value_module = QValueModule(
         action_value_key=("agents", "action_value"),
         out_keys=[("agents", "action"), ("agents", "action_value"), ("agents", "chosen_action_value")],
@@ -251,17 +292,29 @@ def compare(batch, spec, args, N, D, A, S) -> None:
     rates = interleaved_rates(steps, args.updates, args.warmup, args.rounds)
     med = {k: float(np.median(v)) for k, v in rates.items()}
     fmt = lambda v: " ".join(f"{x:.1f}" for x in v)  # noqa: E731
-    print(f"  ours (GNN-GRU agent, double Q):                 {med['ours']:6.1f} updates/s   (rounds: {fmt(rates['ours'])})")
-    print(f"  ours without the GNN (torchrl's agent shape):   {med['ours_nognn']:6.1f} updates/s   (rounds: {fmt(rates['ours_nognn'])})")
-    print(f"  ours, agent called per episode (Agent-Q-Mix):   {med['ours_loop']:6.1f} updates/s   (rounds: {fmt(rates['ours_loop'])})")
+    print(
+        f"  ours (GNN-GRU agent, double Q):                 {med['ours']:6.1f} updates/s   (rounds: {fmt(rates['ours'])})"
+    )
+    print(
+        f"  ours without the GNN (torchrl's agent shape):   {med['ours_nognn']:6.1f} updates/s   (rounds: {fmt(rates['ours_nognn'])})"
+    )
+    print(
+        f"  ours, agent called per episode (Agent-Q-Mix):   {med['ours_loop']:6.1f} updates/s   (rounds: {fmt(rates['ours_loop'])})"
+    )
     if torchrl is None:
         return
-    print(f"  torchrl {torchrl.__version__} (GRU agent, QMixer + QMixerLoss): {med['torchrl']:6.1f} updates/s   (rounds: {fmt(rates['torchrl'])})")
+    print(
+        f"  torchrl {torchrl.__version__} (GRU agent, QMixer + QMixerLoss): {med['torchrl']:6.1f} updates/s   (rounds: {fmt(rates['torchrl'])})"
+    )
     ratios = [a / b for a, b in zip(rates["ours"], rates["torchrl"])]
     ratios_nognn = [a / b for a, b in zip(rates["ours_nognn"], rates["torchrl"])]
-    print(f"  ratio ours / torchrl, median of {len(ratios)} alternating rounds: {np.median(ratios):.2f}x "
-          f"(per round: {' '.join(f'{r:.2f}' for r in ratios)}; target >= 1.5x)")
-    print(f"  ratio ours without GNN / torchrl: {np.median(ratios_nognn):.2f}x; batched / per-episode loop: {med['ours'] / med['ours_loop']:.1f}x")
+    print(
+        f"  ratio ours / torchrl, median of {len(ratios)} alternating rounds: {np.median(ratios):.2f}x "
+        f"(per round: {' '.join(f'{r:.2f}' for r in ratios)}; target >= 1.5x)"
+    )
+    print(
+        f"  ratio ours without GNN / torchrl: {np.median(ratios_nognn):.2f}x; batched / per-episode loop: {med['ours'] / med['ours_loop']:.1f}x"
+    )
 
 
 def load() -> str:
@@ -287,20 +340,26 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args()
     if args.rounds < 9:
-        p.error(f"--rounds must be >= 9 (the median of fewer alternating rounds swings with the machine's load), got {args.rounds}")
+        p.error(
+            f"--rounds must be >= 9 (the median of fewer alternating rounds swings with the machine's load), got {args.rounds}"
+        )
     torch.set_num_threads(args.threads)
     B, T, N, D, S = args.batch, args.rounds_per_episode, args.agents, args.obs_dim, args.state_dim
     A = 5 + N  # the report env's action count
     batch = collate(make_episodes(B, T, N, D, A, S, seed=0))
     spec = algos.EnvSpec(agents=[f"agent_{i}" for i in range(N)], obs_dim=D, n_actions=A, state_dim=S)
-    print(f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s)")
+    print(
+        f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s)"
+    )
     print(f"  at start: {load()}")
     if not args.breakdown_only:
         compare(batch, spec, args, N, D, A, S)
         print(f"  after the comparison: {load()}")
     if args.breakdown_updates > 0:
         wall, parts = update_breakdown(build_ours(batch, spec, args.hidden), batch, args.breakdown_updates)
-        print(f"  where one of our updates goes ({args.breakdown_updates} profiled updates, {wall:.1f} ms each with the profiler on;")
+        print(
+            f"  where one of our updates goes ({args.breakdown_updates} profiled updates, {wall:.1f} ms each with the profiler on;"
+        )
         print("  forward parts exclude their backward, which is all in 'backward'):")
         for name, t in parts:
             print(f"    {name:48s} {t:7.1f} ms  {100 * t / wall:5.1f} %")

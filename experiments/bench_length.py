@@ -14,6 +14,7 @@ section, per round and per 1000 tokens, and the most characters an episode reach
 
 Timings on a shared, loaded machine are inflated; the character counts are not.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,17 +40,27 @@ def build_env(args) -> ReportWritingEnv:
     env_cfg = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "env" / "report_writing.yaml").env)
     rag = {"embedding": {"backend": args.rag}}
     judge = {"kind": "reference", "embedding": "hashing" if args.rag == "hashing" else "minilm"}
-    return ReportWritingEnv(team=env_cfg["team"], max_rounds=args.max_rounds or env_cfg["max_rounds"],
-                            min_rounds_before_terminate=env_cfg["min_rounds_before_terminate"],
-                            engine=env_cfg["engine"], llm={"backend": "llamacpp", "model": args.model},
-                            judge=judge, rag=rag, split="train")
+    return ReportWritingEnv(
+        team=env_cfg["team"],
+        max_rounds=args.max_rounds or env_cfg["max_rounds"],
+        min_rounds_before_terminate=env_cfg["min_rounds_before_terminate"],
+        engine=env_cfg["engine"],
+        llm={"backend": "llamacpp", "model": args.model},
+        judge=judge,
+        rag=rag,
+        split="train",
+    )
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=3, help="episodes per policy")
-    parser.add_argument("--policies", nargs="+", default=["random", "full"],
-                        help="random, or a preset topology name (solo, star, chain, full, ring)")
+    parser.add_argument(
+        "--policies",
+        nargs="+",
+        default=["random", "full"],
+        help="random, or a preset topology name (solo, star, chain, full, ring)",
+    )
     parser.add_argument("--model", default="smollm2-135m")
     parser.add_argument("--rag", default="minilm", choices=["minilm", "hashing"])
     parser.add_argument("--max-rounds", type=int, default=None, help="default: the env config's round budget")
@@ -58,40 +69,60 @@ def main(argv=None) -> int:
     env = build_env(args)
     spec = algos.EnvSpec.from_env(env)
     rows = []
-    print(f"{'policy':8s} {'seed':>4s} {'rounds':>6s} {'sections':>8s} {'tokens':>7s} "
-          f"{'chars':>6s} {'secs':>6s}  " + "  ".join(f"len[{p}]" for p in LENGTH_PRESETS))
+    print(
+        f"{'policy':8s} {'seed':>4s} {'rounds':>6s} {'sections':>8s} {'tokens':>7s} "
+        f"{'chars':>6s} {'secs':>6s}  " + "  ".join(f"len[{p}]" for p in LENGTH_PRESETS)
+    )
     for policy in args.policies:
-        algo = (algos.build("random", spec, {}, seed=0) if policy == "random"
-                else algos.build("preset", spec, {"topology": policy}, seed=0))
+        algo = (
+            algos.build("random", spec, {}, seed=0)
+            if policy == "random"
+            else algos.build("preset", spec, {"topology": policy}, seed=0)
+        )
         for seed in range(args.episodes):
             started = time.perf_counter()
             _, stats = run_episode(env, algo, spec, explore=False, seed=seed)
             secs = time.perf_counter() - started
             chars = env.report.chars
-            row = {"policy": policy, "seed": seed, "rounds": env.round, "sections": len(env.report.sections), "tokens": env.ledger.total.total, "chars": chars,
-                   "secs": secs}
+            row = {
+                "policy": policy,
+                "seed": seed,
+                "rounds": env.round,
+                "sections": len(env.report.sections),
+                "tokens": env.ledger.total.total,
+                "chars": chars,
+                "secs": secs,
+            }
             rows.append(row)
             scores = "  ".join(f"{length_score(chars, *LENGTH_PRESETS[p]):>{len(p) + 5}.3f}" for p in LENGTH_PRESETS)
-            print(f"{policy:8s} {seed:4d} {row['rounds']:6d} {row['sections']:8d} "
-                  f"{row['tokens']:7d} {chars:6d} {secs:6.0f}  {scores}", flush=True)
+            print(
+                f"{policy:8s} {seed:4d} {row['rounds']:6d} {row['sections']:8d} "
+                f"{row['tokens']:7d} {chars:6d} {secs:6.0f}  {scores}",
+                flush=True,
+            )
     with_text = [r for r in rows if r["sections"]]
     if not with_text:
         print("no episode wrote anything")
         return 1
     per_section = [r["chars"] / r["sections"] for r in with_text]
     print("\nrelation (episodes that wrote something):")
-    print(f"  characters per section: median {statistics.median(per_section):.0f} "
-          f"(min {min(per_section):.0f}, max {max(per_section):.0f})")
+    print(
+        f"  characters per section: median {statistics.median(per_section):.0f} "
+        f"(min {min(per_section):.0f}, max {max(per_section):.0f})"
+    )
     print(f"  characters per round: median {statistics.median(r['chars'] / r['rounds'] for r in rows):.0f}")
-    print(f"  characters per 1000 tokens: median "
-          f"{statistics.median(1000 * r['chars'] / max(r['tokens'], 1) for r in rows):.0f}")
+    print(
+        f"  characters per 1000 tokens: median "
+        f"{statistics.median(1000 * r['chars'] / max(r['tokens'], 1) for r in rows):.0f}"
+    )
     print(f"  tokens per round: median {statistics.median(r['tokens'] / r['rounds'] for r in rows):.0f}")
-    print(f"  most characters in an episode: {max(r['chars'] for r in rows)}; "
-          f"round budget {env.max_rounds}")
+    print(f"  most characters in an episode: {max(r['chars'] for r in rows)}; round budget {env.max_rounds}")
     for preset, (target, width) in LENGTH_PRESETS.items():
         values = [length_score(r["chars"], target, width) for r in rows]
-        print(f"  length score [{preset}: {target:.0f} +- {width:.0f}]: min {min(values):.3f} max {max(values):.3f} "
-              f"spread {max(values) - min(values):.3f}")
+        print(
+            f"  length score [{preset}: {target:.0f} +- {width:.0f}]: min {min(values):.3f} max {max(values):.3f} "
+            f"spread {max(values) - min(values):.3f}"
+        )
     return 0
 
 

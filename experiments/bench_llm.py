@@ -7,6 +7,7 @@ alternate call by call so machine noise hits both alike. Prints the wall-time ra
 (ours / direct, in total and as the median of per-call pairs; target <= 1.02) and decode tokens/s. Texts must match exactly, so the
 two paths do the same work.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,13 +40,15 @@ def main() -> None:
 
     def direct(prompt: str) -> tuple[str, int]:
         llm.reset()
-        out = llm.create_chat_completion([{"role": "user", "content": prompt}], max_tokens=args.max_tokens,
-                                         temperature=0.0, seed=0)
+        out = llm.create_chat_completion(
+            [{"role": "user", "content": prompt}], max_tokens=args.max_tokens, temperature=0.0, seed=0
+        )
         return out["choices"][0]["message"]["content"], out["usage"]["completion_tokens"]
 
     def ours(prompt: str) -> tuple[str, int]:
-        r = asyncio.run(backend.chat([{"role": "user", "content": prompt}], max_tokens=args.max_tokens,
-                                     temperature=0.0, seed=0))
+        r = asyncio.run(
+            backend.chat([{"role": "user", "content": prompt}], max_tokens=args.max_tokens, temperature=0.0, seed=0)
+        )
         return r.text, r.completion_tokens
 
     direct(PROMPTS[0]), ours(PROMPTS[0])  # warm-up: page the weights in, build the thread pool
@@ -75,8 +78,10 @@ def main() -> None:
     print(f"model={args.model} calls/path={calls} max_tokens={args.max_tokens} completion_tokens/path={tok_ours}")
     print(f"direct llama_cpp : {t_direct:7.2f} s  {tok_direct / t_direct:6.1f} tok/s")
     print(f"our backend      : {t_ours:7.2f} s  {tok_ours / t_ours:6.1f} tok/s")
-    print(f"wall-time ratio ours/direct = {t_ours / t_direct:.3f} total, {statistics.median(paired):.3f} median "
-          f"of per-call pairs  (target <= 1.02)")
+    print(
+        f"wall-time ratio ours/direct = {t_ours / t_direct:.3f} total, {statistics.median(paired):.3f} median "
+        f"of per-call pairs  (target <= 1.02)"
+    )
     print(f"overhead per call = {(t_ours - t_direct) / calls * 1000:.1f} ms")
 
 

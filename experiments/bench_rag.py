@@ -51,11 +51,11 @@ def write_corpus(folder: Path, target_chunks: int, chunks_per_file: int, rng: ra
         words = rng.choices(vocabulary, weights=weights, k=WORDS_PER_FILE_CHUNK * chunks_per_file)
         for position in range(0, len(words), 40):
             words[position] = f"PX-{rng.randint(1000, 9999)}-{rng.choice('ABCD')}"
-        sentences = [" ".join(words[start:start + 12]).capitalize() + "." for start in range(0, len(words), 12)]
+        sentences = [" ".join(words[start : start + 12]).capitalize() + "." for start in range(0, len(words), 12)]
         (folder / f"doc{index:05d}.txt").write_text(" ".join(sentences))
         if len(queries) < 2000:
             start = rng.randrange(0, len(words) - 6)
-            queries.append(" ".join(words[start:start + rng.randint(2, 5)]))
+            queries.append(" ".join(words[start : start + rng.randint(2, 5)]))
     return queries
 
 
@@ -73,8 +73,10 @@ def measure_ingest(label: str, embedding, docs: Path, store_path: Path, backend:
     report = ingest_paths(store, docs)
     elapsed = time.perf_counter() - started
     rate = report.chunks_added / elapsed
-    print(f"ingest {label:8s}: {report.chunks_added:6d} chunks from {len(report.ingested)} files "
-          f"in {elapsed:7.2f} s -> {rate:8.1f} chunks/s")
+    print(
+        f"ingest {label:8s}: {report.chunks_added:6d} chunks from {len(report.ingested)} files "
+        f"in {elapsed:7.2f} s -> {rate:8.1f} chunks/s"
+    )
     return rate
 
 
@@ -88,7 +90,9 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=10_000, help="chunks in the latency store")
     parser.add_argument("--queries", type=int, default=300, help="queries timed per mode")
     parser.add_argument("--hashing-chunks", type=int, default=2_000, help="chunks ingested for the hashing throughput")
-    parser.add_argument("--minilm-chunks", type=int, default=300, help="chunks ingested for the MiniLM throughput (0: skip)")
+    parser.add_argument(
+        "--minilm-chunks", type=int, default=300, help="chunks ingested for the MiniLM throughput (0: skip)"
+    )
     parser.add_argument("--torch-threads", type=int, default=1, help="torch threads for MiniLM (0: torch default)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -126,14 +130,20 @@ def main() -> None:
                 started = time.perf_counter()
                 query(store, text, mode=mode)
                 latencies.append((time.perf_counter() - started) * 1000)
-            print(f"{mode:8s} 1 query : p50 {statistics.median(latencies):6.1f} ms   p95 {percentile(latencies, 0.95):6.1f} ms")
-        triples = [[timed[i], timed[(i + 1) % len(timed)], timed[(i + 2) % len(timed)]] for i in range(0, len(timed), 3)]
+            print(
+                f"{mode:8s} 1 query : p50 {statistics.median(latencies):6.1f} ms   p95 {percentile(latencies, 0.95):6.1f} ms"
+            )
+        triples = [
+            [timed[i], timed[(i + 1) % len(timed)], timed[(i + 2) % len(timed)]] for i in range(0, len(timed), 3)
+        ]
         latencies = []
         for texts in triples:
             started = time.perf_counter()
             query(store, texts, mode="hybrid")
             latencies.append((time.perf_counter() - started) * 1000)
-        print(f"hybrid   3 queries: p50 {statistics.median(latencies):6.1f} ms   p95 {percentile(latencies, 0.95):6.1f} ms")
+        print(
+            f"hybrid   3 queries: p50 {statistics.median(latencies):6.1f} ms   p95 {percentile(latencies, 0.95):6.1f} ms"
+        )
 
         if minilm is not None:
             latencies = []
@@ -141,8 +151,10 @@ def main() -> None:
                 started = time.perf_counter()
                 minilm.embed_queries([text])
                 latencies.append((time.perf_counter() - started) * 1000)
-            print(f"MiniLM query encoding (add to vector/hybrid with MiniLM): p50 {statistics.median(latencies):6.1f} ms   "
-                  f"p95 {percentile(latencies, 0.95):6.1f} ms")
+            print(
+                f"MiniLM query encoding (add to vector/hybrid with MiniLM): p50 {statistics.median(latencies):6.1f} ms   "
+                f"p95 {percentile(latencies, 0.95):6.1f} ms"
+            )
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ runner give the same episodes; only the wall time differs.
 Figures measured on a busy machine are inflated by the other load: compare ratios
 measured in one run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,11 +45,22 @@ HASHING_JUDGE = {"kind": "reference", "embedding": "hashing"}
 
 
 def report_env_kwargs(llm: dict, max_rounds: int) -> dict:
-    return dict(llm=llm, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=max_rounds, min_rounds_before_terminate=max_rounds)
+    return dict(
+        llm=llm, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=max_rounds, min_rounds_before_terminate=max_rounds
+    )
 
 
-def run_episodes(env_name: str, env_kwargs: dict, num_envs: int, episodes: int, *, backend_obj=None,
-                 workers: int = 0, algo_name: str = "preset", algo_cfg: dict | None = None) -> tuple[float, int]:
+def run_episodes(
+    env_name: str,
+    env_kwargs: dict,
+    num_envs: int,
+    episodes: int,
+    *,
+    backend_obj=None,
+    workers: int = 0,
+    algo_name: str = "preset",
+    algo_cfg: dict | None = None,
+) -> tuple[float, int]:
     """Wall seconds and finished episodes for `episodes` greedy episodes, `num_envs` in flight
     (on `workers` Ray actors when > 0)."""
     import algos
@@ -63,8 +75,9 @@ def run_episodes(env_name: str, env_kwargs: dict, num_envs: int, episodes: int, 
     if workers:
         from algos.training.ray_rollout import RayRollout
 
-        runner = RayRollout(env_name, env_kwargs, algo, spec, algo_name=algo_name, algo_cfg=algo_cfg,
-                            num_envs=num_envs, workers=workers)
+        runner = RayRollout(
+            env_name, env_kwargs, algo, spec, algo_name=algo_name, algo_cfg=algo_cfg, num_envs=num_envs, workers=workers
+        )
         runner.run_episodes([(10_000 + i, 10_000 + i) for i in range(workers)], explore=False)  # warm the actors
     else:
         runner = VectorRollout(lambda: envs.make(env_name, **env_kwargs, **extra), algo, spec, num_envs=num_envs)
@@ -91,16 +104,24 @@ def table(rows: list[tuple], base_rate: float) -> None:
         print(f"{n:>4} {eps:>8} {secs:>8.1f} {rate:>11.0f} {speedup:>8.2f}x {speedup / n:>11.0%}")
 
 
-def bench_server(url: str, model: str, envs_list: list[int], per_env: int, max_rounds: int, min_episodes: int,
-                 slots: int | None = None) -> None:
+def bench_server(
+    url: str,
+    model: str,
+    envs_list: list[int],
+    per_env: int,
+    max_rounds: int,
+    min_episodes: int,
+    slots: int | None = None,
+) -> None:
     from agents_llm.backends.openai_compat import OpenAIBackend
 
     rows = []
     for n in envs_list:
         backend = OpenAIBackend(model, base_url=url, json_mode="json_object_schema", max_concurrent_requests=slots)
         episodes = max(n * per_env, min_episodes)
-        secs, done = run_episodes("report_writing_v0", report_env_kwargs({"backend": "openai"}, max_rounds), n,
-                                  episodes, backend_obj=backend)
+        secs, done = run_episodes(
+            "report_writing_v0", report_env_kwargs({"backend": "openai"}, max_rounds), n, episodes, backend_obj=backend
+        )
         rows.append((n, done, secs))
         print(f"  N={n}: {done} episodes in {secs:.1f} s; most requests in flight {backend.max_in_flight}", flush=True)
     table(rows, rows[0][1] / rows[0][2] * 3600)
@@ -110,8 +131,10 @@ def cmd_standin(a) -> None:
     from tests.batching_server import BatchingServer
 
     with BatchingServer(latency_s=a.latency, slots=a.slots) as server:
-        print(f"stand-in batching server: {a.latency} s per request, {a.slots} slots; report env, {a.rounds} rounds, "
-              f"preset chain policy")
+        print(
+            f"stand-in batching server: {a.latency} s per request, {a.slots} slots; report env, {a.rounds} rounds, "
+            f"preset chain policy"
+        )
         bench_server(server.url, "stand-in", a.envs, a.episodes_per_env, a.rounds, a.min_episodes)
         print(f"server: {server.stats()}")
 
@@ -125,10 +148,28 @@ def cmd_llamacpp_server(a) -> None:
     from tests.batching_server import free_port
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_model("smollm2-135m")),
-                             "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-                             "--n_threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(resolve_model("smollm2-135m")),
+            "--model_alias",
+            "smollm2",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"},
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.time() + 120
@@ -165,8 +206,10 @@ def cmd_ray(a) -> None:
         for p in path:
             node = node.setdefault(p, {})
         node[last] = value
-    print(f"CPU-bound team: report_writing_v0 with {kwargs['llm']} (hashing embedding, reference judge), "
-          f"{a.rounds} rounds, {a.num_envs} env(s) per worker, {a.episodes} episodes")
+    print(
+        f"CPU-bound team: report_writing_v0 with {kwargs['llm']} (hashing embedding, reference judge), "
+        f"{a.rounds} rounds, {a.num_envs} env(s) per worker, {a.episodes} episodes"
+    )
     rows = []
     local_secs, local_done = run_episodes("report_writing_v0", kwargs, a.num_envs, a.episodes)
     print(f"  in-process: {local_done} episodes in {local_secs:.1f} s", flush=True)
@@ -201,7 +244,9 @@ def cmd_memory(a) -> None:
     with VectorRollout(lambda: envs.make("report_writing_v0", **kwargs), algo, spec, num_envs=1) as warm:
         warm.run_episodes([(0, 0)], explore=True)  # the store, judge and torch are loaded
     base = rss_mb()
-    print(f"resident memory after warm-up: {base:.0f} MB (qmix learner, scripted TEST DOUBLE backend, {a.rounds} rounds)")
+    print(
+        f"resident memory after warm-up: {base:.0f} MB (qmix learner, scripted TEST DOUBLE backend, {a.rounds} rounds)"
+    )
     for n in a.envs:
         runner = VectorRollout(lambda: envs.make("report_writing_v0", **kwargs), algo, spec, num_envs=n)
         runner.run_episodes([(i, i) for i in range(n)], explore=True)
@@ -226,7 +271,9 @@ def batched_decode_tokens_per_s(model_path: str, sequences: int, new_tokens: int
     ctx = L.llama_init_from_model(model, cparams)
     vocab = L.llama_model_get_vocab(model)
     n_vocab = L.llama_vocab_n_tokens(vocab)
-    prompts = [f"Write one sentence about topic number {i}: sorting networks and parallel agents." for i in range(sequences)]
+    prompts = [
+        f"Write one sentence about topic number {i}: sorting networks and parallel agents." for i in range(sequences)
+    ]
     toks = []
     for text in prompts:
         buf = (L.llama_token * 256)()
@@ -285,8 +332,10 @@ def cmd_llamacpp_batch(a) -> None:
         t0 = time.perf_counter()
         rates = pool.map(_one_process, [(path, a.tokens)] * a.processes)
         wall = time.perf_counter() - t0
-    print(f"  {a.processes} model processes at once (one per core): {sum(rates):.1f} tokens/s in all "
-          f"({sum(rates) / base:.2f}x; {wall:.1f} s wall with loading)")
+    print(
+        f"  {a.processes} model processes at once (one per core): {sum(rates):.1f} tokens/s in all "
+        f"({sum(rates) / base:.2f}x; {wall:.1f} s wall with loading)"
+    )
 
 
 def main() -> None:
@@ -321,8 +370,13 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    {"standin": cmd_standin, "llamacpp-server": cmd_llamacpp_server, "ray": cmd_ray, "memory": cmd_memory,
-     "llamacpp-batch": cmd_llamacpp_batch}[a.cmd](a)
+    {
+        "standin": cmd_standin,
+        "llamacpp-server": cmd_llamacpp_server,
+        "ray": cmd_ray,
+        "memory": cmd_memory,
+        "llamacpp-batch": cmd_llamacpp_batch,
+    }[a.cmd](a)
 
 
 if __name__ == "__main__":

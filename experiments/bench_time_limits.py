@@ -56,7 +56,15 @@ VARIANTS = {
 
 def compose_config(seed: int, extra: list[str]):
     register_configs()
-    overrides = ["algo=qmix", "env=report_writing", "llm=scripted", "judge=reference", "rag=hashing", f"seed={seed}", *extra]
+    overrides = [
+        "algo=qmix",
+        "env=report_writing",
+        "llm=scripted",
+        "judge=reference",
+        "rag=hashing",
+        f"seed={seed}",
+        *extra,
+    ]
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         return compose("config", overrides=overrides)
 
@@ -80,9 +88,13 @@ def run(seed: int, episodes: int, variant: str, extra: list[str], progress_every
         returns.append(stats.ret)
         cut += int(episode.truncated)
         if progress_every and (ep + 1) % progress_every == 0:
-            print(f"  [{variant} seed {seed}] {ep + 1}/{episodes} episodes, max q_taken_mean so far "
-                  f"{max(q_taken, default=float('nan')):.3f}, max return so far {max(returns):.3f}, "
-                  f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"  [{variant} seed {seed}] {ep + 1}/{episodes} episodes, max q_taken_mean so far "
+                f"{max(q_taken, default=float('nan')):.3f}, max return so far {max(returns):.3f}, "
+                f"{time.perf_counter() - t0:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     return {
         "max_q_taken": max(q_taken, default=float("nan")),
         "last_q_taken": float(np.mean(q_taken[-50:])) if q_taken else float("nan"),
@@ -114,9 +126,13 @@ def main() -> int:
     torch.set_num_threads(1)
     keys = [(variant, seed) for variant in args.variant for seed in args.seeds]
     results = {}
-    with concurrent.futures.ProcessPoolExecutor(max(args.jobs, 1), mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(run, seed, args.episodes, variant, args.overrides, args.progress_every): (variant, seed)
-                   for variant, seed in keys}
+    with concurrent.futures.ProcessPoolExecutor(
+        max(args.jobs, 1), mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        futures = {
+            pool.submit(run, seed, args.episodes, variant, args.overrides, args.progress_every): (variant, seed)
+            for variant, seed in keys
+        }
         for fut in concurrent.futures.as_completed(futures):
             variant, seed = futures[fut]
             r = fut.result()
@@ -130,19 +146,27 @@ def main() -> int:
             )
     best = max(r["max_return"] for r in results.values())
     bound = max(r["reward_bound"] for r in results.values())
-    print(f"best achievable return: >= {best:.3f} (largest return of any episode above, {len(results)} runs), "
-          f"<= {bound:.3f} (reward weights' telescoping bound)")
-    print(f"{'variant':8s}{'seed':>5s}{'max q_taken':>13s}{'max q_chosen':>14s}{'max return':>12s}"
-          f"{'ret last100':>13s}{'cut at budget':>15s}")
+    print(
+        f"best achievable return: >= {best:.3f} (largest return of any episode above, {len(results)} runs), "
+        f"<= {bound:.3f} (reward weights' telescoping bound)"
+    )
+    print(
+        f"{'variant':8s}{'seed':>5s}{'max q_taken':>13s}{'max q_chosen':>14s}{'max return':>12s}"
+        f"{'ret last100':>13s}{'cut at budget':>15s}"
+    )
     for key in keys:
         r = results[key]
-        print(f"{key[0]:8s}{key[1]:5d}{r['max_q_taken']:13.3f}{r['max_q_chosen']:14.3f}{r['max_return']:12.3f}"
-              f"{r['mean_return_last100']:13.3f}{100 * r['cut_share']:14.0f}%")
+        print(
+            f"{key[0]:8s}{key[1]:5d}{r['max_q_taken']:13.3f}{r['max_q_chosen']:14.3f}{r['max_return']:12.3f}"
+            f"{r['mean_return_last100']:13.3f}{100 * r['cut_share']:14.0f}%"
+        )
     for key in keys:
         variant, seed = key
         r = results[key]
-        print(f"  {variant:6s} seed {seed}: max Q {max(r['max_q_taken'], r['max_q_chosen']):.3f}  vs best return {best:.3f}: "
-              f"{'ABOVE' if max(r['max_q_taken'], r['max_q_chosen']) > best else 'within'}")
+        print(
+            f"  {variant:6s} seed {seed}: max Q {max(r['max_q_taken'], r['max_q_chosen']):.3f}  vs best return {best:.3f}: "
+            f"{'ABOVE' if max(r['max_q_taken'], r['max_q_chosen']) > best else 'within'}"
+        )
     return 0
 
 

@@ -9,6 +9,7 @@ fresh tab state (about:blank in between), and reports two figures per load:
 DocumentReady event, read from `performance.now()` in the page), and `wall`: the
 seconds Selenium waited from `get()` until that moment. The first is the load time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-viewer-") as tmp:
         page = Path(tmp) / "viewer.html"
         page.write_text(html, encoding="utf-8")
-        print(f"trace: {args.rounds} rounds, {args.agents} agents, {len(build_steps(doc))} steps; "
-              f"HTML {page.stat().st_size / 1e6:.2f} MB built in {build_s:.2f} s")
+        print(
+            f"trace: {args.rounds} rounds, {args.agents} agents, {len(build_steps(doc))} steps; "
+            f"HTML {page.stat().st_size / 1e6:.2f} MB built in {build_s:.2f} s"
+        )
         ready_ms, wall_s = [], []
         with headless_chromium() as driver:
             for i in range(args.repeats):
@@ -67,8 +70,10 @@ def main() -> int:
                 ready_ms.append(float(ready))
                 print(f"load {i + 1}: ready {ready / 1000:.3f} s after navigation start (wall {wall_s[-1]:.3f} s)")
     median = statistics.median(ready_ms) / 1000
-    print(f"median load time: {median:.3f} s (max {max(ready_ms) / 1000:.3f} s, median wall "
-          f"{statistics.median(wall_s):.3f} s) -> {'under' if median < TARGET_S else 'OVER'} the {TARGET_S:.0f} s target")
+    print(
+        f"median load time: {median:.3f} s (max {max(ready_ms) / 1000:.3f} s, median wall "
+        f"{statistics.median(wall_s):.3f} s) -> {'under' if median < TARGET_S else 'OVER'} the {TARGET_S:.0f} s target"
+    )
     return 0
 
 

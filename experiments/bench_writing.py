@@ -20,6 +20,7 @@ does early on), and prints per episode and in all:
 
 Timings on a shared machine are inflated by the other load; compare runs made together.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,12 +76,23 @@ def episode_stats(env, infos_per_round: list[dict]) -> dict:
     for rnd in env.trace.rounds:
         for f in rnd.get("referee", []):
             kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
-    return {"task": env.task.id, "queries": generated, "junk_queries": junk_generated, "searched": searched,
-            "junk_searched": junk_searched, "outputs": outputs, "flagged_outputs": flagged_outputs,
-            "appended": appended, "flagged_sections": flagged_sections, "scoring_flags": scoring_flags,
-            "flag_kinds": kinds, "report_score": float(infos_per_round[-1].get("report_score", 0.0)),
-            "chars": env.report.chars, "tokens": env.ledger.total.total,
-            "rewards": [round(float(i.get("_reward", 0.0)), 4) for i in infos_per_round if i.get("appended")]}
+    return {
+        "task": env.task.id,
+        "queries": generated,
+        "junk_queries": junk_generated,
+        "searched": searched,
+        "junk_searched": junk_searched,
+        "outputs": outputs,
+        "flagged_outputs": flagged_outputs,
+        "appended": appended,
+        "flagged_sections": flagged_sections,
+        "scoring_flags": scoring_flags,
+        "flag_kinds": kinds,
+        "report_score": float(infos_per_round[-1].get("report_score", 0.0)),
+        "chars": env.report.chars,
+        "tokens": env.ledger.total.total,
+        "rewards": [round(float(i.get("_reward", 0.0)), 4) for i in infos_per_round if i.get("appended")],
+    }
 
 
 def share(num: int, den: int) -> str:
@@ -124,12 +136,15 @@ def main() -> None:
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
         reports.append(env.report.to_markdown())
-        print(f"[{args.label}] episode {ep + 1}/{args.episodes} {row['task']}: score {row['report_score']:.3f}, "
-              f"junk queries {share(row['junk_queries'], row['queries'])}, flagged outputs "
-              f"{share(row['flagged_outputs'], row['outputs'])}, flagged sections "
-              f"{share(row['flagged_sections'], row['appended'])}, flags {row['flag_kinds']}, "
-              f"rewards per append {row['rewards']}, {row['chars']} chars, {row['tokens']} tokens, "
-              f"{row['seconds']:.0f} s", flush=True)
+        print(
+            f"[{args.label}] episode {ep + 1}/{args.episodes} {row['task']}: score {row['report_score']:.3f}, "
+            f"junk queries {share(row['junk_queries'], row['queries'])}, flagged outputs "
+            f"{share(row['flagged_outputs'], row['outputs'])}, flagged sections "
+            f"{share(row['flagged_sections'], row['appended'])}, flags {row['flag_kinds']}, "
+            f"rewards per append {row['rewards']}, {row['chars']} chars, {row['tokens']} tokens, "
+            f"{row['seconds']:.0f} s",
+            flush=True,
+        )
 
     def total(key: str) -> int:
         return sum(r[key] for r in rows)
@@ -144,8 +159,9 @@ def main() -> None:
     print(f"  tokens per episode       {np.mean([r['tokens'] for r in rows]):.0f}")
     print(f"\nlast report:\n{reports[-1]}")
     if args.out:
-        Path(args.out).write_text(json.dumps({"label": args.label, "overrides": args.overrides, "rows": rows,
-                                              "reports": reports}, indent=2))
+        Path(args.out).write_text(
+            json.dumps({"label": args.label, "overrides": args.overrides, "rows": rows, "reports": reports}, indent=2)
+        )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ learning_curves.png, pareto.png, action_mix.png (+ the evaluation report it come
 eval_report.md), runs/ (the training sweep) and metrics/ (one evaluate.py-style JSON per
 policy).
 """
+
 from __future__ import annotations
 
 import csv
@@ -48,8 +49,15 @@ import numpy as np  # noqa: E402
 from hydra.core.config_store import ConfigStore  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-RESULT_FILES = ("results.md", "results.json", "episodes.csv", "curves.csv", "learning_curves.png", "pareto.png",
-                "action_mix.png")
+RESULT_FILES = (
+    "results.md",
+    "results.json",
+    "episodes.csv",
+    "curves.csv",
+    "learning_curves.png",
+    "pareto.png",
+    "action_mix.png",
+)
 
 
 @dataclass
@@ -59,8 +67,17 @@ class BenchmarkConfig:
     train_episodes: int = 300  # training budget per run (episodes)
     log_every: int = 10  # episodes per point of the learning curves
     # Fixed policies, as evaluate.py's eval.compare entries (name, name:topology, name:key=value;...)
-    fixed: List[str] = field(default_factory=lambda: ["handcrafted", "preset:solo", "preset:star", "preset:chain",
-                                                      "preset:full", "preset:ring", "random"])
+    fixed: List[str] = field(
+        default_factory=lambda: [
+            "handcrafted",
+            "preset:solo",
+            "preset:star",
+            "preset:chain",
+            "preset:full",
+            "preset:ring",
+            "random",
+        ]
+    )
     fixed_runs: int = 5  # evaluation repetitions of each fixed policy (its runs; seeds 0..fixed_runs-1)
     handcrafted_max_rounds: int = 25  # the handcrafted pipeline's round budget: its 24 phase rounds + 1
     # train.py overrides shared by every training run and by the fixed policies' env
@@ -102,15 +119,30 @@ def prepare_store(base: DictConfig) -> None:
 
 def train_runs(cfg: BenchmarkConfig, out: Path) -> Path:
     sweep = out / "runs"
-    cmd = [sys.executable, str(ROOT / "experiments" / "train.py"), "-m",
-           f"algo={','.join(cfg.learners)}", f"seed={','.join(str(s) for s in cfg.seeds)}",
-           f"train.episodes={cfg.train_episodes}", f"train.log_every={cfg.log_every}", "train.eval_every=0",
-           "train.eval_episodes=1", "train.checkpoint_every=0", "logger.wandb=false", "logger.progress=quiet",
-           f"hydra.sweep.dir={sweep}", *cfg.overrides, *cfg.train_overrides]
+    cmd = [
+        sys.executable,
+        str(ROOT / "experiments" / "train.py"),
+        "-m",
+        f"algo={','.join(cfg.learners)}",
+        f"seed={','.join(str(s) for s in cfg.seeds)}",
+        f"train.episodes={cfg.train_episodes}",
+        f"train.log_every={cfg.log_every}",
+        "train.eval_every=0",
+        "train.eval_episodes=1",
+        "train.checkpoint_every=0",
+        "logger.wandb=false",
+        "logger.progress=quiet",
+        f"hydra.sweep.dir={sweep}",
+        *cfg.overrides,
+        *cfg.train_overrides,
+    ]
     if cfg.workers > 1:
         cmd += ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={cfg.workers}"]
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    env = dict(
+        os.environ,
+        OMP_NUM_THREADS="1",
+        PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]),
+    )
     print("training:", " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True, env=env, cwd=ROOT)
     return sweep
@@ -127,8 +159,16 @@ def find_runs(sweep: Path) -> list[dict]:
         if folder.name == ".hydra" or not final.is_file():
             continue
         config = OmegaConf.to_container(OmegaConf.load(cfg_path), resolve=True)
-        runs.append({"folder": str(folder), "checkpoint": str(final), "seed": int(config["seed"]),
-                     "algo": config["algo"]["name"], "group": config_hash(config), "config": config})
+        runs.append(
+            {
+                "folder": str(folder),
+                "checkpoint": str(final),
+                "seed": int(config["seed"]),
+                "algo": config["algo"]["name"],
+                "group": config_hash(config),
+                "config": config,
+            }
+        )
     if not runs:
         raise FileNotFoundError(f"{sweep}: no finished train.py run (config.yaml + checkpoints/final.pt) in it")
     labels: dict[str, str] = {}
@@ -167,11 +207,23 @@ def evaluate_job(job: dict) -> list[dict]:
                 algo.load_state_dict(ckpt.load(job["checkpoint"])["algo"])
         t0 = time.perf_counter()
         _, st = run_episode(env, algo, spec, explore=False, seed=job["seed"])
-        rows.append({"policy": job["label"], "kind": job["kind"], "run": job["run"], "task": task,
-                     "return": st.ret, "rounds": st.length, "seconds": time.perf_counter() - t0,
-                     "chars": float(env.report.chars), "report_score": st.infos.get("report_score", 0.0),
-                     "tokens": st.infos.get("tokens", 0.0), "action_counts": st.action_counts.tolist(),
-                     "agents": list(spec.agents), "action_names": env.action_names()})
+        rows.append(
+            {
+                "policy": job["label"],
+                "kind": job["kind"],
+                "run": job["run"],
+                "task": task,
+                "return": st.ret,
+                "rounds": st.length,
+                "seconds": time.perf_counter() - t0,
+                "chars": float(env.report.chars),
+                "report_score": st.infos.get("report_score", 0.0),
+                "tokens": st.infos.get("tokens", 0.0),
+                "action_counts": st.action_counts.tolist(),
+                "agents": list(spec.agents),
+                "action_names": env.action_names(),
+            }
+        )
     return rows
 
 
@@ -193,15 +245,36 @@ def fixed_jobs(cfg: BenchmarkConfig, base: DictConfig, tasks: list[str]) -> list
         if name == "handcrafted":
             env["max_rounds"] = cfg.handcrafted_max_rounds
         for r in range(cfg.fixed_runs):
-            jobs.append({"label": label, "kind": "fixed", "run": r, "seed": cfg.eval_seed + r, "tasks": tasks,
-                         "algo": OmegaConf.to_container(acfg, resolve=True), "env": env, "checkpoint": None})
+            jobs.append(
+                {
+                    "label": label,
+                    "kind": "fixed",
+                    "run": r,
+                    "seed": cfg.eval_seed + r,
+                    "tasks": tasks,
+                    "algo": OmegaConf.to_container(acfg, resolve=True),
+                    "env": env,
+                    "checkpoint": None,
+                }
+            )
     return jobs
 
 
 def learner_jobs(runs: list[dict], tasks: list[str], eval_seed: int) -> list[dict]:
-    return [{"label": r["label"], "kind": "learner", "run": r["seed"], "seed": eval_seed + i, "tasks": tasks,
-             "algo": r["config"]["algo"], "env": r["config"]["env"], "checkpoint": r["checkpoint"]}
-            for r in runs for i in [sorted({x["seed"] for x in runs}).index(r["seed"])]]
+    return [
+        {
+            "label": r["label"],
+            "kind": "learner",
+            "run": r["seed"],
+            "seed": eval_seed + i,
+            "tasks": tasks,
+            "algo": r["config"]["algo"],
+            "env": r["config"]["env"],
+            "checkpoint": r["checkpoint"],
+        }
+        for r in runs
+        for i in [sorted({x["seed"] for x in runs}).index(r["seed"])]
+    ]
 
 
 def run_jobs(jobs: list[dict], workers: int) -> list[dict]:
@@ -232,29 +305,43 @@ def aggregate(rows: list[dict], curves: dict[str, dict], cfg: BenchmarkConfig, t
 
     policies = list(dict.fromkeys(r["policy"] for r in rows))
     kinds = {r["policy"]: r["kind"] for r in rows}
-    matrices = {p: score_matrix([r for r in rows if r["policy"] == p], run="run", task="task", value=cfg.score,
-                                tasks=tasks)[0] for p in policies}
+    matrices = {
+        p: score_matrix([r for r in rows if r["policy"] == p], run="run", task="task", value=cfg.score, tasks=tasks)[0]
+        for p in policies
+    }
     iqm = interval_estimates(matrices, reps=cfg.reps)
     fixed = [p for p in policies if kinds[p] == "fixed"]
     best_fixed = max(fixed, key=lambda p: iqm[p].point) if fixed else None
     table = []
     for p in policies:
         mine = [r for r in rows if r["policy"] == p]
-        entry = {"policy": p, "kind": kinds[p], "runs": int(matrices[p].shape[0]), "tasks": len(tasks),
-                 "iqm": iqm[p].as_dict(), "mean": float(matrices[p].mean()),
-                 "tokens": float(np.mean([r["tokens"] for r in mine])),
-                 "rounds": float(np.mean([r["rounds"] for r in mine])),
-                 "return": float(np.mean([r["return"] for r in mine])),
-                 "seconds": float(np.mean([r["seconds"] for r in mine]))}
+        entry = {
+            "policy": p,
+            "kind": kinds[p],
+            "runs": int(matrices[p].shape[0]),
+            "tasks": len(tasks),
+            "iqm": iqm[p].as_dict(),
+            "mean": float(matrices[p].mean()),
+            "tokens": float(np.mean([r["tokens"] for r in mine])),
+            "rounds": float(np.mean([r["rounds"] for r in mine])),
+            "return": float(np.mean([r["return"] for r in mine])),
+            "seconds": float(np.mean([r["seconds"] for r in mine])),
+        }
         if best_fixed is not None and p != best_fixed:
-            entry["p_improvement"] = probability_of_improvement(matrices[p], matrices[best_fixed],
-                                                                reps=cfg.reps).as_dict()
+            entry["p_improvement"] = probability_of_improvement(
+                matrices[p], matrices[best_fixed], reps=cfg.reps
+            ).as_dict()
         table.append(entry)
     bands = {}
     for label, c in curves.items():
         point, ci = curve_bands(c["scores"], reps=cfg.reps)
-        bands[label] = {"episodes": c["episodes"], "iqm": point.tolist(), "low": ci[0].tolist(),
-                        "high": ci[1].tolist(), "runs": int(c["scores"].shape[0])}
+        bands[label] = {
+            "episodes": c["episodes"],
+            "iqm": point.tolist(),
+            "low": ci[0].tolist(),
+            "high": ci[1].tolist(),
+            "runs": int(c["scores"].shape[0]),
+        }
     return {"score": cfg.score, "tasks": tasks, "best_fixed": best_fixed, "table": table, "curves": bands}
 
 
@@ -267,15 +354,19 @@ def targets(result: dict) -> list[str]:
         r = rows[p]
         if best:
             above = r["iqm"]["point"] > rows[best]["iqm"]["high"]
-            lines.append(f"{p}: IQM {r['iqm']['point']:.3f} {'above' if above else 'NOT above'} the best fixed "
-                         f"policy's ({best}) upper 95 % bound {rows[best]['iqm']['high']:.3f}")
+            lines.append(
+                f"{p}: IQM {r['iqm']['point']:.3f} {'above' if above else 'NOT above'} the best fixed "
+                f"policy's ({best}) upper 95 % bound {rows[best]['iqm']['high']:.3f}"
+            )
         hc = rows.get("handcrafted")
         if hc:
             ratio = r["tokens"] / hc["tokens"] if hc["tokens"] else math.nan
             same = r["iqm"]["point"] >= hc["iqm"]["point"]
-            lines.append(f"{p}: {r['tokens']:.0f} tokens/episode = {ratio:.2f} x handcrafted's {hc['tokens']:.0f}, "
-                         f"at IQM {r['iqm']['point']:.3f} vs handcrafted {hc['iqm']['point']:.3f} "
-                         f"({'at least the same score' if same else 'a LOWER score'})")
+            lines.append(
+                f"{p}: {r['tokens']:.0f} tokens/episode = {ratio:.2f} x handcrafted's {hc['tokens']:.0f}, "
+                f"at IQM {r['iqm']['point']:.3f} vs handcrafted {hc['iqm']['point']:.3f} "
+                f"({'at least the same score' if same else 'a LOWER score'})"
+            )
     return lines
 
 
@@ -285,26 +376,54 @@ def _ci(d: dict) -> str:
 
 
 def markdown(result: dict, meta: dict) -> str:
-    lines = [f"# Benchmark: {meta['title']}", "",
-             f"Held-out tasks: {len(result['tasks'])} ({', '.join(result['tasks'])}). Statistic: final "
-             f"`{result['score']}`, interquartile mean (IQM) over runs x tasks with 95 % stratified bootstrap "
-             f"intervals ({meta['reps']} resamples, rliable); P(>best fixed) is the probability of improvement over "
-             f"the best fixed policy ({result['best_fixed']}). Learner runs are training seeds; fixed policies' runs "
-             f"are evaluation repetitions (a deterministic policy repeats itself, so its interval is a point).", "",
-             "| policy | kind | runs | IQM [95 % CI] | mean | P(>best fixed) [95 % CI] | tokens/episode | rounds | s/episode |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Benchmark: {meta['title']}",
+        "",
+        f"Held-out tasks: {len(result['tasks'])} ({', '.join(result['tasks'])}). Statistic: final "
+        f"`{result['score']}`, interquartile mean (IQM) over runs x tasks with 95 % stratified bootstrap "
+        f"intervals ({meta['reps']} resamples, rliable); P(>best fixed) is the probability of improvement over "
+        f"the best fixed policy ({result['best_fixed']}). Learner runs are training seeds; fixed policies' runs "
+        f"are evaluation repetitions (a deterministic policy repeats itself, so its interval is a point).",
+        "",
+        "| policy | kind | runs | IQM [95 % CI] | mean | P(>best fixed) [95 % CI] | tokens/episode | rounds | s/episode |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in sorted(result["table"], key=lambda r: -r["iqm"]["point"]):
-        pi = _ci(r["p_improvement"]) if "p_improvement" in r else "(best fixed)" if r["policy"] == result["best_fixed"] else "-"
-        lines.append(f"| {r['policy']} | {r['kind']} | {r['runs']} | {_ci(r['iqm'])} | {r['mean']:.3f} | {pi} | "
-                     f"{r['tokens']:.0f} | {r['rounds']:.1f} | {r['seconds']:.2f} |")
+        pi = (
+            _ci(r["p_improvement"])
+            if "p_improvement" in r
+            else "(best fixed)"
+            if r["policy"] == result["best_fixed"]
+            else "-"
+        )
+        lines.append(
+            f"| {r['policy']} | {r['kind']} | {r['runs']} | {_ci(r['iqm'])} | {r['mean']:.3f} | {pi} | "
+            f"{r['tokens']:.0f} | {r['rounds']:.1f} | {r['seconds']:.2f} |"
+        )
     lines += ["", "## Against the targets", ""] + [f"- {t}" for t in targets(result)]
-    lines += ["", "## Learning curves", "", "![learning curves](learning_curves.png)", "",
-              "Training episodes (exploring), IQM over seeds with a 95 % band.", "",
-              "## Score against tokens", "", "![pareto](pareto.png)", "",
-              "## Action distributions on the held-out episodes", "", "![actions](action_mix.png)", "",
-              "## Run", "", f"- command: `{meta['command']}`", f"- wall time: {meta['wall_s']:.0f} s "
-              f"(training {meta['train_s']:.0f} s, evaluation {meta['eval_s']:.0f} s), {meta['workers']} worker(s)",
-              f"- training sweep: `{meta['sweep']}`"]
+    lines += [
+        "",
+        "## Learning curves",
+        "",
+        "![learning curves](learning_curves.png)",
+        "",
+        "Training episodes (exploring), IQM over seeds with a 95 % band.",
+        "",
+        "## Score against tokens",
+        "",
+        "![pareto](pareto.png)",
+        "",
+        "## Action distributions on the held-out episodes",
+        "",
+        "![actions](action_mix.png)",
+        "",
+        "## Run",
+        "",
+        f"- command: `{meta['command']}`",
+        f"- wall time: {meta['wall_s']:.0f} s "
+        f"(training {meta['train_s']:.0f} s, evaluation {meta['eval_s']:.0f} s), {meta['workers']} worker(s)",
+        f"- training sweep: `{meta['sweep']}`",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -320,8 +439,13 @@ def plot_curves(result: dict, path: Path) -> None:
         ax.fill_between(c["episodes"], c["low"], c["high"], alpha=0.25)
     rows = {r["policy"]: r for r in result["table"]}
     if result["best_fixed"]:
-        ax.axhline(rows[result["best_fixed"]]["iqm"]["point"], color="k", ls="--", lw=1,
-                   label=f"best fixed on held-out ({result['best_fixed']})")
+        ax.axhline(
+            rows[result["best_fixed"]]["iqm"]["point"],
+            color="k",
+            ls="--",
+            lw=1,
+            label=f"best fixed on held-out ({result['best_fixed']})",
+        )
     ax.set_xlabel("training episode")
     ax.set_ylabel(f"{result['score']} (training, exploring)")
     ax.legend(fontsize=8)
@@ -343,10 +467,17 @@ def plot_pareto(result: dict, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7.5, 5), constrained_layout=True)
     for i, r in enumerate(table):
         err = [[r["iqm"]["point"] - r["iqm"]["low"]], [r["iqm"]["high"] - r["iqm"]["point"]]]
-        ax.errorbar(r["tokens"], r["iqm"]["point"], yerr=err, fmt="o" if r["kind"] == "learner" else "s",
-                    color="tab:red" if i in front else "tab:blue", capsize=3)
-        ax.annotate(r["policy"], (r["tokens"], r["iqm"]["point"]), fontsize=7, xytext=(4, 4),
-                    textcoords="offset points")
+        ax.errorbar(
+            r["tokens"],
+            r["iqm"]["point"],
+            yerr=err,
+            fmt="o" if r["kind"] == "learner" else "s",
+            color="tab:red" if i in front else "tab:blue",
+            capsize=3,
+        )
+        ax.annotate(
+            r["policy"], (r["tokens"], r["iqm"]["point"]), fontsize=7, xytext=(4, 4), textcoords="offset points"
+        )
     ax.set_xscale("log")
     ax.set_xlabel("tokens per episode (log)")
     ax.set_ylabel(f"IQM {result['score']} (held-out), 95 % CI")
@@ -369,9 +500,18 @@ def policy_metrics(rows: list[dict], out: Path) -> list[Path]:
         metrics.update(action_distribution(counts, mine[0]["agents"]))
         path = out / "metrics" / f"{p.replace('/', '_')}_holdout.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"algo": p, "split": "holdout", "episodes": len(mine), "metrics": metrics,
-                                    "per_episode": [{k: r[k] for k in ("task", "run", "return", "report_score")}
-                                                    for r in mine]}, indent=2))
+        path.write_text(
+            json.dumps(
+                {
+                    "algo": p,
+                    "split": "holdout",
+                    "episodes": len(mine),
+                    "metrics": metrics,
+                    "per_episode": [{k: r[k] for k in ("task", "run", "return", "report_score")} for r in mine],
+                },
+                indent=2,
+            )
+        )
         paths.append(path)
     return paths
 
@@ -419,10 +559,15 @@ def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], re
 
     mine = [r for r in runs if r["label"] == cfg.ship_learner]
     if not mine:
-        raise ValueError(f"benchmark.ship_learner={cfg.ship_learner!r}: no such learner among "
-                         f"{sorted({r['label'] for r in runs})}")
-    means = {r["seed"]: float(np.mean([x[cfg.score] for x in rows if x["policy"] == cfg.ship_learner
-                                       and x["run"] == r["seed"]])) for r in mine}
+        raise ValueError(
+            f"benchmark.ship_learner={cfg.ship_learner!r}: no such learner among {sorted({r['label'] for r in runs})}"
+        )
+    means = {
+        r["seed"]: float(
+            np.mean([x[cfg.score] for x in rows if x["policy"] == cfg.ship_learner and x["run"] == r["seed"]])
+        )
+        for r in mine
+    }
     order = sorted(means, key=lambda s: (means[s], s))
     seed = order[(len(order) - 1) // 2]
     run = next(r for r in mine if r["seed"] == seed)
@@ -434,34 +579,52 @@ def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], re
     counts = np.sum([np.array(x["action_counts"]) for x in episodes], axis=0)
     agents, names = episodes[0]["agents"], episodes[0]["action_names"]
     dist = action_distribution(counts, agents)
-    (folder / "heldout.json").write_text(json.dumps({
-        "seed": seed, "eval_seed": cfg.eval_seed + sorted(means).index(seed),
-        "episodes": [{k: x[k] for k in ("task", "report_score", "tokens", "rounds", "return")} for x in episodes],
-        "action_distribution": dist}, indent=2))
+    (folder / "heldout.json").write_text(
+        json.dumps(
+            {
+                "seed": seed,
+                "eval_seed": cfg.eval_seed + sorted(means).index(seed),
+                "episodes": [
+                    {k: x[k] for k in ("task", "report_score", "tokens", "rounds", "return")} for x in episodes
+                ],
+                "action_distribution": dist,
+            },
+            indent=2,
+        )
+    )
     table = {r["policy"]: r for r in result["table"]}
     me, best = table[cfg.ship_learner], result["best_fixed"]
-    lines = [f"# {folder.name}", "",
-             f"{cfg.ship_learner.upper()} trained on the extractive team "
-             f"(`{' '.join(cfg.overrides)}`): the report env's roles as fixed rules, no language model "
-             "(docs/extractive_team.md). A policy of the proxy: its transfer to the LLM team is in docs/results.md.",
-             "",
-             f"- Trained by the benchmark protocol: `{meta['command']}` (training seed {seed}, the median of seeds "
-             f"{sorted(means)} by held-out mean score; {cfg.train_episodes} episodes). Config: `config.yaml`.",
-             f"- Held-out ({len(result['tasks'])} tasks, greedy): this seed's mean report score "
-             f"{means[seed]:.3f}, {np.mean([x['tokens'] for x in episodes]):.0f} tokens per episode "
-             "(per task: `heldout.json`).",
-             f"- All {me['runs']} seeds of {cfg.ship_learner}: IQM {_ci(me['iqm'])} (95 % stratified bootstrap); "
-             f"best fixed policy {best}: IQM {_ci(table[best]['iqm'])}"
-             + (f"; probability of improvement over it {_ci(me['p_improvement'])}." if "p_improvement" in me else "."),
-             "- `final.pt` holds the networks and optimiser without the replay buffer (resuming training from it "
-             "starts with an empty buffer).",
-             "", "Greedy action distribution on the held-out episodes (share of rounds):", "",
-             "| agent | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    lines = [
+        f"# {folder.name}",
+        "",
+        f"{cfg.ship_learner.upper()} trained on the extractive team "
+        f"(`{' '.join(cfg.overrides)}`): the report env's roles as fixed rules, no language model "
+        "(docs/extractive_team.md). A policy of the proxy: its transfer to the LLM team is in docs/results.md.",
+        "",
+        f"- Trained by the benchmark protocol: `{meta['command']}` (training seed {seed}, the median of seeds "
+        f"{sorted(means)} by held-out mean score; {cfg.train_episodes} episodes). Config: `config.yaml`.",
+        f"- Held-out ({len(result['tasks'])} tasks, greedy): this seed's mean report score "
+        f"{means[seed]:.3f}, {np.mean([x['tokens'] for x in episodes]):.0f} tokens per episode "
+        "(per task: `heldout.json`).",
+        f"- All {me['runs']} seeds of {cfg.ship_learner}: IQM {_ci(me['iqm'])} (95 % stratified bootstrap); "
+        f"best fixed policy {best}: IQM {_ci(table[best]['iqm'])}"
+        + (f"; probability of improvement over it {_ci(me['p_improvement'])}." if "p_improvement" in me else "."),
+        "- `final.pt` holds the networks and optimiser without the replay buffer (resuming training from it "
+        "starts with an empty buffer).",
+        "",
+        "Greedy action distribution on the held-out episodes (share of rounds):",
+        "",
+        "| agent | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
     for agent in agents:
         lines.append(f"| {agent} | " + " | ".join(f"{dist[f'act/{agent}/{a}']:.2f}" for a in range(len(names))) + " |")
-    lines += ["", "Reproduce: `python experiments/benchmark.py` (conf/benchmark.yaml) retrains every learner and rewrites "
-              "this folder; "
-              "`python experiments/evaluate.py checkpoint=" + str(Path(cfg.ship)) + "/final.pt` evaluates it."]
+    lines += [
+        "",
+        "Reproduce: `python experiments/benchmark.py` (conf/benchmark.yaml) retrains every learner and rewrites "
+        "this folder; "
+        "`python experiments/evaluate.py checkpoint=" + str(Path(cfg.ship)) + "/final.pt` evaluates it.",
+    ]
     (folder / "CARD.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"shipped: {folder} (seed {seed})")
     return folder
@@ -486,11 +649,19 @@ def benchmark(cfg: DictConfig) -> dict:
     rows = run_jobs(jobs, bcfg.workers)
     t_eval = time.perf_counter() - t0 - t_train
     result = aggregate(rows, learning_curves(runs, bcfg.score), bcfg, tasks)
-    meta = {"title": f"{', '.join(sorted({r['label'] for r in runs}))} vs fixed policies",
-            "command": " ".join(["python experiments/benchmark.py", *sys.argv[1:]]), "wall_s": time.perf_counter() - t0,
-            "train_s": t_train, "eval_s": t_eval, "workers": bcfg.workers, "sweep": str(sweep), "reps": bcfg.reps,
-            "overrides": list(bcfg.overrides), "seeds": sorted({r["seed"] for r in runs}),
-            "train_episodes": bcfg.train_episodes}
+    meta = {
+        "title": f"{', '.join(sorted({r['label'] for r in runs}))} vs fixed policies",
+        "command": " ".join(["python experiments/benchmark.py", *sys.argv[1:]]),
+        "wall_s": time.perf_counter() - t0,
+        "train_s": t_train,
+        "eval_s": t_eval,
+        "workers": bcfg.workers,
+        "sweep": str(sweep),
+        "reps": bcfg.reps,
+        "overrides": list(bcfg.overrides),
+        "seeds": sorted({r["seed"] for r in runs}),
+        "train_episodes": bcfg.train_episodes,
+    }
     write_results(result, rows, meta, out)
     if bcfg.ship:
         ship_checkpoint(bcfg, runs, rows, result, meta)

@@ -1,9 +1,10 @@
 """Send one prompt through whichever LLM backend the config picks.
 
-    python experiments/chat.py prompt="Summarise QMIX in one sentence."
-    python experiments/chat.py llm=openai llm.base_url=http://127.0.0.1:8000/v1 llm.model=my-model
-    python experiments/chat.py 'json_schema={type:object,properties:{ok:{type:boolean}},required:[ok]}'
+python experiments/chat.py prompt="Summarise QMIX in one sentence."
+python experiments/chat.py llm=openai llm.base_url=http://127.0.0.1:8000/v1 llm.model=my-model
+python experiments/chat.py 'json_schema={type:object,properties:{ok:{type:boolean}},required:[ok]}'
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -34,20 +35,30 @@ ConfigStore.instance().store(name="base_chat", node=ChatConfig)
 
 async def _chat(cfg: DictConfig) -> int:
     backend = make_backend(cfg.llm)
-    messages = ([{"role": "system", "content": cfg.system}] if cfg.system else []) + \
-        [{"role": "user", "content": cfg.prompt}]
+    messages = ([{"role": "system", "content": cfg.system}] if cfg.system else []) + [
+        {"role": "user", "content": cfg.prompt}
+    ]
     schema = OmegaConf.to_container(cfg.json_schema) if cfg.json_schema is not None else None
     try:
-        resp = await backend.chat(messages, schema=schema, max_tokens=cfg.llm.max_tokens,
-                                  temperature=cfg.llm.temperature, seed=cfg.llm.seed, caller="chat")
+        resp = await backend.chat(
+            messages,
+            schema=schema,
+            max_tokens=cfg.llm.max_tokens,
+            temperature=cfg.llm.temperature,
+            seed=cfg.llm.seed,
+            caller="chat",
+        )
     except LLMError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     finally:
         await backend.aclose()
     print(resp.text)
-    print(f"\n[{resp.backend}:{resp.model}] prompt={resp.prompt_tokens} completion={resp.completion_tokens} "
-          f"tokens, {resp.latency_s:.2f} s{' (cached)' if resp.cached else ''}", file=sys.stderr)
+    print(
+        f"\n[{resp.backend}:{resp.model}] prompt={resp.prompt_tokens} completion={resp.completion_tokens} "
+        f"tokens, {resp.latency_s:.2f} s{' (cached)' if resp.cached else ''}",
+        file=sys.stderr,
+    )
     return 0
 
 

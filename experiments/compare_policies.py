@@ -13,6 +13,7 @@ episodes (same seeds, hence the same tasks) on one env with shared LLM, store an
 judge. Writes ``comparison.json`` and ``comparison.md`` beside ``eval.out`` (default:
 the Hydra run dir).
 """
+
 from __future__ import annotations
 
 import json
@@ -28,11 +29,18 @@ from omegaconf import DictConfig, OmegaConf
 import algos
 from algos.training.rollout import run_episode
 
-COLUMNS = [("report_score", "report score", "{:.3f}"), ("length_score", "length score", "{:.3f}"),
-           ("tokens", "tokens", "{:.0f}"), ("length", "rounds", "{:.1f}"), ("chars", "chars", "{:.0f}"),
-           ("return", "return", "{:.3f}"), ("seconds", "s/episode", "{:.1f}"),
-           # the referee's flags per episode (agents_llm.referee): on the report, and on agents' outputs
-           ("referee/report_flags", "report flags", "{:.1f}"), ("referee/agent_flags", "output flags", "{:.1f}")]
+COLUMNS = [
+    ("report_score", "report score", "{:.3f}"),
+    ("length_score", "length score", "{:.3f}"),
+    ("tokens", "tokens", "{:.0f}"),
+    ("length", "rounds", "{:.1f}"),
+    ("chars", "chars", "{:.0f}"),
+    ("return", "return", "{:.3f}"),
+    ("seconds", "s/episode", "{:.1f}"),
+    # the referee's flags per episode (agents_llm.referee): on the report, and on agents' outputs
+    ("referee/report_flags", "report flags", "{:.1f}"),
+    ("referee/agent_flags", "output flags", "{:.1f}"),
+]
 REFEREE_PREFIX = "referee/"  # every per-kind flag count goes to the JSON rows too
 
 
@@ -78,21 +86,47 @@ def compare_policies(cfg: DictConfig, make_env, out_dir: Path) -> dict:
             t0 = time.perf_counter()
             _, st = run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i)
             task = getattr(getattr(env, "task", None), "id", None)
-            per_episode.append({"task": task, "return": st.ret, "length": float(st.length),
-                                "seconds": time.perf_counter() - t0,
-                                "chars": float(getattr(getattr(env, "report", None), "chars", 0)), **st.infos})
-            print(f"  {label:<16} episode {i + 1}/{cfg.eval.episodes} ({task}): "
-                  f"score {st.infos.get('report_score', float('nan')):.3f}, rounds {st.length}, "
-                  f"tokens {st.infos.get('tokens', 0):.0f}", flush=True)
-        keys = [key for key, _, _ in COLUMNS] + sorted({k for e in per_episode for k in e
-                                                         if k.startswith(REFEREE_PREFIX)} - {k for k, _, _ in COLUMNS})
-        metrics = {key: float(np.mean([e[key] for e in per_episode if key in e]))
-                   for key in keys if any(key in e for e in per_episode)}
-        rows.append({"policy": label, "algo": name, "config": OmegaConf.to_container(acfg), "metrics": metrics,
-                     "per_episode": per_episode})
-    result = {"env": cfg.env.name, "split": (cfg.env.get("eval_overrides") or {}).get("split"),
-              "episodes": cfg.eval.episodes, "seed": cfg.eval.seed, "rows": rows,
-              "max_rounds": getattr(env, "max_rounds", None)}
+            per_episode.append(
+                {
+                    "task": task,
+                    "return": st.ret,
+                    "length": float(st.length),
+                    "seconds": time.perf_counter() - t0,
+                    "chars": float(getattr(getattr(env, "report", None), "chars", 0)),
+                    **st.infos,
+                }
+            )
+            print(
+                f"  {label:<16} episode {i + 1}/{cfg.eval.episodes} ({task}): "
+                f"score {st.infos.get('report_score', float('nan')):.3f}, rounds {st.length}, "
+                f"tokens {st.infos.get('tokens', 0):.0f}",
+                flush=True,
+            )
+        keys = [key for key, _, _ in COLUMNS] + sorted(
+            {k for e in per_episode for k in e if k.startswith(REFEREE_PREFIX)} - {k for k, _, _ in COLUMNS}
+        )
+        metrics = {
+            key: float(np.mean([e[key] for e in per_episode if key in e]))
+            for key in keys
+            if any(key in e for e in per_episode)
+        }
+        rows.append(
+            {
+                "policy": label,
+                "algo": name,
+                "config": OmegaConf.to_container(acfg),
+                "metrics": metrics,
+                "per_episode": per_episode,
+            }
+        )
+    result = {
+        "env": cfg.env.name,
+        "split": (cfg.env.get("eval_overrides") or {}).get("split"),
+        "episodes": cfg.eval.episodes,
+        "seed": cfg.eval.seed,
+        "rows": rows,
+        "max_rounds": getattr(env, "max_rounds", None),
+    }
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out_dir / "comparison.json", out_dir / "comparison.md"
     _write(json_path, json.dumps(result, indent=2, default=str))
@@ -106,10 +140,13 @@ def compare_policies(cfg: DictConfig, make_env, out_dir: Path) -> dict:
 def markdown_table(result: dict) -> str:
     head = ["policy"] + [title for _, title, _ in COLUMNS]
     budget = f" at a budget of {result['max_rounds']} rounds" if result.get("max_rounds") else ""
-    lines = [f"Policies on {result['env']} ({result.get('split') or 'default'} split){budget}, "
-             f"{result['episodes']} episode(s) each, same seeds; rounds and tokens are what each policy spent.",
-             "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        f"Policies on {result['env']} ({result.get('split') or 'default'} split){budget}, "
+        f"{result['episodes']} episode(s) each, same seeds; rounds and tokens are what each policy spent.",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for row in result["rows"]:
         cells = [row["policy"]]
         for key, _, fmt in COLUMNS:

@@ -29,7 +29,10 @@ if str(ROOT) not in sys.path:
 # As in train.py: launchers that run each job in a fresh process (submitit) unpickle the
 # task, which imports run_config from experiments/: let those processes find it too.
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    dict.fromkeys(p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p))
+    dict.fromkeys(
+        p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p
+    )
+)
 
 import hydra  # noqa: E402
 import numpy as np  # noqa: E402
@@ -67,7 +70,12 @@ def evaluate_run(cfg: DictConfig) -> dict:
         trained = OmegaConf.create(state["config"])
         load_checkpoint_plugins(state)
         algo_cfg, env_cfg = trained.algo, trained.env
-        source = {"kind": "checkpoint", "path": str(path), "episode": state["progress"]["episode"], "t_env": state["progress"]["t_env"]}
+        source = {
+            "kind": "checkpoint",
+            "path": str(path),
+            "episode": state["progress"]["episode"],
+            "t_env": state["progress"]["t_env"],
+        }
     else:
         algo_cfg, env_cfg = cfg.algo, cfg.env
     torch.set_num_threads(cfg.torch_threads)
@@ -86,14 +94,28 @@ def evaluate_run(cfg: DictConfig) -> dict:
     t0 = time.perf_counter()
     per_episode, counts, infos = [], np.zeros((spec.n_agents, spec.n_actions), np.int64), []
     check_rollout(cfg.rollout)
-    bar = RunProgress(cfg.logger.progress, total_episodes=cfg.eval.episodes, desc=f"eval {algo_cfg.name}",
-                      rounds_per_episode=rounds_budget(env), main_kind="eval")
+    bar = RunProgress(
+        cfg.logger.progress,
+        total_episodes=cfg.eval.episodes,
+        desc=f"eval {algo_cfg.name}",
+        rounds_per_episode=rounds_budget(env),
+        main_kind="eval",
+    )
     if vectorized(cfg.rollout):  # rollout.num_envs episodes in flight (or on Ray workers)
         import asyncio
 
         with asyncio.Runner() as loop:
-            runner = make_runner(cfg, algo, spec, env_cfg, evaluation=True, output_dir=out_dir / "episodes", loop=loop,
-                                 algo_cfg=algo_cfg, pool=pool)
+            runner = make_runner(
+                cfg,
+                algo,
+                spec,
+                env_cfg,
+                evaluation=True,
+                output_dir=out_dir / "episodes",
+                loop=loop,
+                algo_cfg=algo_cfg,
+                pool=pool,
+            )
             try:
                 done = runner.run_episodes([(i, cfg.eval.seed + i) for i in range(cfg.eval.episodes)], explore=False)
             finally:
@@ -102,6 +124,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
             print(f"warning: evaluation episode {f.index} dropped: {f.reason}", file=sys.stderr)
         finished = [(r.episode, r.stats) for r in done.results]
     else:
+
         def sequential():
             for i in range(cfg.eval.episodes):
                 bar.begin_episode("eval", i, cfg.eval.episodes)
@@ -115,18 +138,32 @@ def evaluate_run(cfg: DictConfig) -> dict:
         counts += st.action_counts
         infos.append(st.infos)
     returns = np.array([e["return"] for e in per_episode])
-    metrics = {"return": float(returns.mean()), "return_std": float(returns.std()), "length": float(np.mean([e["length"] for e in per_episode]))}
+    metrics = {
+        "return": float(returns.mean()),
+        "return_std": float(returns.std()),
+        "length": float(np.mean([e["length"] for e in per_episode])),
+    }
     for k in sorted(set().union(*infos)):
         metrics[k] = float(np.mean([i[k] for i in infos if k in i]))
     metrics.update(action_distribution(counts, spec.agents))
     bar.close()
     if cfg.logger.wandb and cfg.logger.wandb_mode != "disabled":  # a W&B run of job type eval, in the run's group
-        run_cfg = OmegaConf.create({**OmegaConf.to_container(cfg, resolve=True),
-                                    "algo": OmegaConf.to_container(algo_cfg, resolve=True),
-                                    "env": OmegaConf.to_container(env_cfg, resolve=True)})
-        loggers = RunLoggers(run_cfg, out_dir, job_type="eval", kinds=("eval",),
-                             overrides=(state or {}).get("overrides", []), action_names=env_action_names(env, spec.n_actions),
-                             trained_config=(state or {}).get("config"))
+        run_cfg = OmegaConf.create(
+            {
+                **OmegaConf.to_container(cfg, resolve=True),
+                "algo": OmegaConf.to_container(algo_cfg, resolve=True),
+                "env": OmegaConf.to_container(env_cfg, resolve=True),
+            }
+        )
+        loggers = RunLoggers(
+            run_cfg,
+            out_dir,
+            job_type="eval",
+            kinds=("eval",),
+            overrides=(state or {}).get("overrides", []),
+            action_names=env_action_names(env, spec.n_actions),
+            trained_config=(state or {}).get("config"),
+        )
         loggers.log("eval", metrics, int(source.get("episode", 0)))
         loggers.close()
     result = {
@@ -143,10 +180,19 @@ def evaluate_run(cfg: DictConfig) -> dict:
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(json.dumps(result, indent=2))
     tmp.replace(out)
-    print(f"{algo_cfg.name} on {env_cfg.name}: return (explore=False) {metrics['return']:.3f} +- {metrics['return_std']:.3f} over {cfg.eval.episodes} episodes")
-    spent = [f"{metrics[k]:.1f} {name}" for k, name in (("length", "rounds"), ("tokens", "tokens"),
-                                                        ("referee/report_flags", "report flags"),
-                                                        ("referee/agent_flags", "output flags")) if k in metrics]
+    print(
+        f"{algo_cfg.name} on {env_cfg.name}: return (explore=False) {metrics['return']:.3f} +- {metrics['return_std']:.3f} over {cfg.eval.episodes} episodes"
+    )
+    spent = [
+        f"{metrics[k]:.1f} {name}"
+        for k, name in (
+            ("length", "rounds"),
+            ("tokens", "tokens"),
+            ("referee/report_flags", "report flags"),
+            ("referee/agent_flags", "output flags"),
+        )
+        if k in metrics
+    ]
     if spent:
         print(f"  per episode: {', '.join(spent)}")
     print(f"  metrics: {out}")

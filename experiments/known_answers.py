@@ -82,20 +82,34 @@ GAMES: dict[str, Game] = {
     # underfitted); 5e-4, 1000 episodes: 4.0 on 5/5 (max Q 4.00-4.01). So the default
     # suffices with twice the episodes, and the learners' default lr stays 5e-4.
     "two_step_permuted": Game(
-        "two_step_v0", {"action_permutation_seed": lambda seed: 1000 + seed, "payoff_scale": 0.5}, 500, {**_UNIFORM, "lr": 1e-3},
+        "two_step_v0",
+        {"action_permutation_seed": lambda seed: 1000 + seed, "payoff_scale": 0.5},
+        500,
+        {**_UNIFORM, "lr": 1e-3},
         expected={k: 0.5 * v for k, v in _TWO_STEP.items()},
     ),
     # Early small vs late large payoff; epsilon-greedy annealed so the late payoff is found
     # and then exploited, as in a normal run.
     "delayed_reward": Game(
-        "delayed_reward_v0", {}, 1500,
-        {"epsilon_start": 1.0, "epsilon_finish": 0.05, "epsilon_anneal_steps": 3000, "target_update_interval": 50, "gamma": 0.99},
+        "delayed_reward_v0",
+        {},
+        1500,
+        {
+            "epsilon_start": 1.0,
+            "epsilon_finish": 0.05,
+            "epsilon_anneal_steps": 3000,
+            "target_update_interval": 50,
+            "gamma": 0.99,
+        },
         expected={"qmix": 4.0},  # VDN and IQL: measured (the payoff needs every agent to append; not additive)
     ),
     # The payoff is a sum of per-agent terms, so the optimum 1.8 is representable by all
     # three value classes (an agent's best guess does not depend on its teammate's).
     "teammate_signal": Game(
-        "teammate_signal_v0", {}, 1000, _UNIFORM,
+        "teammate_signal_v0",
+        {},
+        1000,
+        _UNIFORM,
         cases=[{"bits": [a, b]} for a in (0, 1) for b in (0, 1)],
         expected={"qmix": 1.8, "vdn": 1.8, "iql": 1.8},
     ),
@@ -137,7 +151,9 @@ def greedy_result(game: Game, learner, env, spec) -> dict[str, float]:
     return {"return": float(np.mean(returns)), "q_max": q_max, "q_first": float(np.mean(firsts))}
 
 
-def run_one(game_name: str, algo: str, seed: int, episodes: int | None, env_kwargs: dict, overrides: dict) -> dict[str, float]:
+def run_one(
+    game_name: str, algo: str, seed: int, episodes: int | None, env_kwargs: dict, overrides: dict
+) -> dict[str, float]:
     """One (game, learner, seed) run -> its greedy result (a worker process's unit of work)."""
     torch.set_num_threads(1)
     game = GAMES[game_name]
@@ -167,19 +183,33 @@ def main() -> int:
     games = sorted(GAMES) if "all" in args.game else args.game
     keys = [(g, a, sp, s) for g in games for a in args.algos for sp in args.spreading for s in args.seeds]
     results: dict[tuple, dict[str, float]] = {}
-    with concurrent.futures.ProcessPoolExecutor(max(args.jobs, 1), mp_context=multiprocessing.get_context("spawn")) as pool:
+    with concurrent.futures.ProcessPoolExecutor(
+        max(args.jobs, 1), mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
         futures = {
-            pool.submit(run_one, g, a, s, args.episodes, env_kwargs, {"reward_spreading": sp, **overrides}): (g, a, sp, s)
+            pool.submit(run_one, g, a, s, args.episodes, env_kwargs, {"reward_spreading": sp, **overrides}): (
+                g,
+                a,
+                sp,
+                s,
+            )
             for g, a, sp, s in keys
         }
         for fut in concurrent.futures.as_completed(futures):
             g, a, sp, s = key = futures[fut]
             res = results[key] = fut.result()
-            print(f"  {g:18s} {a:5s} spreading={sp:5s} seed {s}: greedy return {res['return']:7.3f}  "
-                  f"max Q {res['q_max']:7.3f}  Q(first round) {res['q_first']:7.3f}  ({res['cpu_s']:.1f} CPU s)", flush=True)
-    print(f"\nlearner overrides {overrides or '{}'}, env kwargs {env_kwargs or '{}'}, episodes {args.episodes or 'per game'}")
-    print(f"{'game':18s} {'learner':7s} {'spreading':9s} {'episodes':>8s} {'optimum':>8s} {'must reach':>10s}  "
-          f"greedy return per seed {args.seeds}  {'reached':>8s}")
+            print(
+                f"  {g:18s} {a:5s} spreading={sp:5s} seed {s}: greedy return {res['return']:7.3f}  "
+                f"max Q {res['q_max']:7.3f}  Q(first round) {res['q_first']:7.3f}  ({res['cpu_s']:.1f} CPU s)",
+                flush=True,
+            )
+    print(
+        f"\nlearner overrides {overrides or '{}'}, env kwargs {env_kwargs or '{}'}, episodes {args.episodes or 'per game'}"
+    )
+    print(
+        f"{'game':18s} {'learner':7s} {'spreading':9s} {'episodes':>8s} {'optimum':>8s} {'must reach':>10s}  "
+        f"greedy return per seed {args.seeds}  {'reached':>8s}"
+    )
     for g in games:
         game = GAMES[g]
         kwargs = {**game.env_kwargs, **env_kwargs}
@@ -190,9 +220,11 @@ def main() -> int:
                 want = game.expected.get(a) if sp == "none" and not overrides and not env_kwargs else None
                 target = optimum if want is None else want
                 hits = sum(abs(r - target) < 1e-6 for r in rets)
-                print(f"{g:18s} {a:7s} {sp:9s} {args.episodes or game.episodes:8d} {optimum:8.3g} "
-                      f"{'-' if want is None else f'{want:.3g}':>10s}  {' '.join(f'{r:6.3f}' for r in rets)}  "
-                      f"{hits}/{len(rets)} {'(optimum)' if want is None else ''}")
+                print(
+                    f"{g:18s} {a:7s} {sp:9s} {args.episodes or game.episodes:8d} {optimum:8.3g} "
+                    f"{'-' if want is None else f'{want:.3g}':>10s}  {' '.join(f'{r:6.3f}' for r in rets)}  "
+                    f"{hits}/{len(rets)} {'(optimum)' if want is None else ''}"
+                )
     return 0
 
 

@@ -45,13 +45,17 @@ def main(cfg: DictConfig) -> int:
         print("No results (no query, an empty store, or nothing within the distance ceiling).")
     for rank, result in enumerate(results, start=1):
         scores = result.scores
-        print(f"{rank}. {result.citation}  id={result.chunk_id}  rrf={_fmt(scores['rrf'])} "
-              f"dist={_fmt(scores['vector_distance'])} bm25={_fmt(scores['bm25'])} rerank={_fmt(scores['rerank'])}")
+        print(
+            f"{rank}. {result.citation}  id={result.chunk_id}  rrf={_fmt(scores['rrf'])} "
+            f"dist={_fmt(scores['vector_distance'])} bm25={_fmt(scores['bm25'])} rerank={_fmt(scores['rerank'])}"
+        )
         if result.neutralised:
             print(f"   neutralised: {', '.join(finding.kind for finding in result.neutralised)}")
         print("   " + result.text[:300].replace("\n", " "))
-    print(f"timings ms: embed={timings.embed_ms:.1f} vector={timings.vector_ms:.1f} "
-          f"bm25={timings.bm25_ms:.1f} fetch={timings.fetch_ms:.1f}")
+    print(
+        f"timings ms: embed={timings.embed_ms:.1f} vector={timings.vector_ms:.1f} "
+        f"bm25={timings.bm25_ms:.1f} fetch={timings.fetch_ms:.1f}"
+    )
     return 0
 
 

@@ -31,13 +31,17 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 @dataclass
 class EnvConfig:
     name: str = MISSING  # registry name in envs (envs.make(name, **kwargs))
-    eval_overrides: dict = field(default_factory=dict)  # factory kwargs merged in for evaluation (e.g. {split: holdout})
+    eval_overrides: dict = field(
+        default_factory=dict
+    )  # factory kwargs merged in for evaluation (e.g. {split: holdout})
 
 
 @dataclass
 class TwoStepEnvConfig(EnvConfig):
     name: str = "two_step_v0"
-    action_permutation_seed: Optional[int] = None  # None: the paper's labels; an int: seeded per-state, per-agent relabelling
+    action_permutation_seed: Optional[int] = (
+        None  # None: the paper's labels; an int: seeded per-state, per-agent relabelling
+    )
     payoff_scale: float = 1.0  # every payoff times this (> 0); optimum 8 * payoff_scale
 
 
@@ -100,7 +104,9 @@ class RolloutConfig:
     sync_every: Optional[int] = None
     backend: str = "local"  # local: in this process | ray: `workers` Ray actors (extra .[ray])
     workers: int = 1  # Ray actors, each running num_envs episodes at once (backend=ray)
-    ray_address: Optional[str] = None  # attach to a running Ray cluster ("auto", "ray://host:10001"); null = start a local one
+    ray_address: Optional[str] = (
+        None  # attach to a running Ray cluster ("auto", "ray://host:10001"); null = start a local one
+    )
     worker_cpus: float = 1.0  # CPUs Ray reserves for each actor
     episode_retries: int = 1  # an episode lost with its worker is re-run this many times, then dropped (logged)
 
@@ -151,10 +157,19 @@ def _int_at_least(cfg: Any, key: str, low: int) -> None:
 def validate_run_config(cfg: DictConfig) -> None:
     """Range-check every numeric training setting, and the algorithm's own config, before
     anything is built. Raises ConfigValueError naming the key."""
-    for key, low in (("train.episodes", 1), ("train.log_every", 1), ("train.eval_every", 0),
-                     ("train.eval_episodes", 1), ("train.checkpoint_every", 0), ("train.keep_checkpoints", 1),
-                     ("train.max_rounds", 1), ("eval.episodes", 1), ("eval.seed", 0), ("seed", 0),
-                     ("torch_threads", 1)):
+    for key, low in (
+        ("train.episodes", 1),
+        ("train.log_every", 1),
+        ("train.eval_every", 0),
+        ("train.eval_episodes", 1),
+        ("train.checkpoint_every", 0),
+        ("train.keep_checkpoints", 1),
+        ("train.max_rounds", 1),
+        ("eval.episodes", 1),
+        ("eval.seed", 0),
+        ("seed", 0),
+        ("torch_threads", 1),
+    ):
         _int_at_least(cfg, key, low)
     if cfg.seed > SEED_MAX:
         raise ConfigValueError(f"seed must be <= {SEED_MAX}, got {cfg.seed}")
@@ -162,8 +177,9 @@ def validate_run_config(cfg: DictConfig) -> None:
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
         raise ConfigValueError(f"train.llm_error_share_stop must be in (0, 1], got {share!r}")
     if cfg.logger.wandb_mode not in WANDB_MODES:
-        raise ConfigValueError(f"logger.wandb_mode must be one of {', '.join(WANDB_MODES)}, "
-                               f"got {cfg.logger.wandb_mode!r}")
+        raise ConfigValueError(
+            f"logger.wandb_mode must be one of {', '.join(WANDB_MODES)}, got {cfg.logger.wandb_mode!r}"
+        )
     from algos.registry import to_config
 
     algo_cfg = to_config(cfg.algo.name, cfg.algo)
@@ -202,7 +218,8 @@ def check_no_credentials(cfg: DictConfig) -> None:
         raise ConfigValueError(
             f"{key} must not carry credentials, but {redact_text(value)} has a user:password@ part; URLs are "
             "written to configs, checkpoints, logs and traces, so put an API key in the environment variable "
-            "named by llm.api_key_env instead")
+            "named by llm.api_key_env instead"
+        )
 
 
 class CredentialGuard(Callback):
@@ -273,7 +290,7 @@ def _job_subdir(num: Any, override_dirname: str) -> str:
     if len(name) <= _MAX_SUBDIR_CHARS:
         return name
     digest = hashlib.sha1(name.encode()).hexdigest()[:10]
-    return f"{name[:_MAX_SUBDIR_CHARS - 12]}..{digest}"
+    return f"{name[: _MAX_SUBDIR_CHARS - 12]}..{digest}"
 
 
 def register_configs() -> None:

@@ -14,6 +14,7 @@ Each job also writes ``trial.json`` (objective, per-seed returns, its overrides)
 :class:`SweepResultsCallback` (set by the presets in ``conf/hydra/sweeper/``) gathers
 them into ``<sweep dir>/trials.csv`` when the sweep ends.
 """
+
 from __future__ import annotations
 
 import csv
@@ -48,8 +49,10 @@ def train_seeds(cfg: Any, train_fn: Callable[..., dict], job_dir: Path, override
 
     wanted = cfg.sweep.algo
     if wanted and wanted != cfg.algo.name:
-        raise ValueError(f"the sweep preset's search space is for algo={wanted}, but the run trains "
-                         f"algo={cfg.algo.name}: add algo={wanted} or pick the preset hydra/sweeper={cfg.algo.name}")
+        raise ValueError(
+            f"the sweep preset's search space is for algo={wanted}, but the run trains "
+            f"algo={cfg.algo.name}: add algo={wanted} or pick the preset hydra/sweeper={cfg.algo.name}"
+        )
     trial_objective([], cfg.sweep.objective)  # a wrong objective name fails before any training
     returns = []
     for seed in cfg.sweep.seeds:
@@ -58,8 +61,13 @@ def train_seeds(cfg: Any, train_fn: Callable[..., dict], job_dir: Path, override
         result = train_fn(seed_cfg, run_dir=job_dir / f"seed_{seed}")
         returns.append(float(result.get("return", float("nan"))))
     value = trial_objective(returns, cfg.sweep.objective)
-    record = {"objective": value, "statistic": cfg.sweep.objective, "seeds": list(cfg.sweep.seeds),
-              "returns": returns, "overrides": list(overrides)}
+    record = {
+        "objective": value,
+        "statistic": cfg.sweep.objective,
+        "seeds": list(cfg.sweep.seeds),
+        "returns": returns,
+        "overrides": list(overrides),
+    }
     tmp = job_dir / "trial.json.tmp"
     tmp.write_text(json.dumps(record, indent=2))
     tmp.replace(job_dir / "trial.json")
@@ -81,8 +89,16 @@ def write_trials_table(sweep_dir: Path) -> Path | None:
         writer = csv.writer(f)
         writer.writerow(["job", "objective", "statistic", "seeds", "returns", "overrides"])
         for _, name, rec in rows:
-            writer.writerow([name, rec["objective"], rec["statistic"], " ".join(map(str, rec["seeds"])),
-                             " ".join(f"{r:.6g}" for r in rec["returns"]), " ".join(rec["overrides"])])
+            writer.writerow(
+                [
+                    name,
+                    rec["objective"],
+                    rec["statistic"],
+                    " ".join(map(str, rec["seeds"])),
+                    " ".join(f"{r:.6g}" for r in rec["returns"]),
+                    " ".join(rec["overrides"]),
+                ]
+            )
     return out
 
 

@@ -37,7 +37,10 @@ if str(ROOT) not in sys.path:
 # Launchers that run each job in a fresh process (submitit: SLURM or local) unpickle the
 # task, which imports run_config from experiments/: let those processes find it too.
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    dict.fromkeys(p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p))
+    dict.fromkeys(
+        p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p
+    )
+)
 
 import hydra  # noqa: E402
 import torch  # noqa: E402
@@ -73,8 +76,9 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
     saved = None
     if cfg.resume:
         saved = ckpt.load(cfg.resume)
-        cfg = resume.resume_config(cfg, saved["config"], hydra_task_overrides(),
-                                   default_rollout=OmegaConf.structured(RolloutConfig))
+        cfg = resume.resume_config(
+            cfg, saved["config"], hydra_task_overrides(), default_rollout=OmegaConf.structured(RolloutConfig)
+        )
         load_checkpoint_plugins(saved)
     validate_run_config(cfg)
     check_rollout(cfg.rollout)
@@ -98,16 +102,34 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
     check_learned_state(algo, algo.state_dict(), when="training")  # before any episode is spent
     progress = resume.restore(algo, saved)
     if saved is not None:
-        print(f"Resuming {cfg.algo.name} on {cfg.env.name} from episode {progress.episode} (t_env {progress.t_env}) "
-              f"in {run_dir}", flush=True)
-    loggers = RunLoggers(cfg, run_dir, wandb_id=progress.wandb_id, job_type="train", overrides=overrides,
-                         action_names=env_action_names(env, spec.n_actions),
-                         tables_every=cfg.train.eval_every or cfg.train.episodes, container=container)
+        print(
+            f"Resuming {cfg.algo.name} on {cfg.env.name} from episode {progress.episode} (t_env {progress.t_env}) "
+            f"in {run_dir}",
+            flush=True,
+        )
+    loggers = RunLoggers(
+        cfg,
+        run_dir,
+        wandb_id=progress.wandb_id,
+        job_type="train",
+        overrides=overrides,
+        action_names=env_action_names(env, spec.n_actions),
+        tables_every=cfg.train.eval_every or cfg.train.episodes,
+        container=container,
+    )
 
     def payload(episode: int, interrupted: bool = False) -> dict[str, Any]:
-        return ckpt.training_payload(algo_name=cfg.algo.name, algo_state=algo.state_dict(), episode=episode,
-                                     t_env=t_env, config=container, wandb_id=loggers.wandb_id, overrides=overrides,
-                                     plugins=plugin_records(cfg.plugins), interrupted=interrupted)
+        return ckpt.training_payload(
+            algo_name=cfg.algo.name,
+            algo_state=algo.state_dict(),
+            episode=episode,
+            t_env=t_env,
+            config=container,
+            wandb_id=loggers.wandb_id,
+            overrides=overrides,
+            plugins=plugin_records(cfg.plugins),
+            interrupted=interrupted,
+        )
 
     def stop(*, checkpoint: str = ckpt.LAST, interrupted: bool = False, rewind: bool = False) -> Path:
         """Close the run and write its checkpoint. ``rewind``: an episode in progress was not
@@ -126,11 +148,25 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
 
     # -- the loop: play an episode, learn from it, log, evaluate, checkpoint ----------
     total, t_env, completed = cfg.train.episodes, progress.t_env, progress.episode
-    bar = RunProgress(cfg.logger.progress, total_episodes=total, initial=completed,
-                      desc=f"{cfg.algo.name}@{cfg.env.name}", rounds_per_episode=rounds_budget(env))
-    schedule = EpisodeSchedule(env=env, algo=algo, spec=spec, runner=runners.train if runners else None,
-                               run_seed=cfg.seed, start=completed, total=total, max_rounds=cfg.train.max_rounds,
-                               block=episodes_per_sync(cfg.rollout), progress=bar)
+    bar = RunProgress(
+        cfg.logger.progress,
+        total_episodes=total,
+        initial=completed,
+        desc=f"{cfg.algo.name}@{cfg.env.name}",
+        rounds_per_episode=rounds_budget(env),
+    )
+    schedule = EpisodeSchedule(
+        env=env,
+        algo=algo,
+        spec=spec,
+        runner=runners.train if runners else None,
+        run_seed=cfg.seed,
+        start=completed,
+        total=total,
+        max_rounds=cfg.train.max_rounds,
+        block=episodes_per_sync(cfg.rollout),
+        progress=bar,
+    )
     resume_hint = f"Resume with: python experiments/train.py resume={run_dir}"
     guard = InterruptGuard()
     guard.install()
@@ -141,7 +177,9 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
     try:
         for item in schedule:
             t0 = time.perf_counter() - item.seconds
-            if item.episode is None or item.stats is None:  # dropped by the concurrent runner: logged there, counted here
+            if (
+                item.episode is None or item.stats is None
+            ):  # dropped by the concurrent runner: logged there, counted here
                 failed += 1
                 completed = item.index + 1
                 bar.end_episode()
@@ -161,12 +199,22 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
             window.add(stats, update, episode_s=time.perf_counter() - t0, update_s=time.perf_counter() - t1)
             bar.end_episode({"return": stats.ret, **{k: stats.infos[k] for k in ("report_score",) if k in stats.infos}})
             if completed % cfg.train.log_every == 0 or completed == total:
-                loggers.log("train", window.row(t_env=t_env, wall_s=time.perf_counter() - t_start, agents=spec.agents,
-                                                algo_metrics=algo.metrics(), failed_episodes=failed), completed)
+                loggers.log(
+                    "train",
+                    window.row(
+                        t_env=t_env,
+                        wall_s=time.perf_counter() - t_start,
+                        agents=spec.agents,
+                        algo_metrics=algo.metrics(),
+                        failed_episodes=failed,
+                    ),
+                    completed,
+                )
                 window.clear()
             if (cfg.train.eval_every and completed % cfg.train.eval_every == 0) or completed == total:
-                last_eval = evaluate_greedy(runners, eval_env, algo, spec, cfg.train.eval_episodes, seed=cfg.eval.seed,
-                                            progress=bar)
+                last_eval = evaluate_greedy(
+                    runners, eval_env, algo, spec, cfg.train.eval_episodes, seed=cfg.eval.seed, progress=bar
+                )
                 loggers.log("eval", {"t_env": float(t_env), **last_eval}, completed)
             if cfg.train.checkpoint_every and completed % cfg.train.checkpoint_every == 0 and completed != total:
                 ckpt.save_periodic(payload(completed), run_dir, completed, cfg.train.keep_checkpoints)
@@ -174,14 +222,20 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
     except KeyboardInterrupt:
         guard.in_critical = False
         path = stop(interrupted=True, rewind=True)
-        print(f"\nInterrupted after {completed} episodes. Checkpoint: {path}\n{resume_hint}", file=sys.stderr, flush=True)
+        print(
+            f"\nInterrupted after {completed} episodes. Checkpoint: {path}\n{resume_hint}", file=sys.stderr, flush=True
+        )
         sys.exit(130)
     except LLMFailureStop as e:
         if len(window):  # the episodes finished since the last log row are not lost
             loggers.log("train", window.infos_row(t_env=t_env), completed)
         path = stop(rewind=True)  # the failed episode is not learned from: a resume replays it
-        print(f"\ntrain.py: stopped, the LLM failed: {redact(str(e))}\nLast checkpoint (after {completed} episodes, "
-              f"the failed one not learned from): {path}\n{resume_hint}", file=sys.stderr, flush=True)
+        print(
+            f"\ntrain.py: stopped, the LLM failed: {redact(str(e))}\nLast checkpoint (after {completed} episodes, "
+            f"the failed one not learned from): {path}\n{resume_hint}",
+            file=sys.stderr,
+            flush=True,
+        )
         sys.exit(1)
     except Exception as e:
         if runners is None:
@@ -189,14 +243,19 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
         # The concurrent runner failed (e.g. every episode lost to a server that is down):
         # keep what was learnt, say how to go on, then fail.
         path = stop(interrupted=True)
-        print(f"\nStopped after {completed} episodes: {type(e).__name__}: {e}\nCheckpoint: {path}\n{resume_hint}",
-              file=sys.stderr, flush=True)
+        print(
+            f"\nStopped after {completed} episodes: {type(e).__name__}: {e}\nCheckpoint: {path}\n{resume_hint}",
+            file=sys.stderr,
+            flush=True,
+        )
         raise
 
     # -- the end: final checkpoint, where things went ---------------------------------
     final_path = stop(checkpoint=ckpt.FINAL)
-    print(f"\nTrained {cfg.algo.name} on {cfg.env.name} for {completed} episodes ({t_env} rounds) in "
-          f"{time.perf_counter() - t_start:.1f} s; greedy return {last_eval.get('return', float('nan')):.3f}")
+    print(
+        f"\nTrained {cfg.algo.name} on {cfg.env.name} for {completed} episodes ({t_env} rounds) in "
+        f"{time.perf_counter() - t_start:.1f} s; greedy return {last_eval.get('return', float('nan')):.3f}"
+    )
     print(f"  run dir:     {run_dir}")
     print(f"  checkpoint:  {final_path}")
     print(f"  logs:        {', '.join(loggers.paths['csv'])}")

@@ -11,6 +11,7 @@ overrides; its spaces must match the ones it was trained on), beside `transfer.f
 first `transfer.tasks` held-out tasks once, greedily, with the same seeds. Writes
 `transfer.json` and `transfer.md` into `transfer.out`.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,9 +36,12 @@ class TransferConfig:
     label: str = "learned"  # its name in the table
     overrides: List[str] = field(default_factory=lambda: ["env=report_writing", "env.max_rounds=8"])  # the target env
     # Fixed policies at the same round budget; the handcrafted phases shrunk to fit 8 rounds (1+2+4+0+0 = 7).
-    fixed: List[str] = field(default_factory=lambda: [
-        "handcrafted:rounds.planning=1;rounds.research=2;rounds.drafting=4;rounds.review=0;rounds.revision=0",
-        "preset:chain"])
+    fixed: List[str] = field(
+        default_factory=lambda: [
+            "handcrafted:rounds.planning=1;rounds.research=2;rounds.drafting=4;rounds.review=0;rounds.revision=0",
+            "preset:chain",
+        ]
+    )
     tasks: int = 2  # how many held-out tasks (the first ones) every policy plays
     eval_seed: int = 1_000_000
     out: str = "transfer"
@@ -62,14 +66,33 @@ def transfer(cfg: DictConfig) -> dict:
     base = hydra.compose(config_name="config", overrides=list(tcfg.overrides))
     env = OmegaConf.to_container(base.env, resolve=True)
     tasks = heldout_tasks(env)[: tcfg.tasks]
-    jobs = [{"label": tcfg.label, "kind": "learner", "run": 0, "seed": tcfg.eval_seed, "tasks": tasks,
-             "algo": trained["algo"], "env": env, "checkpoint": str(path)}]
+    jobs = [
+        {
+            "label": tcfg.label,
+            "kind": "learner",
+            "run": 0,
+            "seed": tcfg.eval_seed,
+            "tasks": tasks,
+            "algo": trained["algo"],
+            "env": env,
+            "checkpoint": str(path),
+        }
+    ]
     for entry in tcfg.fixed:
         label, name, overrides = parse_entry(entry)
         composed = hydra.compose(config_name="config", overrides=[f"algo={name}", *tcfg.overrides])
-        jobs.append({"label": label, "kind": "fixed", "run": 0, "seed": tcfg.eval_seed, "tasks": tasks,
-                     "algo": OmegaConf.to_container(algo_config(name, overrides, composed.algo), resolve=True),
-                     "env": env, "checkpoint": None})
+        jobs.append(
+            {
+                "label": label,
+                "kind": "fixed",
+                "run": 0,
+                "seed": tcfg.eval_seed,
+                "tasks": tasks,
+                "algo": OmegaConf.to_container(algo_config(name, overrides, composed.algo), resolve=True),
+                "env": env,
+                "checkpoint": None,
+            }
+        )
     t0 = time.perf_counter()
     out = Path(tcfg.out).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -78,30 +101,54 @@ def transfer(cfg: DictConfig) -> dict:
     for job in jobs:
         for row in evaluate_job(job):
             rows.append(row)
-            print(f"  {row['policy']:<24} {row['task']}: score {row['report_score']:.3f}, tokens {row['tokens']:.0f}, "
-                  f"rounds {row['rounds']}, {row['seconds']:.0f} s", flush=True)
+            print(
+                f"  {row['policy']:<24} {row['task']}: score {row['report_score']:.3f}, tokens {row['tokens']:.0f}, "
+                f"rounds {row['rounds']}, {row['seconds']:.0f} s",
+                flush=True,
+            )
             result = write(out, path, trained, tcfg, tasks, rows, time.perf_counter() - t0)  # partial results survive
     print((out / "transfer.md").read_text())
     return result
 
 
-def write(out: Path, path: Path, trained: dict, tcfg: TransferConfig, tasks: list[str], rows: list[dict],
-          wall_s: float) -> dict:
+def write(
+    out: Path, path: Path, trained: dict, tcfg: TransferConfig, tasks: list[str], rows: list[dict], wall_s: float
+) -> dict:
     table = []
     for label in dict.fromkeys(r["policy"] for r in rows):
         mine = [r for r in rows if r["policy"] == label]
-        table.append({"policy": label, "episodes": len(mine),
-                      **{k: float(np.mean([r[k] for r in mine])) for k in ("report_score", "tokens", "rounds",
-                                                                           "seconds", "chars")}})
-    result = {"checkpoint": str(path), "trained_env": trained["env"], "target_overrides": list(tcfg.overrides),
-              "tasks": tasks, "table": table, "episodes": [{k: v for k, v in r.items() if k != "action_names"}
-                                                           for r in rows], "wall_s": wall_s}
+        table.append(
+            {
+                "policy": label,
+                "episodes": len(mine),
+                **{
+                    k: float(np.mean([r[k] for r in mine]))
+                    for k in ("report_score", "tokens", "rounds", "seconds", "chars")
+                },
+            }
+        )
+    result = {
+        "checkpoint": str(path),
+        "trained_env": trained["env"],
+        "target_overrides": list(tcfg.overrides),
+        "tasks": tasks,
+        "table": table,
+        "episodes": [{k: v for k, v in r.items() if k != "action_names"} for r in rows],
+        "wall_s": wall_s,
+    }
     (out / "transfer.json").write_text(json.dumps(result, indent=2, default=str))
-    lines = [f"Transfer of `{path}` to `{' '.join(tcfg.overrides)}`; held-out tasks {', '.join(tasks)}, one "
-             f"greedy episode each.", "", "| policy | episodes | report score | tokens/episode | rounds | s/episode |",
-             "|---|---|---|---|---|---|"]
-    lines += [f"| {r['policy']} | {r['episodes']} | {r['report_score']:.3f} | {r['tokens']:.0f} | {r['rounds']:.1f} | "
-              f"{r['seconds']:.0f} |" for r in table]
+    lines = [
+        f"Transfer of `{path}` to `{' '.join(tcfg.overrides)}`; held-out tasks {', '.join(tasks)}, one "
+        f"greedy episode each.",
+        "",
+        "| policy | episodes | report score | tokens/episode | rounds | s/episode |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['policy']} | {r['episodes']} | {r['report_score']:.3f} | {r['tokens']:.0f} | {r['rounds']:.1f} | "
+        f"{r['seconds']:.0f} |"
+        for r in table
+    ]
     (out / "transfer.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return result
 

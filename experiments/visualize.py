@@ -33,8 +33,9 @@ def _eval_inputs(value) -> list[str]:
 @hydra.main(version_base="1.3", config_path="../conf", config_name="visualize")
 def main(cfg: DictConfig) -> int:
     if cfg.trace is None and cfg.logs is None and cfg.eval is None:
-        print("nothing to do: give trace=<trace.json>, logs=<run dir> or eval=<metrics.json or folder>",
-              file=sys.stderr)
+        print(
+            "nothing to do: give trace=<trace.json>, logs=<run dir> or eval=<metrics.json or folder>", file=sys.stderr
+        )
         sys.exit(2)
     try:
         if cfg.trace is not None:
@@ -46,8 +47,9 @@ def main(cfg: DictConfig) -> int:
             html = None
             if cfg.out is not None:  # a .html file, or a folder that gets <trace name>.html
                 html = Path(cfg.out) if cfg.out.endswith(".html") else Path(cfg.out) / f"{Path(cfg.trace).stem}.html"
-            out = write_viewer(cfg.trace, html, doc=doc, max_text_chars=cfg.max_text_chars,
-                               play_interval_ms=cfg.play_interval_ms)
+            out = write_viewer(
+                cfg.trace, html, doc=doc, max_text_chars=cfg.max_text_chars, play_interval_ms=cfg.play_interval_ms
+            )
             print(f"trace viewer: {out}")
         if cfg.logs is not None:
             from agents_llm.viz.training_plots import write_training_plots
@@ -60,8 +62,9 @@ def main(cfg: DictConfig) -> int:
         if cfg.eval is not None:
             from agents_llm.viz.eval_report import write_eval_report
 
-            result = write_eval_report(_eval_inputs(OmegaConf.to_object(cfg.eval) if isinstance(cfg.eval, ListConfig)
-                                                    else cfg.eval), cfg.out)
+            result = write_eval_report(
+                _eval_inputs(OmegaConf.to_object(cfg.eval) if isinstance(cfg.eval, ListConfig) else cfg.eval), cfg.out
+            )
             for note in result.notes:
                 print(f"note: {note}")
             print(f"evaluation report: {result.report}")

@@ -10,6 +10,7 @@ embedded model by default, and writes report.md, report.tex, report.pdf (pdflate
 with a message when no TeX engine is installed) and trace.json under
 <output_root>/<timestamp>_<slug>/. The same from Python: `from agents_llm import write_report`.
 """
+
 from __future__ import annotations
 
 import sys
@@ -88,12 +89,23 @@ def run(cfg: DictConfig) -> int:
         print(f"write_report: {e}", file=sys.stderr)
         return 2
     try:
-        result = run_report(cfg.task, _abs(cfg.docs), data_root=_abs(cfg.data_root),
-                            output_root=to_absolute_path(cfg.output_root), checkpoint=_abs(cfg.checkpoint),
-                            algo=OmegaConf.to_container(cfg.algo, resolve=True), team=list(cfg.team),
-                            llm=cfg.llm, rag=cfg.rag, judge=cfg.judge,
-                            engine=OmegaConf.to_container(cfg.engine, resolve=True), pdf=cfg.export.pdf,
-                            max_rounds=cfg.max_rounds, seed=cfg.seed, progress=cfg.progress)
+        result = run_report(
+            cfg.task,
+            _abs(cfg.docs),
+            data_root=_abs(cfg.data_root),
+            output_root=to_absolute_path(cfg.output_root),
+            checkpoint=_abs(cfg.checkpoint),
+            algo=OmegaConf.to_container(cfg.algo, resolve=True),
+            team=list(cfg.team),
+            llm=cfg.llm,
+            rag=cfg.rag,
+            judge=cfg.judge,
+            engine=OmegaConf.to_container(cfg.engine, resolve=True),
+            pdf=cfg.export.pdf,
+            max_rounds=cfg.max_rounds,
+            seed=cfg.seed,
+            progress=cfg.progress,
+        )
     except ReportLLMError as e:  # the report so far and the trace were written; the message says where
         print(f"write_report: {redact_text(str(e))}", file=sys.stderr)
         return 3
@@ -103,11 +115,15 @@ def run(cfg: DictConfig) -> int:
         return 2
     rep = result.report
     print(f"\n{'Short report' if result.short else 'Report'}: {rep.topic}")
-    print(f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(rep.all_sources())}, "
-          f"gaps: {len(rep.deficient_topics)}")
-    print(f"  rounds:     {result.rounds}, tokens: {result.tokens.get('total_tokens', 0)} "
-          f"(prompt {result.tokens.get('prompt_tokens', 0)}, completion {result.tokens.get('completion_tokens', 0)}), "
-          f"{result.seconds:.0f} s")
+    print(
+        f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(rep.all_sources())}, "
+        f"gaps: {len(rep.deficient_topics)}"
+    )
+    print(
+        f"  rounds:     {result.rounds}, tokens: {result.tokens.get('total_tokens', 0)} "
+        f"(prompt {result.tokens.get('prompt_tokens', 0)}, completion {result.tokens.get('completion_tokens', 0)}), "
+        f"{result.seconds:.0f} s"
+    )
     for name in ("markdown", "latex", "pdf", "trace"):
         if result.files.get(name):
             print(f"  {name + ':':<11} {result.files[name]}")

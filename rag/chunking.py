@@ -49,7 +49,7 @@ def page_spans(text: str) -> List[Tuple[Optional[int], int, int]]:
         spans.append((None, 0, head_end))
     for index, match in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-        if text[match.end():end].strip():
+        if text[match.end() : end].strip():
             spans.append((int(match.group(1)), match.end(), end))
     return spans
 
@@ -102,7 +102,11 @@ def _windows(text: str, spans: List[Span], size: int, overlap: int) -> Iterator[
         end = min(start + size, total)
         if end < total:
             snapped = end
-            while snapped > start + size // 2 and end - snapped < _SNAP_TOKENS and _joined(text, spans[snapped - 1], spans[snapped]):
+            while (
+                snapped > start + size // 2
+                and end - snapped < _SNAP_TOKENS
+                and _joined(text, spans[snapped - 1], spans[snapped])
+            ):
                 snapped -= 1
             if not _joined(text, spans[snapped - 1], spans[snapped]):
                 end = snapped
@@ -111,7 +115,9 @@ def _windows(text: str, spans: List[Span], size: int, overlap: int) -> Iterator[
             return
         next_start = max(end - overlap, start + 1)
         snapped = next_start
-        while snapped < end and snapped - next_start < _SNAP_TOKENS and _joined(text, spans[snapped - 1], spans[snapped]):
+        while (
+            snapped < end and snapped - next_start < _SNAP_TOKENS and _joined(text, spans[snapped - 1], spans[snapped])
+        ):
             snapped += 1
         start = snapped if snapped < end else next_start
 
@@ -138,9 +144,14 @@ def iter_chunks(
             piece = text[start:end]
             spans = tokenizer.spans(piece)
             for first, last in _windows(piece, spans, budget, overlap):
-                body = piece[spans[first][0]:spans[last - 1][1]]
-                yield Chunk(text=body, page=page, ordinal=ordinal, token_count=last - first,
-                            end_offset=start + spans[last - 1][1])
+                body = piece[spans[first][0] : spans[last - 1][1]]
+                yield Chunk(
+                    text=body,
+                    page=page,
+                    ordinal=ordinal,
+                    token_count=last - first,
+                    end_offset=start + spans[last - 1][1],
+                )
                 ordinal += 1
 
 

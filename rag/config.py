@@ -196,8 +196,11 @@ def validate_rag_config(cfg: Any) -> None:
     )
     require(query.max_queries >= 1, "query.max_queries", "must be >= 1")
     require(cfg.ingest.max_file_mb > 0, "ingest.max_file_mb", "must be > 0")
-    require(cfg.ingest.max_chunks_per_file >= 1, "ingest.max_chunks_per_file",
-            f"must be >= 1, got {cfg.ingest.max_chunks_per_file}")
+    require(
+        cfg.ingest.max_chunks_per_file >= 1,
+        "ingest.max_chunks_per_file",
+        f"must be >= 1, got {cfg.ingest.max_chunks_per_file}",
+    )
     require(cfg.guard.max_chunk_chars >= 100, "guard.max_chunk_chars", "must be >= 100")
     health = getattr(cfg, "health", None)
     if health is not None:

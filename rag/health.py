@@ -40,8 +40,9 @@ class StoreHealth:
         return not self.warnings
 
 
-def check_store(store, max_source_share: Optional[float] = None,
-                max_duplicate_share: Optional[float] = None) -> StoreHealth:
+def check_store(
+    store, max_source_share: Optional[float] = None, max_duplicate_share: Optional[float] = None
+) -> StoreHealth:
     """Count per-source chunks and near-duplicate chunks; warn past the thresholds
     (default: `rag.health` of the store's config)."""
     health_cfg = getattr(store.cfg, "health", None)
@@ -62,7 +63,8 @@ def check_store(store, max_source_share: Optional[float] = None,
             health.warnings.append(
                 f"one source dominates the store: {largest.name} holds {len(largest.chunk_ids)} of {total} chunks "
                 f"({share:.0%}, over rag.health.max_source_share={max_source_share:g}); its chunks crowd the "
-                f"results of every query (delete it with ingest.py 'delete=[{largest.name}]' if it is noise)")
+                f"results of every query (delete it with ingest.py 'delete=[{largest.name}]' if it is noise)"
+            )
 
     groups: Counter = Counter()
     examples = {}
@@ -86,5 +88,6 @@ def check_store(store, max_source_share: Optional[float] = None,
             health.warnings.append(
                 f"near-duplicate chunks dominate the store: {health.duplicate_chunks} of {total} chunks ({share:.0%}, "
                 f"over rag.health.max_duplicate_share={max_duplicate_share:g}) repeat another chunk's text; the most "
-                f"repeated ({copies} copies): {excerpt!r}")
+                f"repeated ({copies} copies): {excerpt!r}"
+            )
     return health

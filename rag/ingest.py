@@ -74,8 +74,10 @@ class IngestReport:
         for path, detail in self.capped:
             lines.append(f"  capped {path}: {detail}")
         for path, kinds in self.flagged:
-            lines.append(f"  flagged {path}: prompt-injection patterns ({', '.join(sorted(set(kinds)))}); "
-                         "neutralised whenever retrieved")
+            lines.append(
+                f"  flagged {path}: prompt-injection patterns ({', '.join(sorted(set(kinds)))}); "
+                "neutralised whenever retrieved"
+            )
         for warning in self.warnings:
             lines.append(f"  warning {warning}")
         return "\n".join(lines)
@@ -91,8 +93,9 @@ def _link_problem(path: Path, roots: Sequence[Path]) -> Optional[str]:
     return None
 
 
-def collect_files(paths: Iterable[str | Path], extensions: Sequence[str], skip_hidden: bool = True
-                  ) -> Tuple[List[Path], List[SkippedFile]]:
+def collect_files(
+    paths: Iterable[str | Path], extensions: Sequence[str], skip_hidden: bool = True
+) -> Tuple[List[Path], List[SkippedFile]]:
     """Expand files and folders (recursively, sorted) into supported files; everything
     else is reported with a reason. Duplicates are dropped. A symbolic link inside a
     folder is followed only to a file inside that folder: a link to anywhere else, or
@@ -113,8 +116,12 @@ def collect_files(paths: Iterable[str | Path], extensions: Sequence[str], skip_h
             return
         seen.add(key)
         if path.suffix.lower() not in wanted:
-            skipped.append(SkippedFile(str(path), f"unsupported extension {path.suffix or '(none)'!r} "
-                                                  f"(supported: {', '.join(sorted(wanted))})"))
+            skipped.append(
+                SkippedFile(
+                    str(path),
+                    f"unsupported extension {path.suffix or '(none)'!r} (supported: {', '.join(sorted(wanted))})",
+                )
+            )
             return
         files.append(path)
 
@@ -189,11 +196,13 @@ class _PendingWrites:
                 )
             offset = 0
             for indices in missing:
-                vectors.append(matrix[offset:offset + len(indices)])
+                vectors.append(matrix[offset : offset + len(indices)])
                 offset += len(indices)
         except Exception as batch_error:
             # Find the file that fails, so only it is skipped.
-            logger.warning("embedding a batch of %d chunks failed (%s); retrying file by file", len(inputs), batch_error)
+            logger.warning(
+                "embedding a batch of %d chunks failed (%s); retrying file by file", len(inputs), batch_error
+            )
             vectors = []
             for plan, path, indices in zip(plans, paths, missing):
                 try:
@@ -201,13 +210,17 @@ class _PendingWrites:
                 except Exception as error:
                     self.report.skipped.append(SkippedFile(path, f"embedding failed: {error}"))
                     vectors.append(None)
-        ready = [(plan, path, vector, indices) for plan, path, vector, indices in zip(plans, paths, vectors, missing)
-                 if vector is not None]
+        ready = [
+            (plan, path, vector, indices)
+            for plan, path, vector, indices in zip(plans, paths, vectors, missing)
+            if vector is not None
+        ]
         if not ready:
             return
         try:
-            counts = self.store.commit([item[0] for item in ready], [item[2] for item in ready],
-                                       [item[3] for item in ready])
+            counts = self.store.commit(
+                [item[0] for item in ready], [item[2] for item in ready], [item[3] for item in ready]
+            )
         except Exception as error:
             for item in ready:
                 self.report.skipped.append(SkippedFile(item[1], f"store write failed: {error}"))
@@ -220,8 +233,7 @@ class _PendingWrites:
             self.report.chunks_unchanged += count.unchanged
 
 
-def plan_file(store: RagStore, path: Path, sha256: str
-              ) -> Tuple[FilePlan, List[str], List[str], Optional[str]]:
+def plan_file(store: RagStore, path: Path, sha256: str) -> Tuple[FilePlan, List[str], List[str], Optional[str]]:
     """Load and chunk one file; returns the plan, the injection kinds found in its
     chunks, the loader's warnings (e.g. a page whose text could not be extracted) and,
     when the file hit the chunk cap, what was kept and what was left out."""
@@ -241,17 +253,20 @@ def plan_file(store: RagStore, path: Path, sha256: str
         chunks = chunks[:cap]
         kept_to = chunks[-1].end_offset
         where = f" (page {chunks[-1].page})" if chunks[-1].page is not None else ""
-        capped = (f"kept the first {cap} chunks, up to character {kept_to:,}{where} of {len(text):,}; "
-                  f"the remaining {len(text) - kept_to:,} characters were not ingested "
-                  "(raise rag.ingest.max_chunks_per_file to ingest them)")
+        capped = (
+            f"kept the first {cap} chunks, up to character {kept_to:,}{where} of {len(text):,}; "
+            f"the remaining {len(text) - kept_to:,} characters were not ingested "
+            "(raise rag.ingest.max_chunks_per_file to ingest them)"
+        )
     if not chunks:
         raise DocumentError(path, "no text content after cleaning")
     key = source_key(path)
     ids = chunk_ids(chunks)
     repeated = len(ids) - len(set(ids))
     if repeated:
-        warnings.append(f"{repeated} of {len(ids)} chunks repeat text found earlier in the file; each text is "
-                        "stored once")
+        warnings.append(
+            f"{repeated} of {len(ids)} chunks repeat text found earlier in the file; each text is stored once"
+        )
     plan = FilePlan(
         key=key,
         name=path.name,
@@ -261,14 +276,18 @@ def plan_file(store: RagStore, path: Path, sha256: str
         ids=ids,
         embedding_inputs=[embedding_input(path.name, chunk.page, chunk.text) for chunk in chunks],
     )
-    kinds = [finding.kind for chunk_text in dict.fromkeys(chunk.text for chunk in chunks)
-             for finding in find_injections(chunk_text)]
+    kinds = [
+        finding.kind
+        for chunk_text in dict.fromkeys(chunk.text for chunk in chunks)
+        for finding in find_injections(chunk_text)
+    ]
     kinds += [finding.kind for finding in find_injections(path.name)]
     return plan, kinds, warnings, capped
 
 
-def ingest_paths(store: RagStore, paths: Iterable[str | Path] | str | Path, progress: Optional[bool] = None
-                 ) -> IngestReport:
+def ingest_paths(
+    store: RagStore, paths: Iterable[str | Path] | str | Path, progress: Optional[bool] = None
+) -> IngestReport:
     """Ingest files and folders into the store; never raises for a bad file."""
     started = time.perf_counter()
     if isinstance(paths, (str, Path)):
@@ -287,8 +306,11 @@ def ingest_paths(store: RagStore, paths: Iterable[str | Path] | str | Path, prog
             if size == 0:
                 raise DocumentError(path, "empty file (0 bytes)")
             if size > max_bytes:
-                raise DocumentError(path, f"file is {size / 2**20:.1f} MiB, over the {cfg.max_file_mb:g} MiB "
-                                          "limit (raise rag.ingest.max_file_mb to ingest it)")
+                raise DocumentError(
+                    path,
+                    f"file is {size / 2**20:.1f} MiB, over the {cfg.max_file_mb:g} MiB "
+                    "limit (raise rag.ingest.max_file_mb to ingest it)",
+                )
             sha256 = file_sha256(path)
             record = store.source_state(source_key(path))
             if record is not None and record.file_sha256 == sha256:

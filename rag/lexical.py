@@ -85,7 +85,9 @@ def _rank_bm25_scorer():
                 term: (np.asarray(doc_ids[term], dtype=np.int64), np.asarray(term_counts[term], dtype=np.float64))
                 for term in doc_ids
             }
-            self._length_norm = self.k1 * (1 - self.b + self.b * np.asarray(self.doc_len, dtype=np.float64) / self.avgdl)
+            self._length_norm = self.k1 * (
+                1 - self.b + self.b * np.asarray(self.doc_len, dtype=np.float64) / self.avgdl
+            )
 
         def _calc_idf(self, nd):
             for word, freq in nd.items():
@@ -210,7 +212,10 @@ class AutoLexicalIndex(RankBM25Index):
 
 
 LEXICAL_BACKENDS: Dict[str, Callable[..., LexicalIndex]] = {
-    "auto": AutoLexicalIndex, "rank_bm25": RankBM25Index, "bm25s": BM25sIndex}
+    "auto": AutoLexicalIndex,
+    "rank_bm25": RankBM25Index,
+    "bm25s": BM25sIndex,
+}
 
 
 def build_lexical_index(name: str, *, bm25s_min_chunks: int = DEFAULT_BM25S_MIN_CHUNKS) -> LexicalIndex:

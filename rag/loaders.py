@@ -65,7 +65,13 @@ def decode_text_bytes(raw: bytes) -> tuple[str, str]:
     sample = raw[:4096]
     if len(sample) >= 8 and sample.count(0) > len(sample) // 3:
         odd_zeros, even_zeros = sample[1::2].count(0), sample[0::2].count(0)
-        encoding = "utf-16-le" if odd_zeros > 0.8 * len(sample) // 2 else "utf-16-be" if even_zeros > 0.8 * len(sample) // 2 else None
+        encoding = (
+            "utf-16-le"
+            if odd_zeros > 0.8 * len(sample) // 2
+            else "utf-16-be"
+            if even_zeros > 0.8 * len(sample) // 2
+            else None
+        )
         if encoding:
             try:
                 return raw.decode(encoding), encoding
@@ -134,8 +140,7 @@ def load_pdf(path: Path) -> LoadedDocument:
     if pages_with_text == 0:
         raise DocumentError(
             path,
-            f"no extractable text in {page_count} page(s): image-only or scanned PDF "
-            "(OCR is not supported)",
+            f"no extractable text in {page_count} page(s): image-only or scanned PDF (OCR is not supported)",
         )
     document.text = "\n".join(parts)
     return document
@@ -176,24 +181,29 @@ def load_docx(path: Path) -> LoadedDocument:
         if not text:
             continue
         style = (block.style.name or "") if block.style is not None else ""
-        if style.startswith("Heading") and style[len("Heading"):].strip().isdigit():
-            text = "#" * int(style[len("Heading"):].strip()) + " " + text
+        if style.startswith("Heading") and style[len("Heading") :].strip().isdigit():
+            text = "#" * int(style[len("Heading") :].strip()) + " " + text
         lines.append(text)
     return LoadedDocument(path=path, kind="docx", text=clean_text("\n".join(lines)))
 
 
 # -- HTML ------------------------------------------------------------------------------
 # Elements whose text is never document content: code that runs, page chrome, forms.
-_HTML_SKIP_TAGS = frozenset("script style noscript template nav header footer aside form button select "
-                            "svg canvas iframe object embed head".split())
+_HTML_SKIP_TAGS = frozenset(
+    "script style noscript template nav header footer aside form button select "
+    "svg canvas iframe object embed head".split()
+)
 # Landmark roles and class names of page chrome (Sphinx, MkDocs and most site themes use these).
 _HTML_SKIP_ROLES = frozenset("navigation search banner contentinfo complementary".split())
-_HTML_SKIP_CLASSES = frozenset("sphinxsidebar related footer headerlink breadcrumb breadcrumbs navbar "
-                               "sidebar toc skip-link".split())
+_HTML_SKIP_CLASSES = frozenset(
+    "sphinxsidebar related footer headerlink breadcrumb breadcrumbs navbar sidebar toc skip-link".split()
+)
 _HTML_VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 # Elements that end a line of text; headings and list items get Markdown marks.
-_HTML_BLOCK_TAGS = frozenset("p div section article main li dt dd pre blockquote table tr ul ol dl figure "
-                             "figcaption caption h1 h2 h3 h4 h5 h6 br hr body".split())
+_HTML_BLOCK_TAGS = frozenset(
+    "p div section article main li dt dd pre blockquote table tr ul ol dl figure "
+    "figcaption caption h1 h2 h3 h4 h5 h6 br hr body".split()
+)
 _HTML_HEADINGS = {f"h{n}": n for n in range(1, 7)}
 
 
@@ -259,14 +269,26 @@ class _HTMLText(HTMLParser):
             return
         classes = set((attributes.get("class") or "").split())
         role = (attributes.get("role") or "").lower()
-        skipped = (tag in _HTML_SKIP_TAGS or role in _HTML_SKIP_ROLES or bool(classes & _HTML_SKIP_CLASSES)
-                   or attributes.get("aria-hidden") == "true" or "hidden" in attributes)
+        skipped = (
+            tag in _HTML_SKIP_TAGS
+            or role in _HTML_SKIP_ROLES
+            or bool(classes & _HTML_SKIP_CLASSES)
+            or attributes.get("aria-hidden") == "true"
+            or "hidden" in attributes
+        )
         is_main = tag == "main" or role == "main"
         if is_main and self.main_lines is None:
             self.main_lines = []
         if not self._skipping() and tag in _HTML_BLOCK_TAGS:
-            self._paragraph_break() if tag in ("p", "pre", "table", "ul", "ol", "dl", "blockquote") or \
-                tag in _HTML_HEADINGS else self._end_line()
+            self._paragraph_break() if tag in (
+                "p",
+                "pre",
+                "table",
+                "ul",
+                "ol",
+                "dl",
+                "blockquote",
+            ) or tag in _HTML_HEADINGS else self._end_line()
         self.stack.append((tag, skipped, is_main))
         if self._skipping():
             return

@@ -72,9 +72,7 @@ class OllamaEmbedding:
         self.min_truncated_chars = min_truncated_chars
         self.max_tokens = max_tokens
         self.identity = f"ollama:{model}"
-        self.tokenizer: Tokenizer = (
-            HuggingFaceTokenizer(tokenizer_file) if tokenizer_file else WordTokenizer()
-        )
+        self.tokenizer: Tokenizer = HuggingFaceTokenizer(tokenizer_file) if tokenizer_file else WordTokenizer()
         self.stats = OllamaEmbedStats()
         # trust_env=False: a proxy from the environment must not intercept a local server.
         self._client = ollama.Client(host=host, timeout=timeout_s, trust_env=False)
@@ -106,9 +104,7 @@ class OllamaEmbedding:
             ) from error
         embeddings = list(response.embeddings)
         if len(embeddings) != len(texts):
-            raise EmbeddingServerError(
-                f"{self._where()} returned {len(embeddings)} embeddings for {len(texts)} inputs"
-            )
+            raise EmbeddingServerError(f"{self._where()} returned {len(embeddings)} embeddings for {len(texts)} inputs")
         return embeddings
 
     def _embed_single(self, index: int, text: str) -> List[float]:
@@ -123,8 +119,9 @@ class OllamaEmbedding:
                         f"{self._where()} rejected input {index} ({len(text)} chars, starts "
                         f"{text[:60]!r}) even truncated to {len(candidate)} chars: {error}"
                     ) from error
-                logger.warning("%s rejected input %d at %d chars; truncating to %d",
-                               self._where(), index, len(candidate), shorter)
+                logger.warning(
+                    "%s rejected input %d at %d chars; truncating to %d", self._where(), index, len(candidate), shorter
+                )
                 candidate = candidate[:shorter]
                 continue
             if len(candidate) < len(text):
@@ -138,15 +135,14 @@ class OllamaEmbedding:
             if len(batch) == 1:
                 return [self._embed_single(offset, batch[0])]
             self.stats.rejected_batches += 1
-            logger.warning("%s rejected a batch of %d (%s); embedding one by one",
-                           self._where(), len(batch), error)
+            logger.warning("%s rejected a batch of %d (%s); embedding one by one", self._where(), len(batch), error)
             return [self._embed_single(offset + i, text) for i, text in enumerate(batch)]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         vectors: List[List[float]] = []
         for start in range(0, len(texts), self.batch_size):
-            vectors.extend(self._embed_batch(start, texts[start:start + self.batch_size]))
+            vectors.extend(self._embed_batch(start, texts[start : start + self.batch_size]))
         if not vectors:
             return np.zeros((0, 0), dtype=np.float32)
         matrix = np.asarray(vectors, dtype=np.float32)

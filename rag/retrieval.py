@@ -92,9 +92,7 @@ def normalise_queries(queries: str | Sequence[str] | None, max_queries: int = 3)
         seen.add(text.lower())
         kept.append(text)
     if len(kept) > max_queries:
-        raise ValueError(
-            f"got {len(kept)} distinct queries; at most {max_queries} are allowed (rag.query.max_queries)"
-        )
+        raise ValueError(f"got {len(kept)} distinct queries; at most {max_queries} are allowed (rag.query.max_queries)")
     return kept
 
 
@@ -114,8 +112,9 @@ class QueryTimings:
     fetch_ms: float = 0.0
 
 
-def _vector_rankings(store: RagStore, queries: List[str], candidates: int, max_distance: float,
-                     timings: QueryTimings) -> Tuple[List[List[str]], Dict[str, float]]:
+def _vector_rankings(
+    store: RagStore, queries: List[str], candidates: int, max_distance: float, timings: QueryTimings
+) -> Tuple[List[List[str]], Dict[str, float]]:
     count = len(store.lexical)  # kept equal to the Chroma count, without a round trip
     if count == 0:
         return [], {}
@@ -138,8 +137,9 @@ def _vector_rankings(store: RagStore, queries: List[str], candidates: int, max_d
     return rankings, best_distance
 
 
-def _bm25_rankings(store: RagStore, queries: List[str], candidates: int,
-                   timings: QueryTimings) -> Tuple[List[List[str]], Dict[str, float]]:
+def _bm25_rankings(
+    store: RagStore, queries: List[str], candidates: int, timings: QueryTimings
+) -> Tuple[List[List[str]], Dict[str, float]]:
     started = time.perf_counter()
     rankings, best_score = [], {}
     for query in queries:

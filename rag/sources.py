@@ -59,8 +59,13 @@ def as_source_ref(result: Any) -> SourceRef:
     """A SourceRef from a retrieval result (anything with source, page, chunk_id, text)."""
     if isinstance(result, SourceRef):
         return result
-    return SourceRef(source=result.source, page=result.page, chunk_id=getattr(result, "chunk_id", ""),
-                     text=getattr(result, "text", ""), source_path=getattr(result, "source_path", ""))
+    return SourceRef(
+        source=result.source,
+        page=result.page,
+        chunk_id=getattr(result, "chunk_id", ""),
+        text=getattr(result, "text", ""),
+        source_path=getattr(result, "source_path", ""),
+    )
 
 
 def as_source_refs(result: Any) -> List[SourceRef]:
@@ -70,8 +75,10 @@ def as_source_refs(result: Any) -> List[SourceRef]:
     if isinstance(result, SourceRef) or not locations:
         return [as_source_ref(result)]
     chunk_id, text = getattr(result, "chunk_id", ""), getattr(result, "text", "")
-    return [SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path)
-            for name, path, page in locations]
+    return [
+        SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path)
+        for name, path, page in locations
+    ]
 
 
 class SourceBuffer:

@@ -69,8 +69,14 @@ def decode_locations(metadata: dict) -> Dict[str, dict]:
     if raw:
         return json.loads(raw)
     page = metadata.get("page")
-    return {metadata["source_path"]: {"name": metadata["source"], "sha": metadata["file_sha256"],
-                                      "kind": metadata.get("kind", ""), "pages": [page]}}
+    return {
+        metadata["source_path"]: {
+            "name": metadata["source"],
+            "sha": metadata["file_sha256"],
+            "kind": metadata.get("kind", ""),
+            "pages": [page],
+        }
+    }
 
 
 def locations_of(metadata: dict) -> List[Location]:
@@ -147,7 +153,9 @@ class RagStore:
         )
         self._adapter = ChromaEmbeddingAdapter(self.embedding)
         self.collection = self._open_collection(cfg.store.collection)
-        self.lexical: LexicalIndex = build_lexical_index(cfg.store.bm25_backend, bm25s_min_chunks=cfg.store.bm25s_min_chunks)
+        self.lexical: LexicalIndex = build_lexical_index(
+            cfg.store.bm25_backend, bm25s_min_chunks=cfg.store.bm25s_min_chunks
+        )
         self.sources: Dict[str, SourceRecord] = {}
         self._max_batch = max(1, min(self._client.get_max_batch_size(), 5000))
         self._load()
@@ -174,13 +182,19 @@ class RagStore:
         schema = (collection.metadata or {}).get("schema", 1)
         if schema < _SCHEMA_VERSION:
             # Still readable; files ingested again (changed) are stored deduplicated.
-            logger.warning("store %s was written with schema %s: identical chunks may be stored several "
-                           "times; delete it and ingest again to store each text once", self.path, schema)
+            logger.warning(
+                "store %s was written with schema %s: identical chunks may be stored several "
+                "times; delete it and ingest again to store each text once",
+                self.path,
+                schema,
+            )
         return collection
 
     def _load(self) -> None:
         """Rebuild BM25 and source bookkeeping from Chroma, the source of truth."""
-        self.lexical = build_lexical_index(self.cfg.store.bm25_backend, bm25s_min_chunks=self.cfg.store.bm25s_min_chunks)
+        self.lexical = build_lexical_index(
+            self.cfg.store.bm25_backend, bm25s_min_chunks=self.cfg.store.bm25s_min_chunks
+        )
         self.sources = {}
         self._owners: Dict[str, Set[str]] = {}  # chunk id -> source keys whose text holds it
         offset = 0
@@ -256,8 +270,12 @@ class RagStore:
 
     # -- writing ---------------------------------------------------------------------
 
-    def commit(self, plans: Sequence[FilePlan], vectors: Sequence[np.ndarray],
-               new_chunks: Optional[Sequence[Sequence[int]]] = None) -> List[CommitCounts]:
+    def commit(
+        self,
+        plans: Sequence[FilePlan],
+        vectors: Sequence[np.ndarray],
+        new_chunks: Optional[Sequence[Sequence[int]]] = None,
+    ) -> List[CommitCounts]:
         """Make each planned file's chunks exactly the store's chunks for that file.
 
         `vectors[i]` holds embeddings for `new_chunks[i]` (default: `missing_ids(plans[i])`),
@@ -284,8 +302,11 @@ class RagStore:
             for identifier in stale:
                 changes.setdefault(identifier, {})[plan.key] = None
             counts.append(CommitCounts(added=len(indices), removed=len(stale), unchanged=len(entries) - len(indices)))
-        missing = [identifier for identifier in changes
-                   if identifier not in self._owners and identifier not in new_rows and any(changes[identifier].values())]
+        missing = [
+            identifier
+            for identifier in changes
+            if identifier not in self._owners and identifier not in new_rows and any(changes[identifier].values())
+        ]
         if missing:
             raise ValueError(f"{len(missing)} new chunk(s) have no vector (first: {missing[0]})")
         self._apply(changes, new_rows)
@@ -293,8 +314,9 @@ class RagStore:
             self.sources[plan.key] = SourceRecord(plan.key, plan.name, plan.file_sha256, list(_plan_locations(plan)))
         return counts
 
-    def _apply(self, changes: Dict[str, Dict[str, Optional[dict]]],
-               new_rows: Dict[str, Tuple[np.ndarray, FilePlan, int]]) -> int:
+    def _apply(
+        self, changes: Dict[str, Dict[str, Optional[dict]]], new_rows: Dict[str, Tuple[np.ndarray, FilePlan, int]]
+    ) -> int:
         """Apply per-chunk location changes ({chunk id: {source key: entry, or None to
         remove}}): add chunks that gain their first location, rewrite the metadata of
         those whose locations change, delete those left with none (returns how many)."""
@@ -319,8 +341,11 @@ class RagStore:
             if entry is not None:
                 if json.dumps(locations, sort_keys=True) != before or "locations" not in entry["metadata"]:
                     update_ids.append(identifier)
-                    update_metadata.append(_flat_metadata(locations, entry["metadata"].get("ordinal", 0),
-                                                          entry["metadata"].get("token_count", 0)))
+                    update_metadata.append(
+                        _flat_metadata(
+                            locations, entry["metadata"].get("ordinal", 0), entry["metadata"].get("token_count", 0)
+                        )
+                    )
                 continue
             vector, plan, index = new_rows[identifier]
             chunk = plan.chunks[index]
@@ -341,7 +366,7 @@ class RagStore:
             end = start + self._max_batch
             self.collection.update(ids=update_ids[start:end], metadatas=update_metadata[start:end])
         for start in range(0, len(delete_ids), self._max_batch):
-            self.collection.delete(ids=delete_ids[start:start + self._max_batch])
+            self.collection.delete(ids=delete_ids[start : start + self._max_batch])
 
         self.lexical.remove(delete_ids)
         self.lexical.add(add_ids, add_texts)

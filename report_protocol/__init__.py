@@ -9,9 +9,21 @@
 Plain data and the standard library only: `rag`, `agents_llm`, `envs` and `algos` all
 import it, and it imports none of them (tests/test_layering.py checks both).
 """
+
 from .actions import COLLECTOR, ActionTable
 from .feedback import AgentFeedback, Finding, GateVerdict, RoundFeedback, SectionInfo
 from .round_plan import Denial, Directive, GateCheck, RoundPlan
 
-__all__ = ["COLLECTOR", "ActionTable", "AgentFeedback", "Denial", "Directive", "Finding", "GateCheck",
-           "GateVerdict", "RoundFeedback", "RoundPlan", "SectionInfo"]
+__all__ = [
+    "COLLECTOR",
+    "ActionTable",
+    "AgentFeedback",
+    "Denial",
+    "Directive",
+    "Finding",
+    "GateCheck",
+    "GateVerdict",
+    "RoundFeedback",
+    "RoundPlan",
+    "SectionInfo",
+]

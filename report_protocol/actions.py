@@ -9,6 +9,7 @@ For N acting agents (N = 4 gives the original's 0..8):
     N+3          append             send own output to the Collector
     N+4          terminate          vote to stop (does not run this round)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,8 +22,13 @@ SOLO, BROADCAST, QUERY0 = 0, 1, 2
 # Action names (the trace, the infos and the logs use these), by kind of `ActionTable.decode`.
 SOLO_PROCESS, BROADCAST_ALL, SELECTIVE_QUERY = "solo_process", "broadcast_all", "selective_query"
 AGGREGATE_REFINE, APPEND, TERMINATE = "aggregate_refine", "append", "terminate"
-ACTION_NAMES = {"solo": SOLO_PROCESS, "broadcast": BROADCAST_ALL, "aggregate": AGGREGATE_REFINE,
-                "append": APPEND, "terminate": TERMINATE}
+ACTION_NAMES = {
+    "solo": SOLO_PROCESS,
+    "broadcast": BROADCAST_ALL,
+    "aggregate": AGGREGATE_REFINE,
+    "append": APPEND,
+    "terminate": TERMINATE,
+}
 
 
 @dataclass(frozen=True)

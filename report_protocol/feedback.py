@@ -5,6 +5,7 @@ outputs and the report; the report env hands them to a plan-emitting policy in i
 infos (key `feedback`, the `to_dict` form); the policy reads them back with
 `RoundFeedback.from_dict`. Nothing here parses text: a policy decides from fields.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -76,14 +77,25 @@ class RoundFeedback:
         if unknown:
             raise ValueError(f"RoundFeedback.from_dict: unknown keys {sorted(unknown)}")
         try:
-            agents = {str(name): AgentFeedback(
-                text=str(a["text"]), said_something=bool(a["said_something"]), signals=list(a.get("signals", [])),
-                outline=list(a.get("outline", [])), findings=[Finding(**f) for f in a.get("findings", [])],
-                deficiencies=list(a.get("deficiencies", []))) for name, a in dict(data.get("agents") or {}).items()}
+            agents = {
+                str(name): AgentFeedback(
+                    text=str(a["text"]),
+                    said_something=bool(a["said_something"]),
+                    signals=list(a.get("signals", [])),
+                    outline=list(a.get("outline", [])),
+                    findings=[Finding(**f) for f in a.get("findings", [])],
+                    deficiencies=list(a.get("deficiencies", [])),
+                )
+                for name, a in dict(data.get("agents") or {}).items()
+            }
             sections = [SectionInfo(**s) for s in data.get("sections") or []]
             gate = data.get("gate")
-            return cls(agents=agents, collector_status=str(data.get("collector_status") or "idle"),
-                       collector_section=data.get("collector_section"), sections=sections,
-                       gate=GateVerdict(**gate) if gate is not None else None)
+            return cls(
+                agents=agents,
+                collector_status=str(data.get("collector_status") or "idle"),
+                collector_section=data.get("collector_section"),
+                sections=sections,
+                gate=GateVerdict(**gate) if gate is not None else None,
+            )
         except (KeyError, TypeError) as e:
             raise ValueError(f"RoundFeedback.from_dict: malformed feedback ({type(e).__name__}: {e})") from e

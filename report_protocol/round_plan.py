@@ -8,6 +8,7 @@ and trace. Everything here is plain data (str, int, lists, dicts), so a policy i
 `algos` can build a plan from a dict without importing any LLM code
 (`RoundPlan.from_dict`). The action table is in `report_protocol.actions`.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -68,8 +69,9 @@ class Directive:
     def from_dict(cls, data: Mapping[str, Any], where: str = "Directive") -> "Directive":
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown or "kind" not in data:
-            raise ValueError(f"{where}: expected 'kind' and any of {sorted(cls.__dataclass_fields__)}, "
-                             f"got keys {sorted(data)}")
+            raise ValueError(
+                f"{where}: expected 'kind' and any of {sorted(cls.__dataclass_fields__)}, got keys {sorted(data)}"
+            )
         return cls(**data)
 
 
@@ -167,8 +169,10 @@ class RoundPlan:
         gate = data.get("gate_check")
         if isinstance(gate, Mapping):
             data["gate_check"] = GateCheck(**gate)
-        data["directives"] = {a: Directive.from_dict(d, f"RoundPlan.directives[{a!r}]") if isinstance(d, Mapping) else d
-                              for a, d in dict(data.get("directives") or {}).items()}
+        data["directives"] = {
+            a: Directive.from_dict(d, f"RoundPlan.directives[{a!r}]") if isinstance(d, Mapping) else d
+            for a, d in dict(data.get("directives") or {}).items()
+        }
         data["edges"] = [tuple(e) for e in data.get("edges", [])]
         data["denied"] = [Denial(**d) if isinstance(d, Mapping) else d for d in data.get("denied", [])]
         data["acting"] = list(data["acting"])

@@ -6,6 +6,7 @@ them as structured feedback (`report_protocol.feedback`); a fixed policy
 (`algos.handcrafted`) reads that feedback and answers with directives named here. One
 copy, imported by every layer.
 """
+
 from __future__ import annotations
 
 # Phase labels of the handcrafted pipeline, in pipeline order (`RoundPlan.phase` carries them).
@@ -49,5 +50,13 @@ NAME_NEXT_SECTION = "name_next_section"  # LeadArchitect: no outline; name the n
 ASSIGN_CORRECTION = "assign_correction"  # LeadArchitect: the correction to assign (section_id, title, finding)
 APPLY_CORRECTION = "apply_correction"  # DataAnalyst: rewrite the section applying it (section_id, title, finding)
 CLOSE_REVISION = "close_revision"  # LeadArchitect: every correction is applied; signal REVISION_COMPLETE
-DIRECTIVE_KINDS = (ASSIGN_SECTION, FIND_EVIDENCE, WRITE_SECTION, CLOSE_DRAFTING, NAME_NEXT_SECTION,
-                   ASSIGN_CORRECTION, APPLY_CORRECTION, CLOSE_REVISION)
+DIRECTIVE_KINDS = (
+    ASSIGN_SECTION,
+    FIND_EVIDENCE,
+    WRITE_SECTION,
+    CLOSE_DRAFTING,
+    NAME_NEXT_SECTION,
+    ASSIGN_CORRECTION,
+    APPLY_CORRECTION,
+    CLOSE_REVISION,
+)

@@ -15,6 +15,7 @@ in flight / decoding at once; ``POST /control`` changes ``latency_s`` or makes i
 ``503`` (``{"fail": n}``: the next n requests); :meth:`BatchingServer.stop` then
 :meth:`start` make it refuse connections for a while.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +56,15 @@ def build_app(latency_s: float, slots: int):
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    state = {"latency_s": float(latency_s), "fail": 0, "requests": 0, "in_flight": 0, "decoding": 0,
-             "max_in_flight": 0, "max_decoding": 0}
+    state = {
+        "latency_s": float(latency_s),
+        "fail": 0,
+        "requests": 0,
+        "in_flight": 0,
+        "decoding": 0,
+        "max_in_flight": 0,
+        "max_decoding": 0,
+    }
     decode_slots = asyncio.Semaphore(int(slots))
 
     async def models(request: Request):
@@ -66,7 +74,9 @@ def build_app(latency_s: float, slots: int):
         body = await request.json()
         if state["fail"] > 0:
             state["fail"] -= 1
-            return JSONResponse({"error": {"message": "stand-in told to fail", "type": "server_error"}}, status_code=503)
+            return JSONResponse(
+                {"error": {"message": "stand-in told to fail", "type": "server_error"}}, status_code=503
+            )
         state["in_flight"] += 1
         state["max_in_flight"] = max(state["max_in_flight"], state["in_flight"])
         try:
@@ -82,12 +92,20 @@ def build_app(latency_s: float, slots: int):
         state["requests"] += 1
         text = _reply(body["messages"], body.get("response_format"), int(body.get("max_tokens") or 256))
         prompt_tokens = sum(len(str(m["content"]).split()) for m in body["messages"])
-        return JSONResponse({
-            "id": f"chatcmpl-{state['requests']}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "stand-in"),
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
-                      "total_tokens": prompt_tokens + len(text.split())}})
+        return JSONResponse(
+            {
+                "id": f"chatcmpl-{state['requests']}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "stand-in"),
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": len(text.split()),
+                    "total_tokens": prompt_tokens + len(text.split()),
+                },
+            }
+        )
 
     async def stats(request: Request):
         return JSONResponse({k: v for k, v in state.items()})
@@ -99,8 +117,14 @@ def build_app(latency_s: float, slots: int):
                 state[key] = type(state[key])(body[key])
         return JSONResponse(state)
 
-    return Starlette(routes=[Route("/v1/models", models), Route("/v1/chat/completions", completions, methods=["POST"]),
-                             Route("/stats", stats), Route("/control", control, methods=["POST"])])
+    return Starlette(
+        routes=[
+            Route("/v1/models", models),
+            Route("/v1/chat/completions", completions, methods=["POST"]),
+            Route("/stats", stats),
+            Route("/control", control, methods=["POST"]),
+        ]
+    )
 
 
 class BatchingServer:
@@ -119,9 +143,23 @@ class BatchingServer:
         import httpx
 
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.batching_server", "--port", str(self.port),
-                                      "--latency", str(self.latency_s), "--slots", str(self.slots)],
-                                     cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.batching_server",
+                "--port",
+                str(self.port),
+                "--latency",
+                str(self.latency_s),
+                "--slots",
+                str(self.slots),
+            ],
+            cwd=str(ROOT),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         deadline = time.time() + timeout_s
         while True:
             try:
@@ -169,8 +207,14 @@ def main() -> None:
     p.add_argument("--latency", type=float, default=0.5, help="seconds per request, whatever the batch size")
     p.add_argument("--slots", type=int, default=64, help="requests decoded at once; more queue")
     a = p.parse_args()
-    uvicorn.run(build_app(a.latency, a.slots), host="127.0.0.1", port=a.port, log_level="warning",
-                backlog=2048, limit_concurrency=None)
+    uvicorn.run(
+        build_app(a.latency, a.slots),
+        host="127.0.0.1",
+        port=a.port,
+        log_level="warning",
+        backlog=2048,
+        limit_concurrency=None,
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """Test doubles shared by the report env, engine and handcrafted pipeline tests."""
+
 from __future__ import annotations
 
 import os
@@ -34,5 +35,7 @@ class StubRetriever:
 
     def retrieve(self, queries):
         self.queries.append(list(queries))
-        return [SimpleNamespace(text=t, source=f"doc{i}.md", page=i + 1, chunk_id=f"c{i}", scores={"rrf": 0.5})
-                for i, t in enumerate(self.texts)]
+        return [
+            SimpleNamespace(text=t, source=f"doc{i}.md", page=i + 1, chunk_id=f"c{i}", scores={"rrf": 0.5})
+            for i, t in enumerate(self.texts)
+        ]

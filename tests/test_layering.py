@@ -8,6 +8,7 @@ every module of a lower layer must not pull in a higher one). Exceptions are lis
 once, here, with their reason. Fixed policies speak the protocol's plain data: no
 regular expression over model text in `algos/handcrafted*.py`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -68,14 +69,18 @@ def test_every_source_import_follows_the_layers():
                 top = name.split(".")[0]
                 if top not in PACKAGES + ("experiments",) or top in ALLOWED[package]:
                     if package == "algos" and top == "envs" and name not in ALGOS_MAY_IMPORT_FROM_ENVS:
-                        violations.append(f"{path.relative_to(ROOT)}:{line} imports {name}: algos may use only "
-                                          f"the env contract ({sorted(ALGOS_MAY_IMPORT_FROM_ENVS)})")
+                        violations.append(
+                            f"{path.relative_to(ROOT)}:{line} imports {name}: algos may use only "
+                            f"the env contract ({sorted(ALGOS_MAY_IMPORT_FROM_ENVS)})"
+                        )
                     continue
                 if (module, top) in EXCEPTIONS:
                     continue
-                violations.append(f"{path.relative_to(ROOT)}:{line} imports {name}: {package} may import only "
-                                  f"{sorted(ALLOWED[package])} (add a justified entry to EXCEPTIONS in "
-                                  f"tests/test_layering.py if this arrow must exist)")
+                violations.append(
+                    f"{path.relative_to(ROOT)}:{line} imports {name}: {package} may import only "
+                    f"{sorted(ALLOWED[package])} (add a justified entry to EXCEPTIONS in "
+                    f"tests/test_layering.py if this arrow must exist)"
+                )
     assert not violations, "layering broken:\n" + "\n".join(violations)
 
 
@@ -119,12 +124,18 @@ def _text_pattern_uses(path: Path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [f"{path.name}:{node.lineno} import {a.name}" for a in node.names
-                      if a.name.split(".")[0] in TEXT_PATTERN_MODULES]
+            found += [
+                f"{path.name}:{node.lineno} import {a.name}"
+                for a in node.names
+                if a.name.split(".")[0] in TEXT_PATTERN_MODULES
+            ]
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in TEXT_PATTERN_MODULES:
             found.append(f"{path.name}:{node.lineno} from {node.module} import ...")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in {"splitlines", "finditer", "findall", "fullmatch"}:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"splitlines", "finditer", "findall", "fullmatch"}
+        ):
             found.append(f"{path.name}:{node.lineno} .{node.func.attr}(...)")
     return found
 
@@ -142,22 +153,31 @@ def test_the_text_pattern_check_sees_a_regex():
     assert any("import re" in u for u in _text_pattern_uses(ROOT / "agents_llm" / "engine" / "feedback.py"))
 
 
-@pytest.mark.parametrize("package,forbidden", [
-    ("report_protocol", {"rag", "agents_llm", "envs", "algos", "experiments"}),
-    ("rag", {"agents_llm", "envs", "algos", "experiments"}),
-    ("algos", {"agents_llm", "rag", "experiments"}),
-])
+@pytest.mark.parametrize(
+    "package,forbidden",
+    [
+        ("report_protocol", {"rag", "agents_llm", "envs", "algos", "experiments"}),
+        ("rag", {"agents_llm", "envs", "algos", "experiments"}),
+        ("algos", {"agents_llm", "rag", "experiments"}),
+    ],
+)
 def test_importing_a_layer_loads_nothing_above_it(package, forbidden):
     modules = [m for m, _ in _modules(package)]
-    out = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(modules)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(modules)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert not loaded & forbidden, f"importing every module of {package} loaded {sorted(loaded & forbidden)}"
 
 
 def test_importing_envs_registry_loads_no_llm_code():
-    out = subprocess.run([sys.executable, "-c", "import envs, sys; print('agents_llm' in sys.modules)"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", "import envs, sys; print('agents_llm' in sys.modules)"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "False", "`import envs` must stay lazy: the report env is registered by import path"

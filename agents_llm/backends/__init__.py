@@ -9,6 +9,7 @@ Backends: `llamacpp` (embedded default), `openai` (any OpenAI-compatible server)
 `ollama` (native client), `scripted` (a TEST DOUBLE for unit tests). A new backend is a
 subclass of LLMBackend plus `register_backend(name, factory)`.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -16,8 +17,15 @@ from typing import Any, Callable
 from .accounting import TokenLedger, Usage
 from .base import ChatRequest, Completion, LLMBackend, LLMResponse, RetryPolicy
 from .cache import ResponseCache
-from .errors import (LLMConfigError, LLMConnectionError, LLMError, LLMOutputError, LLMServerError,
-                     LLMTimeoutError, TokenBudgetExceeded)
+from .errors import (
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMOutputError,
+    LLMServerError,
+    LLMTimeoutError,
+    TokenBudgetExceeded,
+)
 
 Factory = Callable[..., LLMBackend]
 _BACKENDS: dict[str, Factory] = {}
@@ -29,22 +37,26 @@ def register_backend(name: str, factory: Factory) -> None:
 
 def _llamacpp(**kw: Any) -> LLMBackend:
     from .llamacpp import LlamaCppBackend  # imports llama_cpp only when chosen
+
     kw["cache_dir"] = kw.pop("model_cache_dir", None)
     return LlamaCppBackend(**kw)
 
 
 def _openai(**kw: Any) -> LLMBackend:
     from .openai_compat import OpenAIBackend
+
     return OpenAIBackend(**kw)
 
 
 def _ollama(**kw: Any) -> LLMBackend:
     from .ollama_native import OllamaBackend
+
     return OllamaBackend(**kw)
 
 
 def _scripted(**kw: Any) -> LLMBackend:
     from .scripted import ScriptedBackend
+
     return ScriptedBackend(**kw)
 
 
@@ -60,8 +72,7 @@ def make_backend(cfg: Any) -> LLMBackend:
     from omegaconf import OmegaConf
 
     if not isinstance(cfg, dict):
-        cfg = OmegaConf.to_container(OmegaConf.structured(cfg) if not OmegaConf.is_config(cfg) else cfg,
-                                     resolve=True)
+        cfg = OmegaConf.to_container(OmegaConf.structured(cfg) if not OmegaConf.is_config(cfg) else cfg, resolve=True)
     name = cfg.get("backend")
     if name not in _BACKENDS:
         raise LLMConfigError(f"unknown llm.backend {name!r}: expected one of {sorted(_BACKENDS)}")
@@ -83,6 +94,23 @@ def make_ledger(cfg: Any) -> TokenLedger:
         raise LLMConfigError(f"llm.episode_token_budget: {e}") from None
 
 
-__all__ = ["ChatRequest", "Completion", "LLMBackend", "LLMResponse", "RetryPolicy", "ResponseCache", "TokenLedger",
-           "Usage", "LLMError", "LLMConfigError", "LLMConnectionError", "LLMOutputError", "LLMServerError",
-           "LLMTimeoutError", "TokenBudgetExceeded", "make_backend", "make_ledger", "register_backend"]
+__all__ = [
+    "ChatRequest",
+    "Completion",
+    "LLMBackend",
+    "LLMResponse",
+    "RetryPolicy",
+    "ResponseCache",
+    "TokenLedger",
+    "Usage",
+    "LLMError",
+    "LLMConfigError",
+    "LLMConnectionError",
+    "LLMOutputError",
+    "LLMServerError",
+    "LLMTimeoutError",
+    "TokenBudgetExceeded",
+    "make_backend",
+    "make_ledger",
+    "register_backend",
+]

@@ -1,4 +1,5 @@
 """Token accounting per caller and per episode, with an optional budget."""
+
 from __future__ import annotations
 
 import numbers
@@ -18,8 +19,12 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
     def as_dict(self) -> dict:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.total, "calls": self.calls}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total,
+            "calls": self.calls,
+        }
 
 
 def _count(name: str, value: object) -> int:
@@ -45,8 +50,7 @@ class TokenLedger:
     def __post_init__(self) -> None:
         if self.budget is not None:
             if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget <= 0:
-                raise ValueError(
-                    f"token budget must be a positive integer or None for unlimited, got {self.budget!r}")
+                raise ValueError(f"token budget must be a positive integer or None for unlimited, got {self.budget!r}")
 
     @property
     def total(self) -> Usage:
@@ -81,5 +85,8 @@ class TokenLedger:
         u.calls += 1
 
     def as_dict(self) -> dict:
-        return {"budget": self.budget, "total": self.total.as_dict(),
-                "by_caller": {k: v.as_dict() for k, v in sorted(self.by_caller.items())}}
+        return {
+            "budget": self.budget,
+            "total": self.total.as_dict(),
+            "by_caller": {k: v.as_dict() for k, v in sorted(self.by_caller.items())},
+        }

@@ -5,6 +5,7 @@ it has limits, `check_schema_supported`. Everything else lives here once: reques
 validation, the token budget, the response cache, retries with backoff, the per-call
 timeout, schema-checked JSON, latency and token accounting.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -110,9 +111,16 @@ class RetryPolicy:
 class LLMBackend(ABC):
     name: ClassVar[str] = "base"
 
-    def __init__(self, *, model: str, timeout_s: float = 120.0, retry: RetryPolicy | None = None,
-                 cache: ResponseCache | None = None, max_concurrent_requests: int | None = None,
-                 server_slots: int | None = None):
+    def __init__(
+        self,
+        *,
+        model: str,
+        timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+        cache: ResponseCache | None = None,
+        max_concurrent_requests: int | None = None,
+        server_slots: int | None = None,
+    ):
         if timeout_s <= 0:
             raise LLMConfigError(f"timeout_s must be positive, got {timeout_s}", backend=self.name)
         for key, value in (("max_concurrent_requests", max_concurrent_requests), ("server_slots", server_slots)):
@@ -123,8 +131,11 @@ class LLMBackend(ABC):
         # How many requests the server decodes at once; more in flight queue there (warned once).
         self.server_slots = server_slots
         if max_concurrent_requests and server_slots and max_concurrent_requests > server_slots:
-            warnings.warn(f"llm.max_concurrent_requests={max_concurrent_requests} is above llm.server_slots="
-                          f"{server_slots}: the server queues what it cannot decode at once", stacklevel=2)
+            warnings.warn(
+                f"llm.max_concurrent_requests={max_concurrent_requests} is above llm.server_slots="
+                f"{server_slots}: the server queues what it cannot decode at once",
+                stacklevel=2,
+            )
         self._limits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> Semaphore
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests seen in flight at once
@@ -156,22 +167,23 @@ class LLMBackend(ABC):
         """Release connections; the default has none."""
 
     # -- the shared call path --------------------------------------------------------
-    def _validate(self, messages: Sequence[Mapping[str, str]], max_tokens: int,
-                  temperature: float) -> tuple[tuple[str, str], ...]:
+    def _validate(
+        self, messages: Sequence[Mapping[str, str]], max_tokens: int, temperature: float
+    ) -> tuple[tuple[str, str], ...]:
         if not isinstance(messages, (list, tuple)) or len(messages) == 0:
-            raise LLMConfigError("empty message list: a chat call needs at least one message",
-                                 backend=self.name)
+            raise LLMConfigError("empty message list: a chat call needs at least one message", backend=self.name)
         out = []
         for i, m in enumerate(messages):
             if not isinstance(m, Mapping) or "role" not in m or "content" not in m:
-                raise LLMConfigError(f"message {i} must be a mapping with 'role' and 'content', got {m!r:.80}",
-                                     backend=self.name)
+                raise LLMConfigError(
+                    f"message {i} must be a mapping with 'role' and 'content', got {m!r:.80}", backend=self.name
+                )
             if m["role"] not in ROLES:
-                raise LLMConfigError(f"message {i} has role {m['role']!r}; expected one of {ROLES}",
-                                     backend=self.name)
+                raise LLMConfigError(f"message {i} has role {m['role']!r}; expected one of {ROLES}", backend=self.name)
             if not isinstance(m["content"], str):
-                raise LLMConfigError(f"message {i} content must be str, got {type(m['content']).__name__}",
-                                     backend=self.name)
+                raise LLMConfigError(
+                    f"message {i} content must be str, got {type(m['content']).__name__}", backend=self.name
+                )
             out.append((m["role"], m["content"]))
         if not isinstance(max_tokens, int) or max_tokens <= 0:
             raise LLMConfigError(f"max_tokens must be a positive int, got {max_tokens!r}", backend=self.name)
@@ -187,20 +199,41 @@ class LLMBackend(ABC):
         return self.endpoint
 
     def _key(self, req: ChatRequest) -> str:
-        return cache_key(backend=self.name, endpoint=self.cache_scope, model=self.model, messages=req.messages,
-                         schema=req.schema, max_tokens=req.max_tokens, temperature=req.temperature, seed=req.seed)
+        return cache_key(
+            backend=self.name,
+            endpoint=self.cache_scope,
+            model=self.model,
+            messages=req.messages,
+            schema=req.schema,
+            max_tokens=req.max_tokens,
+            temperature=req.temperature,
+            seed=req.seed,
+        )
 
-    async def chat(self, messages: Sequence[Mapping[str, str]], *, schema: Mapping[str, Any] | None = None,
-                   max_tokens: int = 256, temperature: float = 0.0, seed: int | None = None,
-                   caller: str = "", ledger: TokenLedger | None = None) -> LLMResponse:
+    async def chat(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        caller: str = "",
+        ledger: TokenLedger | None = None,
+    ) -> LLMResponse:
         """Send a chat; return text, token counts and latency.
 
         `caller` names who pays (an agent, a judge); `ledger` is the episode's budgeted
         ledger. With a `schema`, the answer is held to it and returned parsed in
         `.parsed`; an answer that fails is retried, then raised as LLMOutputError.
         """
-        req = ChatRequest(self._validate(messages, max_tokens, temperature), schema=schema,
-                          max_tokens=max_tokens, temperature=float(temperature), seed=seed)
+        req = ChatRequest(
+            self._validate(messages, max_tokens, temperature),
+            schema=schema,
+            max_tokens=max_tokens,
+            temperature=float(temperature),
+            seed=seed,
+        )
         if schema is not None:
             self.check_schema_supported(schema)
         if ledger is not None:
@@ -214,17 +247,20 @@ class LLMBackend(ABC):
                 text, pt, ct = hit
                 parsed = parse_json_output(text, dict(schema), self.name) if schema is not None else None
                 self._charge(caller, ledger, pt, ct)
-                return LLMResponse(text, pt, ct, time.perf_counter() - t0, self.name, self.model,
-                                   cached=True, parsed=parsed)
+                return LLMResponse(
+                    text, pt, ct, time.perf_counter() - t0, self.name, self.model, cached=True, parsed=parsed
+                )
 
         attempts = 0
         comp: Completion | None = None
         parsed = None
         try:
             async for attempt in AsyncRetrying(
-                    retry=retry_if_exception_type(RETRYABLE), reraise=True,
-                    stop=stop_after_attempt(self.retry.max_attempts),
-                    wait=wait_exponential(multiplier=self.retry.backoff_s, max=self.retry.backoff_max_s)):
+                retry=retry_if_exception_type(RETRYABLE),
+                reraise=True,
+                stop=stop_after_attempt(self.retry.max_attempts),
+                wait=wait_exponential(multiplier=self.retry.backoff_s, max=self.retry.backoff_max_s),
+            ):
                 with attempt:
                     attempts += 1
                     comp = await self._attempt(req)
@@ -239,8 +275,16 @@ class LLMBackend(ABC):
         assert comp is not None
         if self.cache is not None:
             self.cache.put(key, comp.text, comp.prompt_tokens, comp.completion_tokens)
-        return LLMResponse(comp.text, comp.prompt_tokens, comp.completion_tokens, time.perf_counter() - t0,
-                           self.name, self.model, attempts=attempts, parsed=parsed)
+        return LLMResponse(
+            comp.text,
+            comp.prompt_tokens,
+            comp.completion_tokens,
+            time.perf_counter() - t0,
+            self.name,
+            self.model,
+            attempts=attempts,
+            parsed=parsed,
+        )
 
     def _limit(self) -> asyncio.Semaphore | contextlib.nullcontext:
         """The in-flight limit of this backend on the running loop (a semaphore is bound to one loop)."""
@@ -258,14 +302,18 @@ class LLMBackend(ABC):
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             if self.server_slots and self.in_flight > self.server_slots and not self._warned_slots:
                 self._warned_slots = True
-                warnings.warn(f"{self.in_flight} requests in flight to {self.endpoint or self.name}, more than "
-                              f"llm.server_slots={self.server_slots}: the server queues them; cap them with "
-                              "llm.max_concurrent_requests", stacklevel=2)
+                warnings.warn(
+                    f"{self.in_flight} requests in flight to {self.endpoint or self.name}, more than "
+                    f"llm.server_slots={self.server_slots}: the server queues them; cap them with "
+                    "llm.max_concurrent_requests",
+                    stacklevel=2,
+                )
             try:
                 return await asyncio.wait_for(self._generate(req), timeout=self.timeout_s)
             except asyncio.TimeoutError:
-                raise LLMTimeoutError(f"call timed out after {self.timeout_s:.1f} s", backend=self.name,
-                                      endpoint=self.endpoint) from None
+                raise LLMTimeoutError(
+                    f"call timed out after {self.timeout_s:.1f} s", backend=self.name, endpoint=self.endpoint
+                ) from None
             finally:
                 self.in_flight -= 1
 

@@ -5,6 +5,7 @@ URL, so one server's answers are never replayed for another), model, messages, J
 schema and sampling parameters. With temperature 0 or a fixed seed, a replay from the
 cache yields exactly the texts and token counts of the original run.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,7 +33,8 @@ class ResponseCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
-                " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL)")
+                " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL)"
+            )
             self._db.commit()
         self.hits = 0
         self.misses = 0
@@ -50,8 +52,10 @@ class ResponseCache:
 
     def put(self, key: str, text: str, prompt_tokens: int, completion_tokens: int) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
-                             (key, text, int(prompt_tokens), int(completion_tokens)))
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
+                (key, text, int(prompt_tokens), int(completion_tokens)),
+            )
             self._db.commit()
 
     def __len__(self) -> int:

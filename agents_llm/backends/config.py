@@ -3,6 +3,7 @@
 Each backend has a dataclass; `conf/llm/<name>.yaml` starts from `base_<name>`, so a
 wrong key or a wrongly typed value fails when Hydra composes, naming the key.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -97,8 +98,13 @@ class ExtractiveConfig(LLMConfig):
     tokenizer_model: str = "smollm2-135m"  # whose tokenizer counts the tokens an LLM team would pay
 
 
-SCHEMAS = {"llamacpp": LlamaCppConfig, "openai": OpenAIConfig, "ollama": OllamaConfig, "scripted": ScriptedConfig,
-           "extractive": ExtractiveConfig}
+SCHEMAS = {
+    "llamacpp": LlamaCppConfig,
+    "openai": OpenAIConfig,
+    "ollama": OllamaConfig,
+    "scripted": ScriptedConfig,
+    "extractive": ExtractiveConfig,
+}
 
 
 def register_configs() -> None:

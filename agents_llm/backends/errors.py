@@ -3,6 +3,7 @@
 Every message names the backend and, where there is one, the endpoint or model file, so
 a failure in a long run says where to look without a traceback dive.
 """
+
 from __future__ import annotations
 
 
@@ -16,8 +17,9 @@ class LLMError(Exception):
 
         message = redact_text(" ".join(str(message).split()))
         endpoint = redact_text(endpoint)
-        where = ", ".join(p for p in (f"backend={backend}" if backend else "",
-                                      f"endpoint={endpoint}" if endpoint else "") if p)
+        where = ", ".join(
+            p for p in (f"backend={backend}" if backend else "", f"endpoint={endpoint}" if endpoint else "") if p
+        )
         super().__init__(f"{message} [{where}]" if where else message)
         self.backend = backend
         self.endpoint = endpoint

@@ -5,6 +5,7 @@ body, `null` content or usage all reach the backend as success. Each becomes one
 `LLMResponseError` line naming the endpoint and what was wrong (retried like a server
 error), never a traceback from deep inside a client library.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,7 @@ def check_max_response_bytes(value: Any, backend: str) -> int:
 
 
 def _snippet(body: bytes, limit: int = 80) -> str:
-    text = body[:limit * 4].decode("utf-8", errors="replace")
+    text = body[: limit * 4].decode("utf-8", errors="replace")
     return redact_text(" ".join(text.split()))[:limit]
 
 
@@ -37,9 +38,12 @@ async def read_capped(chunks: AsyncIterator[bytes], cap: int, *, backend: str, e
     async for chunk in chunks:
         size += len(chunk)
         if size > cap:
-            raise LLMResponseError(f"response body is larger than the {cap}-byte cap (llm.max_response_bytes); "
-                                   f"it began {_snippet(b''.join(parts) + chunk)!r}",
-                                   backend=backend, endpoint=endpoint)
+            raise LLMResponseError(
+                f"response body is larger than the {cap}-byte cap (llm.max_response_bytes); "
+                f"it began {_snippet(b''.join(parts) + chunk)!r}",
+                backend=backend,
+                endpoint=endpoint,
+            )
         parts.append(chunk)
     return b"".join(parts)
 
@@ -49,12 +53,14 @@ def parse_json_body(body: bytes, content_type: str, *, backend: str, endpoint: s
         return json.loads(body)
     except (UnicodeDecodeError, ValueError):
         kind = content_type.split(";")[0].strip() or "no content type"
-        raise LLMResponseError(f"response body is not JSON ({kind}, {len(body)} bytes); it began "
-                               f"{_snippet(body)!r}", backend=backend, endpoint=endpoint) from None
+        raise LLMResponseError(
+            f"response body is not JSON ({kind}, {len(body)} bytes); it began {_snippet(body)!r}",
+            backend=backend,
+            endpoint=endpoint,
+        ) from None
 
 
-def require(data: Any, path: Sequence[str | int], kind: type | tuple[type, ...], *, backend: str,
-            endpoint: str) -> Any:
+def require(data: Any, path: Sequence[str | int], kind: type | tuple[type, ...], *, backend: str, endpoint: str) -> Any:
     """`data[path...]`, which must exist and be of `kind`; else LLMResponseError naming the field."""
     value, where = data, ""
     for step in path:
@@ -64,22 +70,27 @@ def require(data: Any, path: Sequence[str | int], kind: type | tuple[type, ...],
         try:
             value = value[step]
         except (KeyError, IndexError, TypeError):
-            raise LLMResponseError(f"malformed response: {where} is missing", backend=backend,
-                                   endpoint=endpoint) from None
+            raise LLMResponseError(
+                f"malformed response: {where} is missing", backend=backend, endpoint=endpoint
+            ) from None
     if value is None:
         raise LLMResponseError(f"malformed response: {where} is null", backend=backend, endpoint=endpoint)
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise LLMResponseError(f"malformed response: {where} should be {names}, got {type(value).__name__}",
-                               backend=backend, endpoint=endpoint)
+        raise LLMResponseError(
+            f"malformed response: {where} should be {names}, got {type(value).__name__}",
+            backend=backend,
+            endpoint=endpoint,
+        )
     return value
 
 
 def token_count(data: Any, path: Sequence[str | int], *, backend: str, endpoint: str) -> int:
     value = require(data, path, int, backend=backend, endpoint=endpoint)
     if value < 0:
-        raise LLMResponseError(f"malformed response: {'.'.join(map(str, path))} is negative ({value})",
-                               backend=backend, endpoint=endpoint)
+        raise LLMResponseError(
+            f"malformed response: {'.'.join(map(str, path))} is negative ({value})", backend=backend, endpoint=endpoint
+        )
     return value
 
 
@@ -92,8 +103,11 @@ class _CappedStream(httpx.AsyncByteStream):
         async for chunk in self._inner:
             size += len(chunk)
             if size > self._cap:
-                raise LLMResponseError(f"response body is larger than the {self._cap}-byte cap "
-                                       f"(llm.max_response_bytes); it began {_snippet(seen + chunk)!r}", **self._where)
+                raise LLMResponseError(
+                    f"response body is larger than the {self._cap}-byte cap "
+                    f"(llm.max_response_bytes); it began {_snippet(seen + chunk)!r}",
+                    **self._where,
+                )
             if len(seen) < 320:
                 seen += chunk[:320]
             yield chunk
@@ -112,8 +126,13 @@ class CappedTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         resp = await self._inner.handle_async_request(request)
-        return httpx.Response(resp.status_code, headers=resp.headers, extensions=resp.extensions, request=request,
-                              stream=_CappedStream(resp.stream, self._cap, self._backend, self._endpoint))
+        return httpx.Response(
+            resp.status_code,
+            headers=resp.headers,
+            extensions=resp.extensions,
+            request=request,
+            stream=_CappedStream(resp.stream, self._cap, self._backend, self._endpoint),
+        )
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -4,6 +4,7 @@ Small models wrap JSON in code fences or prose; we take the first JSON value tha
 parses and then hold it to the schema, so a judge gets either a valid object or a clear
 LLMOutputError that the retry loop can act on.
 """
+
 from __future__ import annotations
 
 import json

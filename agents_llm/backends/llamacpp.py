@@ -8,6 +8,7 @@ timeouts, the response cache) lives on the backend object, never on the shared
 instance. Calls are serialised by a lock because a llama.cpp context is not re-entrant. Generation runs in a worker thread so the event loop stays
 free; a deadline in a logits processor ends a generation that outlives its timeout.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -35,8 +36,14 @@ def shared_llama(path: Path, n_ctx: int, n_threads: int, chat_format: str | None
     key = (str(path), n_ctx, n_threads, chat_format)
     with _INSTANCES_LOCK:
         if key not in _INSTANCES:
-            llm = llama_cpp.Llama(str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                                  chat_format=chat_format, verbose=False)
+            llm = llama_cpp.Llama(
+                str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                chat_format=chat_format,
+                verbose=False,
+            )
             _INSTANCES[key] = (llm, threading.Lock())
         return _INSTANCES[key]
 
@@ -44,13 +51,22 @@ def shared_llama(path: Path, n_ctx: int, n_threads: int, chat_format: str | None
 class LlamaCppBackend(LLMBackend):
     name = "llamacpp"
 
-    def __init__(self, model: str = "smollm2-135m", *, n_ctx: int = 4096, n_threads: int = 1,
-                 cache_dir: str | None = None, chat_format: str | None = None, repeat_penalty: float = 1.0,
-                 **kwargs: Any):
+    def __init__(
+        self,
+        model: str = "smollm2-135m",
+        *,
+        n_ctx: int = 4096,
+        n_threads: int = 1,
+        cache_dir: str | None = None,
+        chat_format: str | None = None,
+        repeat_penalty: float = 1.0,
+        **kwargs: Any,
+    ):
         super().__init__(model=model, **kwargs)
         if n_threads < 1 or n_ctx < 256:
-            raise LLMConfigError(f"n_threads must be >= 1 and n_ctx >= 256 (got {n_threads}, {n_ctx})",
-                                 backend=self.name)
+            raise LLMConfigError(
+                f"n_threads must be >= 1 and n_ctx >= 256 (got {n_threads}, {n_ctx})", backend=self.name
+            )
         if not repeat_penalty > 0:
             raise LLMConfigError(f"repeat_penalty must be > 0 (1.0 = off), got {repeat_penalty}", backend=self.name)
         self.repeat_penalty = float(repeat_penalty)
@@ -82,8 +98,11 @@ class LlamaCppBackend(LLMBackend):
                 # scores), so it is built from the unsorted text.
                 self._grammars[key] = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
             except Exception as e:  # the converter raises bare Exceptions/ValueErrors
-                raise LLMConfigError(f"llama.cpp cannot turn this JSON schema into a grammar: {e}",
-                                     backend=self.name, endpoint=self.endpoint) from None
+                raise LLMConfigError(
+                    f"llama.cpp cannot turn this JSON schema into a grammar: {e}",
+                    backend=self.name,
+                    endpoint=self.endpoint,
+                ) from None
         return self._grammars[key]
 
     def check_schema_supported(self, schema: Mapping[str, Any]) -> None:
@@ -94,8 +113,9 @@ class LlamaCppBackend(LLMBackend):
         deadline = time.monotonic() + self.timeout_s
         comp = await asyncio.to_thread(self._generate_blocking, request, deadline)
         if comp is None:
-            raise LLMTimeoutError(f"generation passed its {self.timeout_s:.1f} s timeout", backend=self.name,
-                                  endpoint=self.endpoint)
+            raise LLMTimeoutError(
+                f"generation passed its {self.timeout_s:.1f} s timeout", backend=self.name, endpoint=self.endpoint
+            )
         return comp
 
     def _generate_blocking(self, request: ChatRequest, deadline: float) -> Completion | None:
@@ -114,9 +134,13 @@ class LlamaCppBackend(LLMBackend):
         import llama_cpp
 
         kwargs: dict[str, Any] = dict(
-            messages=request.message_dicts(), max_tokens=request.max_tokens, temperature=request.temperature,
-            seed=request.seed, repeat_penalty=self.repeat_penalty,
-            logits_processor=llama_cpp.LogitsProcessorList([stop_at_deadline]))
+            messages=request.message_dicts(),
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            seed=request.seed,
+            repeat_penalty=self.repeat_penalty,
+            logits_processor=llama_cpp.LogitsProcessorList([stop_at_deadline]),
+        )
         if request.schema is not None:
             kwargs["grammar"] = self._grammar(request.schema)
         with self._lock:
@@ -133,5 +157,6 @@ class LlamaCppBackend(LLMBackend):
         if timed_out:
             return None
         usage = out["usage"]
-        return Completion(out["choices"][0]["message"]["content"] or "", usage["prompt_tokens"],
-                          usage["completion_tokens"])
+        return Completion(
+            out["choices"][0]["message"]["content"] or "", usage["prompt_tokens"], usage["completion_tokens"]
+        )

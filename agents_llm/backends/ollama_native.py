@@ -5,6 +5,7 @@ HTTP transport caps the response size, and an answer that is not an Ollama chat
 response (not JSON, wrong shape, null content) is an LLMResponseError naming the
 endpoint, retried like a server error.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,8 +22,14 @@ from .openai_compat import check_base_url
 class OllamaBackend(LLMBackend):
     name = "ollama"
 
-    def __init__(self, model: str, *, host: str = "http://127.0.0.1:11434",
-                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, **kwargs: Any):
+    def __init__(
+        self,
+        model: str,
+        *,
+        host: str = "http://127.0.0.1:11434",
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        **kwargs: Any,
+    ):
         super().__init__(model=model, **kwargs)
         check_base_url(host, key="llm.host", backend=self.name)
         self.host = host.rstrip("/")
@@ -44,13 +51,18 @@ class OllamaBackend(LLMBackend):
         where = dict(backend=self.name, endpoint=self.endpoint)
         try:
             out = await self._clients.get().chat(
-                model=self.model, messages=request.message_dicts(), stream=False,
-                format=dict(request.schema) if request.schema is not None else None, options=options)
+                model=self.model,
+                messages=request.message_dicts(),
+                stream=False,
+                format=dict(request.schema) if request.schema is not None else None,
+                options=options,
+            )
         # The client turns a refused connection into ConnectionError (httpx.ConnectError when
         # streaming); both mean the same thing to the user.
         except (ConnectionError, httpx.ConnectError) as e:
-            raise LLMConnectionError(f"cannot reach the Ollama server ({e}); start it with `ollama serve`",
-                                     **where) from None
+            raise LLMConnectionError(
+                f"cannot reach the Ollama server ({e}); start it with `ollama serve`", **where
+            ) from None
         except httpx.TimeoutException:
             raise LLMTimeoutError("server did not answer in time", **where) from None
         except ollama.ResponseError as e:
@@ -59,12 +71,14 @@ class OllamaBackend(LLMBackend):
                 raise LLMServerError(msg, **where) from None
             raise LLMConfigError(msg, **where) from None
         except httpx.TransportError as e:  # the connection broke while the answer was being read
-            raise LLMServerError(f"connection failed while reading the answer ({type(e).__name__}: {e})",
-                                 **where) from None
+            raise LLMServerError(
+                f"connection failed while reading the answer ({type(e).__name__}: {e})", **where
+            ) from None
         except (ValueError, TypeError) as e:  # a body that is not JSON, or JSON of the wrong shape
             first = str(e).splitlines()[0] if str(e) else ""
-            raise LLMResponseError(f"response body is not an Ollama chat response ({type(e).__name__}: "
-                                   f"{first[:160]})", **where) from None
+            raise LLMResponseError(
+                f"response body is not an Ollama chat response ({type(e).__name__}: {first[:160]})", **where
+            ) from None
         if out.message is None or out.message.content is None:
             raise LLMResponseError("malformed response: message.content is null", **where)
         if out.eval_count is None:

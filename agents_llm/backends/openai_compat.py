@@ -6,6 +6,7 @@ The SDK client is bound to the running event loop (one per loop, see LoopBoundCl
 and its answer is read as raw bytes under a size cap and checked field by field, so a
 malformed "200 OK" is an LLMResponseError naming the endpoint, not a traceback.
 """
+
 from __future__ import annotations
 
 import enum
@@ -18,8 +19,14 @@ import openai
 from ..redaction import redact_text, url_userinfo
 from .base import ChatRequest, Completion, LLMBackend, LoopBoundClients
 from .errors import LLMConfigError, LLMConnectionError, LLMServerError, LLMTimeoutError
-from .http_response import (DEFAULT_MAX_RESPONSE_BYTES, check_max_response_bytes, parse_json_body, read_capped,
-                            require, token_count)
+from .http_response import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    check_max_response_bytes,
+    parse_json_body,
+    read_capped,
+    require,
+    token_count,
+)
 from .json_output import check_schema
 
 
@@ -34,9 +41,16 @@ class JsonMode(str, enum.Enum):
 class OpenAIBackend(LLMBackend):
     name = "openai"
 
-    def __init__(self, model: str, *, base_url: str = "http://127.0.0.1:8000/v1",
-                 api_key_env: str = "OPENAI_API_KEY", json_mode: str | JsonMode = JsonMode.json_schema,
-                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, **kwargs: Any):
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = "http://127.0.0.1:8000/v1",
+        api_key_env: str = "OPENAI_API_KEY",
+        json_mode: str | JsonMode = JsonMode.json_schema,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        **kwargs: Any,
+    ):
         super().__init__(model=model, **kwargs)
         check_base_url(base_url, key="llm.base_url", backend=self.name)
         self.base_url = base_url
@@ -49,8 +63,7 @@ class OpenAIBackend(LLMBackend):
 
     def _new_client(self) -> openai.AsyncOpenAI:
         # Retries are ours (tenacity in the base class), so the SDK's own are off.
-        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
-                                  timeout=self.timeout_s)
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.timeout_s)
 
     @property
     def endpoint(self) -> str:
@@ -59,9 +72,12 @@ class OpenAIBackend(LLMBackend):
     def check_schema_supported(self, schema: Mapping[str, Any]) -> None:
         check_schema(schema, backend=self.name)
         if self.json_mode is JsonMode.none:
-            raise LLMConfigError("this server is configured with json_mode=none and cannot honour a JSON schema;"
-                                 " set llm.json_mode to json_schema or json_object_schema",
-                                 backend=self.name, endpoint=self.endpoint)
+            raise LLMConfigError(
+                "this server is configured with json_mode=none and cannot honour a JSON schema;"
+                " set llm.json_mode to json_schema or json_object_schema",
+                backend=self.name,
+                endpoint=self.endpoint,
+            )
 
     def _response_format(self, schema: Mapping[str, Any] | None) -> dict | None:
         if schema is None:
@@ -71,8 +87,12 @@ class OpenAIBackend(LLMBackend):
         return {"type": "json_schema", "json_schema": {"name": "response", "schema": dict(schema)}}
 
     async def _generate(self, request: ChatRequest) -> Completion:
-        kwargs: dict[str, Any] = dict(model=self.model, messages=request.message_dicts(),
-                                      max_tokens=request.max_tokens, temperature=request.temperature)
+        kwargs: dict[str, Any] = dict(
+            model=self.model,
+            messages=request.message_dicts(),
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+        )
         if request.seed is not None:
             kwargs["seed"] = request.seed
         fmt = self._response_format(request.schema)
@@ -98,15 +118,19 @@ class OpenAIBackend(LLMBackend):
         except httpx.TimeoutException:  # while the body was being read
             raise LLMTimeoutError("server stopped sending its answer in time", **where) from None
         except httpx.TransportError as e:  # the connection broke while the body was being read
-            raise LLMServerError(f"connection failed while reading the answer ({type(e).__name__}: {e})",
-                                 **where) from None
+            raise LLMServerError(
+                f"connection failed while reading the answer ({type(e).__name__}: {e})", **where
+            ) from None
         data = parse_json_body(body, content_type, **where)
         choices = require(data, ("choices",), list, **where)
         if not choices:
             raise LLMServerError("server answered with no choices", **where)
         text = require(data, ("choices", 0, "message", "content"), str, **where)
-        return Completion(text, token_count(data, ("usage", "prompt_tokens"), **where),
-                          token_count(data, ("usage", "completion_tokens"), **where))
+        return Completion(
+            text,
+            token_count(data, ("usage", "prompt_tokens"), **where),
+            token_count(data, ("usage", "completion_tokens"), **where),
+        )
 
     async def aclose(self) -> None:
         client = self._clients.pop_current()
@@ -117,6 +141,9 @@ class OpenAIBackend(LLMBackend):
 def check_base_url(url: str, *, key: str, backend: str) -> None:
     """Refuse a URL with credentials in it: they would be copied into every config, trace and log."""
     if url_userinfo(url or ""):
-        raise LLMConfigError(f"{key} must not carry credentials, but {redact_text(url)} has a user:password@ part; "
-                             "a URL is written to configs, traces and logs, so put the key in the environment "
-                             "variable named by llm.api_key_env", backend=backend)
+        raise LLMConfigError(
+            f"{key} must not carry credentials, but {redact_text(url)} has a user:password@ part; "
+            "a URL is written to configs, traces and logs, so put the key in the environment "
+            "variable named by llm.api_key_env",
+            backend=backend,
+        )

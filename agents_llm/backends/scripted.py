@@ -5,6 +5,7 @@ deterministic text derived from a hash of the messages; with a schema it returns
 smallest instance that satisfies it. `latency_s` makes every call sleep, which is how
 the concurrency tests measure a round's critical path.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -50,9 +51,15 @@ class ScriptedBackend(LLMBackend):
 
     name = "scripted"
 
-    def __init__(self, model: str = "scripted-test-double", *,
-                 rules: Sequence[tuple[str, str | Responder]] = (), responder: Responder | None = None,
-                 latency_s: float = 0.0, **kwargs: Any):
+    def __init__(
+        self,
+        model: str = "scripted-test-double",
+        *,
+        rules: Sequence[tuple[str, str | Responder]] = (),
+        responder: Responder | None = None,
+        latency_s: float = 0.0,
+        **kwargs: Any,
+    ):
         super().__init__(model=model, **kwargs)
         self.rules = [(re.compile(p, re.DOTALL), r) for p, r in rules]
         self.responder = responder

@@ -7,11 +7,23 @@
 See `planning` for the edge semantics, `runner` for scheduling and failure handling, `turn` for
 one agent's turn, `round_record` for the trace entry and `feedback` for reading the outputs.
 """
+
 from .planning import action_mask, execution_order_edges, is_acyclic, plan_from_actions
 from .retrieval import RagRetriever, Retriever, format_evidence
 from .context import EngineSettings, EpisodeContext
 from .round_record import RoundResult
 from .runner import RoundEngine
 
-__all__ = ["EngineSettings", "EpisodeContext", "RagRetriever", "Retriever", "RoundEngine", "RoundResult",
-           "action_mask", "execution_order_edges", "format_evidence", "is_acyclic", "plan_from_actions"]
+__all__ = [
+    "EngineSettings",
+    "EpisodeContext",
+    "RagRetriever",
+    "Retriever",
+    "RoundEngine",
+    "RoundResult",
+    "action_mask",
+    "execution_order_edges",
+    "format_evidence",
+    "is_acyclic",
+    "plan_from_actions",
+]

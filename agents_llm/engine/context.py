@@ -1,4 +1,5 @@
 """What the round engine is configured with and what one episode carries between rounds."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -34,13 +35,23 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         """Range checks at construction (the env builds this from `engine.*` before any call)."""
-        for key in ("agent_max_tokens", "query_max_tokens", "collector_max_tokens", "summary_max_tokens",
-                    "gate_max_tokens", "max_queries", "evidence_max_chars"):
+        for key in (
+            "agent_max_tokens",
+            "query_max_tokens",
+            "collector_max_tokens",
+            "summary_max_tokens",
+            "gate_max_tokens",
+            "max_queries",
+            "evidence_max_chars",
+        ):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"engine.{key} must be an integer >= 1, got {value!r}")
-        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)) \
-                or not 0 <= self.temperature <= 2:
+        if (
+            isinstance(self.temperature, bool)
+            or not isinstance(self.temperature, (int, float))
+            or not 0 <= self.temperature <= 2
+        ):
             raise ValueError(f"engine.temperature must be a number in [0, 2], got {self.temperature!r}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
             raise ValueError(f"engine.seed must be null or an integer >= 0, got {self.seed!r}")

@@ -6,25 +6,34 @@ titles, findings tagged `[SECTION_ID: Sx]` with a live section, the signals of
 matches none of these reads as empty lists, never as an error: a model's output is
 whatever it wrote.
 """
+
 from __future__ import annotations
 
 import re
 from typing import Mapping, Sequence
 
 from report_protocol.feedback import AgentFeedback, Finding, GateVerdict, RoundFeedback, SectionInfo
-from report_protocol.vocabulary import MISSING, NON_OUTPUT_MARKERS, NOTHING_FOUND_FOR, RESEARCH_EXHAUSTED, \
-    SECTION_ID_TAG, SIGNALS
+from report_protocol.vocabulary import (
+    MISSING,
+    NON_OUTPUT_MARKERS,
+    NOTHING_FOUND_FOR,
+    RESEARCH_EXHAUSTED,
+    SECTION_ID_TAG,
+    SIGNALS,
+)
 
 MAX_OUTLINE_TITLES = 12
 
-_OUTLINE_LINE = re.compile(r"^\s*(?:#{1,4}\s+|[-*\u2022]\s+|\d+[.)]\s+|section\s+\d+\s*[:.]\s*)(.+?)\s*$", re.IGNORECASE)
+_OUTLINE_LINE = re.compile(
+    r"^\s*(?:#{1,4}\s+|[-*\u2022]\s+|\d+[.)]\s+|section\s+\d+\s*[:.]\s*)(.+?)\s*$", re.IGNORECASE
+)
 _TRAILING_REFERENCE = re.compile(r"\s*[\(\[].*?[\)\]]\s*$")  # "(source)" or "[1]" after a title
 _NOT_A_TITLE = re.compile(r"^(objective|deficien|gap|missing|note|task|\[)", re.IGNORECASE)
 _SECTION_TAG = re.compile(r"\[\s*" + SECTION_ID_TAG + r"\s*:\s*([A-Za-z0-9_.-]+)\s*\]", re.IGNORECASE)
-_MISSING_LINE = re.compile(r"^\W*" + re.escape(MISSING.rstrip(":")) + r"\s*:\s*(.+?)\s*$",
-                           re.IGNORECASE | re.MULTILINE)
-_EXHAUSTED_FOR = re.compile(re.escape(RESEARCH_EXHAUSTED) + r"\s*" + re.escape(NOTHING_FOUND_FOR) + r"\s*(.+)",
-                            re.IGNORECASE)
+_MISSING_LINE = re.compile(r"^\W*" + re.escape(MISSING.rstrip(":")) + r"\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_EXHAUSTED_FOR = re.compile(
+    re.escape(RESEARCH_EXHAUSTED) + r"\s*" + re.escape(NOTHING_FOUND_FOR) + r"\s*(.+)", re.IGNORECASE
+)
 
 
 def said_something(text: str | None) -> bool:
@@ -47,7 +56,11 @@ def outline_titles(text: str, limit: int = MAX_OUTLINE_TITLES) -> list[str]:
             continue
         title = m.group(1).strip(" *_:#\"'").strip()
         title = _TRAILING_REFERENCE.sub("", title).strip()
-        if 3 <= len(title) <= 120 and not _NOT_A_TITLE.match(title) and title.lower() not in {t.lower() for t in titles}:
+        if (
+            3 <= len(title) <= 120
+            and not _NOT_A_TITLE.match(title)
+            and title.lower() not in {t.lower() for t in titles}
+        ):
             titles.append(title)
         if len(titles) == limit:
             break
@@ -77,17 +90,31 @@ def deficiencies(text: str) -> list[str]:
 
 
 def read_agent(text: str, live_ids: Sequence[str]) -> AgentFeedback:
-    return AgentFeedback(text=text, said_something=said_something(text), signals=signals_in(text),
-                         outline=outline_titles(text), findings=tagged_findings(text, live_ids),
-                         deficiencies=deficiencies(text))
+    return AgentFeedback(
+        text=text,
+        said_something=said_something(text),
+        signals=signals_in(text),
+        outline=outline_titles(text),
+        findings=tagged_findings(text, live_ids),
+        deficiencies=deficiencies(text),
+    )
 
 
-def read_round(outputs: Mapping[str, str], *, collector_status: str, collector_section: str | None,
-               sections: Sequence[tuple[str, str, int]], gate_agent: str | None = None,
-               gate_passed: bool | None = None) -> RoundFeedback:
+def read_round(
+    outputs: Mapping[str, str],
+    *,
+    collector_status: str,
+    collector_section: str | None,
+    sections: Sequence[tuple[str, str, int]],
+    gate_agent: str | None = None,
+    gate_passed: bool | None = None,
+) -> RoundFeedback:
     """The round's feedback: every output read against the live sections after the round."""
     live = [sid for sid, _, _ in sections]
-    return RoundFeedback(agents={a: read_agent(t or "", live) for a, t in outputs.items()},
-                         collector_status=collector_status, collector_section=collector_section,
-                         sections=[SectionInfo(str(i), str(t), int(c)) for i, t, c in sections],
-                         gate=GateVerdict(gate_agent, gate_passed) if gate_agent is not None else None)
+    return RoundFeedback(
+        agents={a: read_agent(t or "", live) for a, t in outputs.items()},
+        collector_status=collector_status,
+        collector_section=collector_section,
+        sections=[SectionInfo(str(i), str(t), int(c)) for i, t, c in sections],
+        gate=GateVerdict(gate_agent, gate_passed) if gate_agent is not None else None,
+    )

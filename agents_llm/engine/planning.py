@@ -17,6 +17,7 @@ with the other's previous-round output, and the other then gets its fresh output
 A sender that does not run this round (it voted terminate) delivers its previous
 output, which imposes no order.
 """
+
 from __future__ import annotations
 
 from graphlib import CycleError, TopologicalSorter
@@ -27,8 +28,9 @@ import numpy as np
 from report_protocol import COLLECTOR, ActionTable, Denial, RoundPlan
 
 
-def action_mask(table: ActionTable, agent_index: int, *, round_index: int, min_rounds_before_terminate: int,
-                report_empty: bool) -> tuple[np.ndarray, dict[int, str]]:
+def action_mask(
+    table: ActionTable, agent_index: int, *, round_index: int, min_rounds_before_terminate: int, report_empty: bool
+) -> tuple[np.ndarray, dict[int, str]]:
     """(int8 mask, {action: reason}) for one agent at one decision point."""
     mask = np.ones(table.size, dtype=np.int8)
     reasons: dict[int, str] = {}
@@ -45,8 +47,9 @@ def action_mask(table: ActionTable, agent_index: int, *, round_index: int, min_r
     return mask, reasons
 
 
-def _agent_edges(table: ActionTable, team: Sequence[str], i: int, action: int,
-                 running: set[str]) -> list[tuple[str, str]]:
+def _agent_edges(
+    table: ActionTable, team: Sequence[str], i: int, action: int, running: set[str]
+) -> list[tuple[str, str]]:
     kind, target = table.decode(action)
     me = team[i]
     if kind == "broadcast":
@@ -60,8 +63,9 @@ def _agent_edges(table: ActionTable, team: Sequence[str], i: int, action: int,
     return []
 
 
-def execution_order_edges(edges: Sequence[tuple[str, str]], priority: Mapping[str, int],
-                          running: set[str]) -> set[tuple[str, str]]:
+def execution_order_edges(
+    edges: Sequence[tuple[str, str]], priority: Mapping[str, int], running: set[str]
+) -> set[tuple[str, str]]:
     """The 'must run before' pairs implied by message edges (mutual pairs: higher priority first)."""
     pairs = set(edges)
     order = set()
@@ -87,9 +91,13 @@ def is_acyclic(nodes: Sequence[str], order: set[tuple[str, str]]) -> bool:
     return True
 
 
-def plan_from_actions(team: Sequence[str], actions: Mapping[str, int], *,
-                      masks: Mapping[str, tuple[np.ndarray, Mapping[int, str]]] | None = None,
-                      phase: str | None = None) -> RoundPlan:
+def plan_from_actions(
+    team: Sequence[str],
+    actions: Mapping[str, int],
+    *,
+    masks: Mapping[str, tuple[np.ndarray, Mapping[int, str]]] | None = None,
+    phase: str | None = None,
+) -> RoundPlan:
     """The RoundPlan for a joint action (already validated: every agent present, in range).
 
     `masks` maps an agent to (mask, reasons); a masked choice becomes solo_process and a
@@ -120,15 +128,28 @@ def plan_from_actions(team: Sequence[str], actions: Mapping[str, int], *,
         if is_acyclic(team, execution_order_edges(candidate, priority, running)):
             accepted = candidate
         else:
-            denied.append(Denial(a, effective[a], table.name(effective[a], team),
-                                 "cycle: its edges " + ", ".join(f"{s}->{r}" for s, r in mine)
-                                 + " would close a cycle with higher-priority edges"))
+            denied.append(
+                Denial(
+                    a,
+                    effective[a],
+                    table.name(effective[a], team),
+                    "cycle: its edges "
+                    + ", ".join(f"{s}->{r}" for s, r in mine)
+                    + " would close a cycle with higher-priority edges",
+                )
+            )
             effective[a] = table.solo
 
     # Edges to an agent that does not run would carry nothing anywhere.
     edges = [(s, r) for s, r in accepted if r == COLLECTOR or r in running]
-    plan = RoundPlan(acting=[a for a in team if a in running], edges=edges, phase=phase,
-                     actions={a: int(actions[a]) for a in team}, denied=denied, terminate_votes=votes)
+    plan = RoundPlan(
+        acting=[a for a in team if a in running],
+        edges=edges,
+        phase=phase,
+        actions={a: int(actions[a]) for a in team},
+        denied=denied,
+        terminate_votes=votes,
+    )
     plan.terminate = 2 * len(votes) >= len(team) and len(votes) > 0
     plan.effective = {a: table.name(effective[a], team) for a in team}
     return plan

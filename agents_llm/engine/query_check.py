@@ -8,6 +8,7 @@ team writes about it. A query is kept only when it looks like words a reader wou
 topic, the team objective or the outline; otherwise the Researcher searches for the
 topic and outline terms instead.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,8 +22,11 @@ MAX_WORDS = 24  # a paragraph is not a query
 MAX_SYMBOL_SHARE = 0.12  # share of characters outside letters, digits, spaces and -'.,?
 
 # Things that make a line code or markup, not a query.
-_CODE = re.compile(r"```|^\s*(?:#|//|>>>|\$ )|\b(?:import|def|class|return|lambda|print)\b\s*[\w(]|"
-                   r"[{};<>=]|\w\(|\)\s*:|^\s*@\w", re.IGNORECASE)
+_CODE = re.compile(
+    r"```|^\s*(?:#|//|>>>|\$ )|\b(?:import|def|class|return|lambda|print)\b\s*[\w(]|"
+    r"[{};<>=]|\w\(|\)\s*:|^\s*@\w",
+    re.IGNORECASE,
+)
 _PLAIN = re.compile(r"[\w\s\-'.,?]")
 
 
@@ -63,8 +67,15 @@ def fallback_queries(topic: str, objective: str = "", outline: Sequence[str] = (
     return out[:max_queries]
 
 
-def vet_queries(queries: Sequence[str], *, topic: str, objective: str = "", outline: Sequence[str] = (),
-                max_queries: int = 3, no_query_allowed: bool = True) -> tuple[list[str], list[dict], bool]:
+def vet_queries(
+    queries: Sequence[str],
+    *,
+    topic: str,
+    objective: str = "",
+    outline: Sequence[str] = (),
+    max_queries: int = 3,
+    no_query_allowed: bool = True,
+) -> tuple[list[str], list[dict], bool]:
     """(queries to run, rejected [{query, reason}], fell back?) for the Researcher's parsed queries.
 
     An empty list (NO_QUERY: the model decided not to search) stays empty when
@@ -73,8 +84,11 @@ def vet_queries(queries: Sequence[str], *, topic: str, objective: str = "", outl
     if not queries:
         if no_query_allowed:
             return [], [], False
-        return fallback_queries(topic, objective, outline, max_queries), [{"query": "NO_QUERY",
-                                                                           "reason": "no evidence yet"}], True
+        return (
+            fallback_queries(topic, objective, outline, max_queries),
+            [{"query": "NO_QUERY", "reason": "no evidence yet"}],
+            True,
+        )
     terms = query_terms(topic, objective, outline)
     kept, rejected = [], []
     for q in queries:

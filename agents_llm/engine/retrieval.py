@@ -4,6 +4,7 @@ The engine depends on this small protocol, not on a store, so tests can pass a s
 and a user can plug in another retriever. `RagRetriever` is the real one: hybrid
 query over a shared `rag.RagStore` (guarded text, up to three queries).
 """
+
 from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
@@ -35,8 +36,15 @@ class RagRetriever:
 def record_retrieval(retrieval: dict[str, Any], chunks: Sequence[Any], ctx: Any) -> bool:
     """Write what a Researcher's search found into its trace entry and the episode context
     (rag exhausted or not, the sources seen); False when it found nothing."""
-    retrieval["chunks"] = [{"source": c.source, "page": c.page, "chunk_id": c.chunk_id,
-                            "score": (getattr(c, "scores", None) or {}).get("rrf")} for c in chunks]
+    retrieval["chunks"] = [
+        {
+            "source": c.source,
+            "page": c.page,
+            "chunk_id": c.chunk_id,
+            "score": (getattr(c, "scores", None) or {}).get("rrf"),
+        }
+        for c in chunks
+    ]
     if not chunks:
         retrieval["exhausted"] = True
         ctx.rag_exhausted = True

@@ -4,6 +4,7 @@
 `round_record` assemble what the trace keeps of the round (`agents_llm.trace`), and
 `RoundResult` is what the engine returns to the env.
 """
+
 from __future__ import annotations
 
 import time
@@ -51,8 +52,17 @@ class CallRecorder:
 
     def start_call(self, agent: str, kind: str) -> dict:
         """Record a call as it starts; the caller fills in tokens, latency, error, end."""
-        entry = {"agent": agent, "kind": kind, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                 "start_s": self.now(), "end_s": None, "cached": False, "error": None}
+        entry = {
+            "agent": agent,
+            "kind": kind,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "latency_s": 0.0,
+            "start_s": self.now(),
+            "end_s": None,
+            "cached": False,
+            "error": None,
+        }
         self.calls.append(entry)
         return entry
 
@@ -83,19 +93,34 @@ def llm_counts(calls: Sequence[dict], failure: str | None) -> tuple[int, int, st
     return len(llm_calls), len(llm_errors), failure
 
 
-def round_record(plan: RoundPlan, names: Sequence[str], *, timing: dict, order: list[list[str]],
-                 agents: dict[str, dict], rec: CallRecorder, collector: CollectorResult, gate: dict | None,
-                 objective: str, rag_exhausted: bool, budget_exhausted: str | None,
-                 llm: tuple[int, int, str | None]) -> dict[str, Any]:
+def round_record(
+    plan: RoundPlan,
+    names: Sequence[str],
+    *,
+    timing: dict,
+    order: list[list[str]],
+    agents: dict[str, dict],
+    rec: CallRecorder,
+    collector: CollectorResult,
+    gate: dict | None,
+    objective: str,
+    rag_exhausted: bool,
+    budget_exhausted: str | None,
+    llm: tuple[int, int, str | None],
+) -> dict[str, Any]:
     """The round's trace entry (the env adds the round number, reward and report fields)."""
     table = ActionTable(len(names))
     running = set(plan.acting)
     return {
         "phase": plan.phase,
-        "actions": {a: {"action": plan.actions.get(a),
-                        "name": table.name(plan.actions[a], names) if a in plan.actions else None,
-                        "effective": plan.effective.get(a) or ("acting" if a in running else "idle")}
-                    for a in names},
+        "actions": {
+            a: {
+                "action": plan.actions.get(a),
+                "name": table.name(plan.actions[a], names) if a in plan.actions else None,
+                "effective": plan.effective.get(a) or ("acting" if a in running else "idle"),
+            }
+            for a in names
+        },
         "denied": [vars(d) for d in plan.denied],
         "terminate_votes": list(plan.terminate_votes),
         "edges": [{"sender": s, "receiver": r, "timing": timing[(s, r)]} for s, r in plan.edges],

@@ -14,6 +14,7 @@ an error or when none of its calls succeeded, for the env to end the episode wit
 reason `llm_error`. An exhausted token budget stops further calls and is reported in
 `RoundResult.budget_exhausted` for the env to truncate the episode.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -49,8 +50,14 @@ def gate_question_for(plan: RoundPlan) -> str:
 class RoundEngine(TurnTaker):
     """Executes plans for one team on shared resources (backend, retriever)."""
 
-    def __init__(self, team: Sequence[TeamMember], backend: LLMBackend, *, retriever: Retriever | None = None,
-                 settings: EngineSettings | None = None):
+    def __init__(
+        self,
+        team: Sequence[TeamMember],
+        backend: LLMBackend,
+        *,
+        retriever: Retriever | None = None,
+        settings: EngineSettings | None = None,
+    ):
         self.team = list(team)
         self.names = [m.name for m in self.team]
         self.by_name = {m.name: m for m in self.team}
@@ -58,9 +65,11 @@ class RoundEngine(TurnTaker):
         self.backend = backend
         self.retriever = retriever
         self.settings = settings or EngineSettings()
-        self.collector = Collector(prose_max_tokens=self.settings.collector_max_tokens,
-                                   summary_max_tokens=self.settings.summary_max_tokens,
-                                   reuse_sources=self.settings.reuse_sources)
+        self.collector = Collector(
+            prose_max_tokens=self.settings.collector_max_tokens,
+            summary_max_tokens=self.settings.summary_max_tokens,
+            reuse_sources=self.settings.reuse_sources,
+        )
 
     # -- plan structure ------------------------------------------------------------
     def edge_timing(self, plan: RoundPlan) -> dict[tuple[str, str], str]:
@@ -87,8 +96,9 @@ class RoundEngine(TurnTaker):
         return path + (2 if plan.appenders else 0) + (1 if plan.gate_check else 0)
 
     # -- one LLM call --------------------------------------------------------------
-    async def _call(self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list,
-                    max_tokens: int) -> str | None:
+    async def _call(
+        self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list, max_tokens: int
+    ) -> str | None:
         entry = rec.start_call(agent, kind)
         if ctx.budget_exhausted:
             entry.update(error=f"skipped: {ctx.budget_exhausted}", end_s=rec.now())
@@ -98,8 +108,14 @@ class RoundEngine(TurnTaker):
             entry.update(error=f"skipped after an LLM failure: {ctx.llm_failure}", end_s=rec.now(), llm_failed=True)
             return None
         try:
-            resp = await self.backend.chat(messages, max_tokens=max_tokens, temperature=self.settings.temperature,
-                                           seed=self.settings.seed, caller=agent, ledger=ctx.ledger)
+            resp = await self.backend.chat(
+                messages,
+                max_tokens=max_tokens,
+                temperature=self.settings.temperature,
+                seed=self.settings.seed,
+                caller=agent,
+                ledger=ctx.ledger,
+            )
         except TokenBudgetExceeded as e:
             ctx.budget_exhausted = ctx.budget_exhausted or e.reason
             entry.update(error=f"token budget: {e.reason}", end_s=rec.now())
@@ -111,8 +127,13 @@ class RoundEngine(TurnTaker):
             if isinstance(e, FATAL):
                 ctx.llm_failure = ctx.llm_failure or cause
             return None
-        entry.update(prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens,
-                     latency_s=round(resp.latency_s, 4), cached=resp.cached, end_s=rec.now())
+        entry.update(
+            prompt_tokens=resp.prompt_tokens,
+            completion_tokens=resp.completion_tokens,
+            latency_s=round(resp.latency_s, 4),
+            cached=resp.cached,
+            end_s=rec.now(),
+        )
         return resp.text.strip()
 
     # -- the round -----------------------------------------------------------------
@@ -127,9 +148,14 @@ class RoundEngine(TurnTaker):
         collector = await self._collect(plan, ctx, rec, fresh)
         gate_passed, gate_rec = await self._gate(plan, ctx, rec)
 
-        feedback = read_round(fresh, collector_status=collector.status, collector_section=collector.section_id,
-                              sections=ctx.report.list_sections(),
-                              gate_agent=plan.gate_check.agent if plan.gate_check else None, gate_passed=gate_passed)
+        feedback = read_round(
+            fresh,
+            collector_status=collector.status,
+            collector_section=collector.section_id,
+            sections=ctx.report.list_sections(),
+            gate_agent=plan.gate_check.agent if plan.gate_check else None,
+            gate_passed=gate_passed,
+        )
         phase_prompts.after_round(plan.phase, feedback, ctx.report, {m.name: m.role.name for m in self.team})
 
         # Memory: what each agent said this round is its "previous output" next round.
@@ -138,18 +164,43 @@ class RoundEngine(TurnTaker):
                 ctx.memory[a] = fresh[a]
 
         llm = llm_counts(rec.calls, ctx.llm_failure)
-        agents = {a: agent_record(sorted({r for s, r in plan.edges if s == a}, key=self._key), turns.get(a))
-                  for a in plan.acting}
-        record = round_record(plan, self.names, timing=timing, order=order, agents=agents, rec=rec,
-                              collector=collector, gate=gate_rec, objective=ctx.objective,
-                              rag_exhausted=ctx.rag_exhausted, budget_exhausted=ctx.budget_exhausted, llm=llm)
-        return RoundResult(outputs=fresh, order=order, collector=collector,
-                           tokens=ctx.ledger.total.total - tokens_before, calls=rec.calls, record=record,
-                           gate_passed=gate_passed, budget_exhausted=ctx.budget_exhausted, wall_s=rec.now(),
-                           llm_calls=llm[0], llm_errors=llm[1], llm_failure=llm[2], feedback=feedback)
+        agents = {
+            a: agent_record(sorted({r for s, r in plan.edges if s == a}, key=self._key), turns.get(a))
+            for a in plan.acting
+        }
+        record = round_record(
+            plan,
+            self.names,
+            timing=timing,
+            order=order,
+            agents=agents,
+            rec=rec,
+            collector=collector,
+            gate=gate_rec,
+            objective=ctx.objective,
+            rag_exhausted=ctx.rag_exhausted,
+            budget_exhausted=ctx.budget_exhausted,
+            llm=llm,
+        )
+        return RoundResult(
+            outputs=fresh,
+            order=order,
+            collector=collector,
+            tokens=ctx.ledger.total.total - tokens_before,
+            calls=rec.calls,
+            record=record,
+            gate_passed=gate_passed,
+            budget_exhausted=ctx.budget_exhausted,
+            wall_s=rec.now(),
+            llm_calls=llm[0],
+            llm_errors=llm[1],
+            llm_failure=llm[2],
+            feedback=feedback,
+        )
 
-    async def _run_turns(self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, timing: dict
-                         ) -> tuple[dict[str, str], dict[str, AgentTurn], list[list[str]]]:
+    async def _run_turns(
+        self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, timing: dict
+    ) -> tuple[dict[str, str], dict[str, AgentTurn], list[list[str]]]:
         """Every acting agent's turn, a layer of the topological order at a time, concurrently within it.
 
         Returns the outputs (in the order the turns finished), the turns and the layers."""
@@ -189,8 +240,9 @@ class RoundEngine(TurnTaker):
                 task.cancel()
         return fresh, turns, order
 
-    async def _collect(self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder,
-                       fresh: dict[str, str]) -> CollectorResult:
+    async def _collect(
+        self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, fresh: dict[str, str]
+    ) -> CollectorResult:
         """The Collector writes what the appenders sent (or rewrites `plan.revise_section`)."""
         contributions = [(a, fresh.get(a, "")) for a in sorted(plan.appenders, key=self._key)]
         if ctx.budget_exhausted and contributions:
@@ -198,25 +250,36 @@ class RoundEngine(TurnTaker):
         else:
             collector = await self.collector.run(
                 call=lambda agent, kind, msgs, mt: self._call(ctx, rec, agent, kind, msgs, mt),
-                report=ctx.report, contributions=contributions, objective=ctx.objective,
-                sources=ctx.sources.pending(), revise_section=plan.revise_section)
+                report=ctx.report,
+                contributions=contributions,
+                objective=ctx.objective,
+                sources=ctx.sources.pending(),
+                revise_section=plan.revise_section,
+            )
         if collector.status in ("appended", "revised"):
             ctx.sources.flush()
         return collector
 
-    async def _gate(self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder
-                    ) -> tuple[bool | None, dict | None]:
+    async def _gate(self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder) -> tuple[bool | None, dict | None]:
         """The plan's gate check: (passed, its trace entry), (None, None) when none ran."""
         if plan.gate_check is None or ctx.budget_exhausted:
             return None, None
         g = plan.gate_check
         question = gate_question_for(plan)
-        answer = await self._call(ctx, rec, g.agent, "gate",
-                                  prompts.gate_messages(role=self.by_name[g.agent].role.name,
-                                                        topic=ctx.report.topic, question=question,
-                                                        summary=ctx.report.progress_summary,
-                                                        outline=[t for _, t, _ in ctx.report.list_sections()]),
-                                  self.settings.gate_max_tokens)
+        answer = await self._call(
+            ctx,
+            rec,
+            g.agent,
+            "gate",
+            prompts.gate_messages(
+                role=self.by_name[g.agent].role.name,
+                topic=ctx.report.topic,
+                question=question,
+                summary=ctx.report.progress_summary,
+                outline=[t for _, t, _ in ctx.report.list_sections()],
+            ),
+            self.settings.gate_max_tokens,
+        )
         gate_passed = prompts.parse_gate(answer) if answer is not None else None
         return gate_passed, {"agent": g.agent, "question": question, "passed": gate_passed, "response": answer}
 

@@ -5,6 +5,7 @@ the turn) and changes nothing it is handed but the episode context, whose job is
 carry the objective, the retrieval state and the sources between turns. The scheduler
 (`agents_llm.engine.runner`) stores the turn's output for the agents that wait on it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,13 @@ class AgentTurn:
     retrieval: dict[str, Any] | None = None
 
 
-def inbox_for(name: str, timing: Mapping[tuple[str, str], str], fresh: Mapping[str, str],
-              memory: Mapping[str, str], priority: Mapping[str, int]) -> Inbox:
+def inbox_for(
+    name: str,
+    timing: Mapping[tuple[str, str], str],
+    fresh: Mapping[str, str],
+    memory: Mapping[str, str],
+    priority: Mapping[str, int],
+) -> Inbox:
     """(sender, text) of every message `name` receives, in team priority order: a 'fresh'
     edge delivers the sender's output of this round, a 'previous' one its last output."""
     inbox = []
@@ -55,19 +61,45 @@ def instruction_for(plan: RoundPlan, agent: str) -> str:
     return phase_prompts.directive_text(directive) if directive is not None else plan.instructions.get(agent, "")
 
 
-def turn_messages(role: str, plan: RoundPlan, name: str, ctx: EpisodeContext, *, objective: str, inbox: Inbox,
-                  memory: str, evidence: str) -> list:
+def turn_messages(
+    role: str,
+    plan: RoundPlan,
+    name: str,
+    ctx: EpisodeContext,
+    *,
+    objective: str,
+    inbox: Inbox,
+    memory: str,
+    evidence: str,
+) -> list:
     """The chat of the turn: the phase prompts for a handcrafted phase, else the learned-policy prompts."""
     report = ctx.report
     if plan.phase is not None and phase_prompts.handles(plan.phase):
-        return phase_prompts.agent_messages(role, phase=plan.phase, topic=report.topic, objective_text=objective,
-                                            report=report, inbox=inbox, memory=memory, evidence=evidence,
-                                            instruction=instruction_for(plan, name), phase_round=plan.phase_round,
-                                            phase_rounds=plan.phase_rounds)
-    return prompts.agent_messages(role, topic=report.topic, objective=objective,
-                                  outline=[t for _, t, _ in report.list_sections()],
-                                  summary=report.progress_summary, inbox=inbox, memory=memory, evidence=evidence,
-                                  instruction=instruction_for(plan, name), phase=plan.phase)
+        return phase_prompts.agent_messages(
+            role,
+            phase=plan.phase,
+            topic=report.topic,
+            objective_text=objective,
+            report=report,
+            inbox=inbox,
+            memory=memory,
+            evidence=evidence,
+            instruction=instruction_for(plan, name),
+            phase_round=plan.phase_round,
+            phase_rounds=plan.phase_rounds,
+        )
+    return prompts.agent_messages(
+        role,
+        topic=report.topic,
+        objective=objective,
+        outline=[t for _, t, _ in report.list_sections()],
+        summary=report.progress_summary,
+        inbox=inbox,
+        memory=memory,
+        evidence=evidence,
+        instruction=instruction_for(plan, name),
+        phase=plan.phase,
+    )
 
 
 def exhausted_output(queries: list[str]) -> str:
@@ -82,12 +114,14 @@ class TurnTaker:
     retriever: Retriever | None
     settings: EngineSettings
 
-    async def _call(self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list,
-                    max_tokens: int) -> str | None:
+    async def _call(
+        self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list, max_tokens: int
+    ) -> str | None:
         raise NotImplementedError
 
-    async def run_turn(self, name: str, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder,
-                       inbox: Inbox) -> AgentTurn:
+    async def run_turn(
+        self, name: str, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, inbox: Inbox
+    ) -> AgentTurn:
         member = self.by_name[name]
         memory = ctx.memory.get(name, "")
         report = ctx.report
@@ -97,11 +131,20 @@ class TurnTaker:
         if member.role.uses_rag and self.retriever is not None:
             retrieval: dict[str, Any] = {"queries": [], "chunks": [], "exhausted": False, "error": None}
             turn.retrieval = retrieval
-            q_text = await self._call(ctx, rec, name, "query",
-                                      prompts.query_messages(topic=report.topic, objective=ctx.objective,
-                                                             inbox=inbox, memory=memory,
-                                                             max_queries=self.settings.max_queries),
-                                      self.settings.query_max_tokens)
+            q_text = await self._call(
+                ctx,
+                rec,
+                name,
+                "query",
+                prompts.query_messages(
+                    topic=report.topic,
+                    objective=ctx.objective,
+                    inbox=inbox,
+                    memory=memory,
+                    max_queries=self.settings.max_queries,
+                ),
+                self.settings.query_max_tokens,
+            )
             if q_text is None and ctx.budget_exhausted:
                 return turn
             # A failed query call still searches for the topic: losing the search costs more.
@@ -110,10 +153,14 @@ class TurnTaker:
             if self.settings.vet_queries:  # junk queries fall back to the topic and outline terms
                 # NO_QUERY before a section is written is no decision: this turn would then list facts
                 # from no evidence at all (sources found in an earlier round are not shown again).
-                queries, rejected, fell_back = vet_queries(queries, topic=report.topic, objective=ctx.objective,
-                                                           outline=[t for _, t, _ in report.list_sections()],
-                                                           max_queries=self.settings.max_queries,
-                                                           no_query_allowed=not report.is_empty)
+                queries, rejected, fell_back = vet_queries(
+                    queries,
+                    topic=report.topic,
+                    objective=ctx.objective,
+                    outline=[t for _, t, _ in report.list_sections()],
+                    max_queries=self.settings.max_queries,
+                    no_query_allowed=not report.is_empty,
+                )
                 retrieval.update(rejected=rejected, fallback=fell_back)
             retrieval["queries"] = queries
             if queries:
@@ -127,8 +174,9 @@ class TurnTaker:
                     return turn
                 evidence = format_evidence(chunks, self.settings.evidence_max_chars)
 
-        turn.prompt = turn_messages(member.role.name, plan, name, ctx, objective=ctx.objective, inbox=inbox,
-                                    memory=memory, evidence=evidence)
+        turn.prompt = turn_messages(
+            member.role.name, plan, name, ctx, objective=ctx.objective, inbox=inbox, memory=memory, evidence=evidence
+        )
         text = await self._call(ctx, rec, name, "agent", turn.prompt, self.settings.agent_max_tokens)
         if text is None:
             turn.error = own_call_error(rec, name)

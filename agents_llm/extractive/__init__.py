@@ -68,6 +68,7 @@ grounding is high whenever sources are attached), prompt-following failures, out
 quality varying with prompt length, latency, or the LLM judge (use `judge=reference`).
 The Reviewer's checklist includes the task's key terms, which LLM prompts do not show.
 """
+
 from .engine import ExtractiveCollector, ExtractiveEngine
 from .tokens import TokenCounter
 

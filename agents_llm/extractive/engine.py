@@ -6,6 +6,7 @@ Only what an agent *says* differs: each role composes its output from what it ha
 (see `agents_llm.extractive` for the rules), and every "call" is charged the tokens of
 the prompt the LLM team's agent would have been sent plus the tokens of its output.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -42,8 +43,11 @@ MAX_CANDIDATE_LINES = 12  # lines composed before the output is cut to the call'
 
 _SOURCE_TAG = re.compile(r"\s*\[source:\s*([^\]]+)\]\s*$")
 _NUMBER = re.compile(r"\d")
-_DEFINITIONAL = re.compile(r"\b(?:is|are) (?:a|an|the)\b|\brefers? to\b|\bdefined as\b|\bmeans\b|\bconsists? of\b|"
-                           r"\bcalled\b|\bknown as\b|\bprovides?\b", re.IGNORECASE)
+_DEFINITIONAL = re.compile(
+    r"\b(?:is|are) (?:a|an|the)\b|\brefers? to\b|\bdefined as\b|\bmeans\b|\bconsists? of\b|"
+    r"\bcalled\b|\bknown as\b|\bprovides?\b",
+    re.IGNORECASE,
+)
 _NOT_PROSE = re.compile(r"```|https?://|[{}<>=|`$\\]|^\W*[#>*]|\.\.\.|\(\)")
 
 
@@ -74,8 +78,7 @@ def near_duplicate(a: str, b: str) -> bool:
 
 def is_meta(line: str) -> bool:
     s = line.strip()
-    return (not s or s.startswith((OBJECTIVE_PREFIX, DEFICIENCIES_PREFIX, OUTLINE_ITEM))
-            or is_absence_only(s))
+    return not s or s.startswith((OBJECTIVE_PREFIX, DEFICIENCIES_PREFIX, OUTLINE_ITEM)) or is_absence_only(s)
 
 
 def facts(text: str) -> list[tuple[str, str]]:
@@ -99,7 +102,7 @@ def deficiencies_in(text: str) -> list[str]:
     out = []
     for line in text.splitlines():
         if line.strip().startswith(DEFICIENCIES_PREFIX):
-            out += [t.strip() for t in line.strip()[len(DEFICIENCIES_PREFIX):].split(";") if t.strip()]
+            out += [t.strip() for t in line.strip()[len(DEFICIENCIES_PREFIX) :].split(";") if t.strip()]
     return out
 
 
@@ -109,9 +112,9 @@ def headings_in(text: str) -> list[str]:
     for line in text.splitlines():
         s = line.strip()
         if s.startswith(OBJECTIVE_PREFIX):
-            out.append(s[len(OBJECTIVE_PREFIX):].strip())
+            out.append(s[len(OBJECTIVE_PREFIX) :].strip())
         elif s.startswith(OUTLINE_ITEM):
-            out.append(s[len(OUTLINE_ITEM):].strip())
+            out.append(s[len(OUTLINE_ITEM) :].strip())
     return [h for h in out if h]
 
 
@@ -176,8 +179,14 @@ def dedup(items: Sequence[tuple[str, str]], against: Sequence[str] = ()) -> list
 class ExtractiveEngine(RoundEngine):
     """The round engine of the extractive team (no language model); see `agents_llm.extractive`."""
 
-    def __init__(self, team: Sequence[TeamMember], *, retriever: Any = None, settings: EngineSettings | None = None,
-                 tokenizer_model: str = "smollm2-135m"):
+    def __init__(
+        self,
+        team: Sequence[TeamMember],
+        *,
+        retriever: Any = None,
+        settings: EngineSettings | None = None,
+        tokenizer_model: str = "smollm2-135m",
+    ):
         super().__init__(team, backend=None, retriever=retriever, settings=settings)
         self.counter = TokenCounter(tokenizer_model)
         self.collector = ExtractiveCollector(self)
@@ -189,8 +198,9 @@ class ExtractiveEngine(RoundEngine):
         self.key_terms = tuple(key_terms)
 
     # -- the charged "call" --------------------------------------------------------
-    async def _call(self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list,
-                    max_tokens: int) -> str | None:
+    async def _call(
+        self, ctx: EpisodeContext, rec: CallRecorder, agent: str, kind: str, messages: list, max_tokens: int
+    ) -> str | None:
         if not isinstance(messages, Composed):
             if kind != "gate":
                 raise TypeError(f"extractive engine: the {kind} call of {agent} has no composed output")
@@ -229,11 +239,23 @@ class ExtractiveEngine(RoundEngine):
             queries = self.research_queries(report.topic, objective, inbox)
             retrieval: dict[str, Any] = {"queries": queries, "chunks": [], "exhausted": False, "error": None}
             turn.retrieval = retrieval
-            q = await self._call(ctx, rec, name, "query",
-                                 Composed(prompts.query_messages(topic=report.topic, objective=objective,
-                                                                 inbox=inbox, memory=memory,
-                                                                 max_queries=self.settings.max_queries),
-                                          "\n".join(queries)), self.settings.query_max_tokens)
+            q = await self._call(
+                ctx,
+                rec,
+                name,
+                "query",
+                Composed(
+                    prompts.query_messages(
+                        topic=report.topic,
+                        objective=objective,
+                        inbox=inbox,
+                        memory=memory,
+                        max_queries=self.settings.max_queries,
+                    ),
+                    "\n".join(queries),
+                ),
+                self.settings.query_max_tokens,
+            )
             if q is None and ctx.budget_exhausted:
                 return turn
             try:
@@ -254,8 +276,9 @@ class ExtractiveEngine(RoundEngine):
         else:
             output = self.reviewer(report, inbox, memory)
 
-        messages = turn_messages(role, plan, name, ctx, objective=objective, inbox=inbox, memory=memory,
-                                 evidence=evidence)
+        messages = turn_messages(
+            role, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
+        )
         turn.prompt = list(messages)
         text = await self._call(ctx, rec, name, "agent", Composed(messages, output), self.settings.agent_max_tokens)
         if text is None:
@@ -297,8 +320,9 @@ class ExtractiveEngine(RoundEngine):
                 break
         return queries or [topic]
 
-    def researcher(self, queries: list[str], chunks: Sequence[Any], memory: str,
-                   inbox: Sequence[tuple[str, str]]) -> str:
+    def researcher(
+        self, queries: list[str], chunks: Sequence[Any], memory: str, inbox: Sequence[tuple[str, str]]
+    ) -> str:
         """The retrieved sentences that share the most query terms, each with its source."""
         if not chunks:
             return ""
@@ -313,8 +337,7 @@ class ExtractiveEngine(RoundEngine):
                 hits = len(wanted & stems(sent))
                 candidates.append((-hits, rank, pos, sent, label))
         candidates.sort(key=lambda t: t[:3])
-        fresh_first = ([c for c in candidates if not any(near_duplicate(c[3], k) for k in known)]
-                       or candidates)
+        fresh_first = [c for c in candidates if not any(near_duplicate(c[3], k) for k in known)] or candidates
         picked = dedup([(c[3], c[4]) for c in fresh_first])[:MAX_CANDIDATE_LINES]
         return "\n".join(fact_line(s, label) for s, label in picked)
 
@@ -361,8 +384,16 @@ class ExtractiveCollector:
     def __init__(self, engine: ExtractiveEngine):
         self.engine = engine
 
-    async def run(self, *, call, report: ReportState, contributions: Sequence[tuple[str, str]], objective: str,
-                  sources, revise_section: str | None = None) -> CollectorResult:
+    async def run(
+        self,
+        *,
+        call,
+        report: ReportState,
+        contributions: Sequence[tuple[str, str]],
+        objective: str,
+        sources,
+        revise_section: str | None = None,
+    ) -> CollectorResult:
         if not contributions:
             return CollectorResult("idle", "no agent appended")
         useful = [(a, t) for a, t in contributions if not is_absence_only(t)]
@@ -375,23 +406,32 @@ class ExtractiveCollector:
         number = len(report.sections) + 1
         title = objective or f"Section {number}"
         prose = f"## {title}\n" + " ".join(s for s, _ in items)
-        messages = prompts.collector_messages(topic=report.topic, objective=objective, last_section=last,
-                                              contributions=useful)
+        messages = prompts.collector_messages(
+            topic=report.topic, objective=objective, last_section=last, contributions=useful
+        )
         prose = await call("Collector", "collector", Composed(messages, prose), settings.collector_max_tokens)
         if prose is None:
             return CollectorResult("failed", "prose call failed")
         body = prose.split("\n", 1)[1] if "\n" in prose else ""
         filtered = filter_report_text(body)
         if not filtered.text.strip():
-            return CollectorResult("skipped", "nothing new to write" if not items else
-                                   "nothing left after the report filter", removed_sentences=filtered.removed)
+            return CollectorResult(
+                "skipped",
+                "nothing new to write" if not items else "nothing left after the report filter",
+                removed_sentences=filtered.removed,
+            )
         titles = [t for _, t, _ in report.list_sections()] + [title]
         first = sentences(filtered.text)[0] if sentences(filtered.text) else ""
         summary_text = f"The report covers {'; '.join(titles)}. {first}".strip()
-        summary = await call("Summarizer", "summarizer",
-                             Composed(prompts.summarizer_messages(previous_summary=report.progress_summary,
-                                                                  addition=filtered.text), summary_text),
-                             settings.summary_max_tokens)
+        summary = await call(
+            "Summarizer",
+            "summarizer",
+            Composed(
+                prompts.summarizer_messages(previous_summary=report.progress_summary, addition=filtered.text),
+                summary_text,
+            ),
+            settings.summary_max_tokens,
+        )
         src = list(sources)
         title_text = filter_report_text(title).text or f"Section {number}"
         if revise_section is not None and revise_section in {s.id for s in report.sections}:
@@ -402,6 +442,11 @@ class ExtractiveCollector:
             status = "appended"
         if summary:
             report.progress_summary = summary
-        return CollectorResult(status, "" if summary is not None else "summary call failed; summary unchanged",
-                               section_id=section.id, title=section.title, removed_sentences=filtered.removed,
-                               content=section.content)
+        return CollectorResult(
+            status,
+            "" if summary is not None else "summary call failed; summary unchanged",
+            section_id=section.id,
+            title=section.title,
+            removed_sentences=filtered.removed,
+            content=section.content,
+        )

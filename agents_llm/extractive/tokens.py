@@ -7,6 +7,7 @@ model (default SmolLM2-135M, the embedded default LLM) loaded vocabulary-only th
 llama.cpp, and the ChatML framing of SmolLM2's chat template, so a count matches what
 the llamacpp backend reports for the same messages up to the template's few tokens.
 """
+
 from __future__ import annotations
 
 import threading
@@ -34,8 +35,10 @@ class TokenCounter:
         try:
             self._llama = _vocab(model)
         except ImportError as e:
-            raise RuntimeError(f"the extractive team counts tokens with {model}'s tokenizer through llama-cpp-python, "
-                               f"which is not installed: {e}") from e
+            raise RuntimeError(
+                f"the extractive team counts tokens with {model}'s tokenizer through llama-cpp-python, "
+                f"which is not installed: {e}"
+            ) from e
         self._cache: dict[str, int] = {}
 
     def count(self, text: str) -> int:

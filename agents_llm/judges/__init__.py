@@ -32,14 +32,28 @@ Length score: `judge.length_preset` (config.LENGTH_PRESETS: smollm2_cpu, origina
 explicit `judge.length_target` / `judge.length_width`.
 Hydra: `register_configs()` stores `judge/base_llm` and `judge/base_reference`.
 """
+
 from .base import Judge, JudgeResult, length_score
-from .config import (JudgeConfig, LLMJudgeConfig, ReferenceJudgeConfig, register_configs,
-                     validate_judge_config)
+from .config import JudgeConfig, LLMJudgeConfig, ReferenceJudgeConfig, register_configs, validate_judge_config
 from .factory import make_judge, make_reward_tracker
 from .llm_judge import LLMJudge
 from .reference import ReferenceJudge, SentenceGrounding
 from .reward import RewardStep, RewardTracker
 
-__all__ = ["Judge", "JudgeResult", "JudgeConfig", "LLMJudge", "LLMJudgeConfig", "ReferenceJudge",
-           "ReferenceJudgeConfig", "RewardStep", "RewardTracker", "SentenceGrounding", "length_score", "make_judge",
-           "make_reward_tracker", "register_configs", "validate_judge_config"]
+__all__ = [
+    "Judge",
+    "JudgeResult",
+    "JudgeConfig",
+    "LLMJudge",
+    "LLMJudgeConfig",
+    "ReferenceJudge",
+    "ReferenceJudgeConfig",
+    "RewardStep",
+    "RewardTracker",
+    "SentenceGrounding",
+    "length_score",
+    "make_judge",
+    "make_reward_tracker",
+    "register_configs",
+    "validate_judge_config",
+]

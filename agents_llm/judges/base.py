@@ -1,4 +1,5 @@
 """What every judge returns, the interface it implements, and the length score."""
+
 from __future__ import annotations
 
 import math

@@ -5,6 +5,7 @@ value or an unknown enum value fails when Hydra composes, naming the key. Ranges
 type cannot express are checked by `validate_judge_config` (make_judge calls it), again
 naming the key.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -127,14 +128,16 @@ def _get(cfg: Any, key: str, default: Any = None) -> Any:
 
 def length_params(cfg: Any) -> tuple[float, float]:
     """(target, width) of the length score: the preset's, unless the config sets them explicitly."""
-    preset = LENGTH_PRESETS.get(_get(cfg, "length_preset", "smollm2_cpu") or "smollm2_cpu",
-                                LENGTH_PRESETS["smollm2_cpu"])
+    preset = LENGTH_PRESETS.get(
+        _get(cfg, "length_preset", "smollm2_cpu") or "smollm2_cpu", LENGTH_PRESETS["smollm2_cpu"]
+    )
     target, width = _get(cfg, "length_target"), _get(cfg, "length_width")
     return (float(preset[0] if target is None else target), float(preset[1] if width is None else width))
 
 
 def validate_judge_config(cfg: Any) -> None:
     """Range checks a dataclass type cannot express; each error names its key."""
+
     def need(ok: bool, key: str, what: str) -> None:
         if not ok:
             raise ValueError(f"judge.{key} {what}, got {_get(cfg, key)!r}")
@@ -167,8 +170,12 @@ def validate_judge_config(cfg: Any) -> None:
         need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
         weights = _get(cfg, "weights")
         values = {k: _get(weights, k) for k in ("coverage", "grounding", "redundancy", "structure")}
-        need(all(v >= 0 for v in values.values()) and values["coverage"] + values["grounding"]
-             + values["redundancy"] > 0, "weights", "must be >= 0 with a positive coverage+grounding+redundancy")
+        need(
+            all(v >= 0 for v in values.values())
+            and values["coverage"] + values["grounding"] + values["redundancy"] > 0,
+            "weights",
+            "must be >= 0 with a positive coverage+grounding+redundancy",
+        )
         need(values["structure"] <= 1.0, "weights", "structure is a share of the score: at most 1")
     else:
         raise ValueError(f"judge.kind must be one of {sorted(SCHEMAS)}, got {kind!r}")

@@ -1,4 +1,5 @@
 """Build a judge and its reward tracker from a `judge` config (OmegaConf node, dataclass or dict)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -52,22 +53,37 @@ def make_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None
         from .llm_judge import LLMJudge
 
         if backend is None:
-            raise ValueError("judge.kind=llm needs an LLM backend: make_judge(cfg.judge, backend=make_backend(cfg.llm))")
-        return LLMJudge(backend, max_tokens=cfg.max_tokens, temperature=cfg.temperature, seed=cfg.seed,
-                        macro_weight=cfg.macro_weight, hallucination_penalty=cfg.hallucination_penalty,
-                        judge_retries=cfg.judge_retries, macro_max_chars=cfg.macro_max_chars,
-                        sources_max_chars=cfg.sources_max_chars, chunk_unit=getattr(cfg.chunk_unit, "value",
-                                                                                       cfg.chunk_unit),
-                        chunk_size=cfg.chunk_size, cache_size=cfg.cache_size, fallback_score=cfg.fallback_score)
+            raise ValueError(
+                "judge.kind=llm needs an LLM backend: make_judge(cfg.judge, backend=make_backend(cfg.llm))"
+            )
+        return LLMJudge(
+            backend,
+            max_tokens=cfg.max_tokens,
+            temperature=cfg.temperature,
+            seed=cfg.seed,
+            macro_weight=cfg.macro_weight,
+            hallucination_penalty=cfg.hallucination_penalty,
+            judge_retries=cfg.judge_retries,
+            macro_max_chars=cfg.macro_max_chars,
+            sources_max_chars=cfg.sources_max_chars,
+            chunk_unit=getattr(cfg.chunk_unit, "value", cfg.chunk_unit),
+            chunk_size=cfg.chunk_size,
+            cache_size=cfg.cache_size,
+            fallback_score=cfg.fallback_score,
+        )
     from .reference import GROUNDING_BANDS, ReferenceJudge
 
     floor, ceiling = GROUNDING_BANDS[getattr(cfg.embedding, "value", cfg.embedding)]
-    return ReferenceJudge(embed if embed is not None else build_embedding(cfg), key_terms=list(cfg.key_terms),
-                          weights=dict(cfg.weights),
-                          grounding_floor=floor if cfg.grounding_floor is None else cfg.grounding_floor,
-                          grounding_ceiling=ceiling if cfg.grounding_ceiling is None else cfg.grounding_ceiling,
-                          duplicate_threshold=cfg.duplicate_threshold,
-                          target_sections=cfg.target_sections, min_sentence_words=cfg.min_sentence_words)
+    return ReferenceJudge(
+        embed if embed is not None else build_embedding(cfg),
+        key_terms=list(cfg.key_terms),
+        weights=dict(cfg.weights),
+        grounding_floor=floor if cfg.grounding_floor is None else cfg.grounding_floor,
+        grounding_ceiling=ceiling if cfg.grounding_ceiling is None else cfg.grounding_ceiling,
+        duplicate_threshold=cfg.duplicate_threshold,
+        target_sections=cfg.target_sections,
+        min_sentence_words=cfg.min_sentence_words,
+    )
 
 
 def make_reward_tracker(judge: Judge, cfg: Any) -> RewardTracker:
@@ -75,5 +91,11 @@ def make_reward_tracker(judge: Judge, cfg: Any) -> RewardTracker:
     cfg = _as_config(cfg)
     validate_judge_config(cfg)
     target, width = length_params(cfg)
-    return RewardTracker(judge, w_score=cfg.w_score, w_length=cfg.w_length, length_target=target,
-                         length_width=width, hold_score_on_flag=cfg.hold_score_on_flag)
+    return RewardTracker(
+        judge,
+        w_score=cfg.w_score,
+        w_length=cfg.w_length,
+        length_target=target,
+        length_width=width,
+        hold_score_on_flag=cfg.hold_score_on_flag,
+    )

@@ -9,14 +9,24 @@ new chunks cost a call. A chunk is judged with the context of its first judgment
 its content is unchanged: that is what makes the reward of an append depend on the
 appended text rather than on re-rolled opinions of old text.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..backends import (LLMBackend, LLMConfigError, LLMConnectionError, LLMError, LLMOutputError,
-                        LLMServerError, LLMTimeoutError, TokenBudgetExceeded, TokenLedger)
+from ..backends import (
+    LLMBackend,
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMOutputError,
+    LLMServerError,
+    LLMTimeoutError,
+    TokenBudgetExceeded,
+    TokenLedger,
+)
 from rag.guard import guard_untrusted_text
 
 from ..report_state import ReportState, Section
@@ -51,11 +61,23 @@ class _JudgeCallFailed(Exception):
 class LLMJudge:
     kind = "llm"
 
-    def __init__(self, backend: LLMBackend, *, max_tokens: int = 256, temperature: float = 0.0,
-                 seed: int | None = 0, macro_weight: float = 0.5, hallucination_penalty: float = 0.5,
-                 judge_retries: int = 1, macro_max_chars: int = 8000, sources_max_chars: int = 2000,
-                 chunk_unit: str = "chars", chunk_size: int = 1500, cache_size: int = 4096,
-                 fallback_score: float = 0.0):
+    def __init__(
+        self,
+        backend: LLMBackend,
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = 0,
+        macro_weight: float = 0.5,
+        hallucination_penalty: float = 0.5,
+        judge_retries: int = 1,
+        macro_max_chars: int = 8000,
+        sources_max_chars: int = 2000,
+        chunk_unit: str = "chars",
+        chunk_size: int = 1500,
+        cache_size: int = 4096,
+        fallback_score: float = 0.0,
+    ):
         if backend is None:
             raise ValueError("the llm judge needs an LLM backend: make_judge(cfg, backend=make_backend(cfg.llm))")
         if not 0.0 <= macro_weight <= 1.0:
@@ -82,9 +104,11 @@ class LLMJudge:
 
     # -- chunking ------------------------------------------------------------------
     def chunks(self, report: ReportState) -> list[Chunk]:
-        return [Chunk(s.id, s.title, i, text)
-                for s in report.sections
-                for i, text in enumerate(chunk_text(s.content, self.chunk_unit, self.chunk_size))]
+        return [
+            Chunk(s.id, s.title, i, text)
+            for s in report.sections
+            for i, text in enumerate(chunk_text(s.content, self.chunk_unit, self.chunk_size))
+        ]
 
     # -- scoring -------------------------------------------------------------------
     async def score(self, report: ReportState, *, ledger: TokenLedger | None = None) -> JudgeResult:
@@ -134,7 +158,9 @@ class LLMJudge:
             chunk_values = [self._micro_value(j) for _, j in judged]
             components["micro"] = sum(w * v for w, v in zip(weights, chunk_values)) / total
             for crit in prompts.MICRO_CRITERIA:
-                components[f"micro/{crit}"] = sum(w * j.scores[crit] / 5.0 for w, (_, j) in zip(weights, judged)) / total
+                components[f"micro/{crit}"] = (
+                    sum(w * j.scores[crit] / 5.0 for w, (_, j) in zip(weights, judged)) / total
+                )
             components["hallucination_rate"] = sum(w for w, (_, j) in zip(weights, judged) if j.hallucination) / total
 
         if "macro" in components and "micro" in components:
@@ -144,11 +170,18 @@ class LLMJudge:
         else:
             score = self.fallback_score
         return JudgeResult(
-            score=clamp01(score), components=components, flagged=bool(failures), reason="; ".join(failures),
+            score=clamp01(score),
+            components=components,
+            flagged=bool(failures),
+            reason="; ".join(failures),
             calls=tally[0],
-            details={"chunks": len(chunks),
-                     "new_chunks": new_chunks, "macro_notes": macro.notes if macro else "",
-                     "chunk_notes": {f"{c.section_id}#{c.index}": j.notes for c, j in judged}})
+            details={
+                "chunks": len(chunks),
+                "new_chunks": new_chunks,
+                "macro_notes": macro.notes if macro else "",
+                "chunk_notes": {f"{c.section_id}#{c.index}": j.notes for c, j in judged},
+            },
+        )
 
     def _micro_value(self, j: MicroJudgment) -> float:
         base = sum(j.scores.values()) / (5.0 * len(j.scores))
@@ -162,28 +195,45 @@ class LLMJudge:
         if hit is not None:
             return hit
         outline = "\n".join(f"{i}. {s.title}" for i, s in enumerate(report.sections, 1))
-        user = prompts.MACRO_USER.format(topic=report.topic, outline=outline,
-                                         report=_truncate_middle(body, self.macro_max_chars))
+        user = prompts.MACRO_USER.format(
+            topic=report.topic, outline=outline, report=_truncate_middle(body, self.macro_max_chars)
+        )
         parsed = await self._ask("MacroJudge", prompts.MACRO_SYSTEM, user, prompts.MACRO_SCHEMA, ledger, tally)
         judgment = MacroJudgment({c: int(parsed[c]) for c in prompts.MACRO_CRITERIA}, str(parsed["assessment"]).strip())
         self._remember(self._macro_cache, key, judgment)
         return judgment
 
-    async def _judge_micro(self, report: ReportState, section: Section, chunk: Chunk, macro: MacroJudgment | None,
-                           previous_notes: str, ledger: TokenLedger | None, tally: list[int]) -> MicroJudgment:
+    async def _judge_micro(
+        self,
+        report: ReportState,
+        section: Section,
+        chunk: Chunk,
+        macro: MacroJudgment | None,
+        previous_notes: str,
+        ledger: TokenLedger | None,
+        tally: list[int],
+    ) -> MicroJudgment:
         n_parts = len(chunk_text(section.content, self.chunk_unit, self.chunk_size))
         user = prompts.MICRO_USER.format(
-            topic=report.topic, macro_notes=(macro.notes if macro else "") or "(none)",
+            topic=report.topic,
+            macro_notes=(macro.notes if macro else "") or "(none)",
             summary=report.progress_summary.strip() or "(none yet)",
             previous_notes=previous_notes or "(this is the first chunk judged in this pass)",
             sources=self._sources_text(section) or "(no sources cited)",
-            section_title=section.title.replace('"', "'"), part=f"{chunk.index + 1}/{n_parts}", chunk=chunk.text)
+            section_title=section.title.replace('"', "'"),
+            part=f"{chunk.index + 1}/{n_parts}",
+            chunk=chunk.text,
+        )
         parsed = await self._ask("MicroJudge", prompts.MICRO_SYSTEM, user, prompts.MICRO_SCHEMA, ledger, tally)
-        return MicroJudgment({c: int(parsed[c]) for c in prompts.MICRO_CRITERIA}, bool(parsed["hallucination"]),
-                             str(parsed["assessment"]).strip())
+        return MicroJudgment(
+            {c: int(parsed[c]) for c in prompts.MICRO_CRITERIA},
+            bool(parsed["hallucination"]),
+            str(parsed["assessment"]).strip(),
+        )
 
-    async def _ask(self, caller: str, system: str, user: str, schema: dict, ledger: TokenLedger | None,
-                   tally: list[int]) -> Any:
+    async def _ask(
+        self, caller: str, system: str, user: str, schema: dict, ledger: TokenLedger | None, tally: list[int]
+    ) -> Any:
         """One judgment: the schema call, repair requests on malformed output, then give up.
 
         Raises _JudgeCallFailed (the judge flags and falls back) for every LLM failure
@@ -199,14 +249,27 @@ class LLMJudge:
                 self.micro_calls += 1
             seed = None if self.seed is None else self.seed + attempt  # a greedy model needs a changed prompt or seed
             try:
-                resp = await self.backend.chat(messages, schema=schema, max_tokens=self.max_tokens,
-                                               temperature=self.temperature, seed=seed, caller=caller, ledger=ledger)
+                resp = await self.backend.chat(
+                    messages,
+                    schema=schema,
+                    max_tokens=self.max_tokens,
+                    temperature=self.temperature,
+                    seed=seed,
+                    caller=caller,
+                    ledger=ledger,
+                )
             except TokenBudgetExceeded:
                 raise
             except LLMOutputError as e:
                 last_error = str(e)
-                messages = messages[:2] + [{"role": "user", "content": prompts.REPAIR_NOTE.format(
-                    error=_short(last_error), keys=", ".join(schema["required"]))}]
+                messages = messages[:2] + [
+                    {
+                        "role": "user",
+                        "content": prompts.REPAIR_NOTE.format(
+                            error=_short(last_error), keys=", ".join(schema["required"])
+                        ),
+                    }
+                ]
                 continue
             except (LLMTimeoutError, LLMConnectionError, LLMServerError, LLMConfigError) as e:
                 raise _JudgeCallFailed(f"{type(e).__name__}: {_short(str(e))}") from e

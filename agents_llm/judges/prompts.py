@@ -9,6 +9,7 @@ llama.cpp's grammar converter ignores minimum/maximum. The assessment has a maxL
 (one character can cost a token) so that a rambling small model still closes its JSON
 within the judge's max_tokens (256 by default).
 """
+
 from __future__ import annotations
 
 SCORE = {"type": "integer", "enum": [0, 1, 2, 3, 4, 5]}
@@ -19,17 +20,21 @@ MICRO_CRITERIA = ("logic", "verifiability", "technical_precision", "density")
 
 MACRO_SCHEMA = {
     "type": "object",
-    "properties": {"assessment": {"type": "string", "maxLength": NOTES_MAX_CHARS},
-                   **{c: SCORE for c in MACRO_CRITERIA}},
+    "properties": {
+        "assessment": {"type": "string", "maxLength": NOTES_MAX_CHARS},
+        **{c: SCORE for c in MACRO_CRITERIA},
+    },
     "required": ["assessment", *MACRO_CRITERIA],
     "additionalProperties": False,
 }
 
 MICRO_SCHEMA = {
     "type": "object",
-    "properties": {"assessment": {"type": "string", "maxLength": NOTES_MAX_CHARS},
-                   **{c: SCORE for c in MICRO_CRITERIA},
-                   "hallucination": {"type": "boolean"}},
+    "properties": {
+        "assessment": {"type": "string", "maxLength": NOTES_MAX_CHARS},
+        **{c: SCORE for c in MICRO_CRITERIA},
+        "hallucination": {"type": "boolean"},
+    },
     "required": ["assessment", *MICRO_CRITERIA, "hallucination"],
     "additionalProperties": False,
 }
@@ -109,5 +114,7 @@ MICRO_USER = """<topic>
 {chunk}
 </chunk>"""
 
-REPAIR_NOTE = ("Your previous answer could not be used: {error}. Reply again with only one JSON object "
-               "with exactly these keys: {keys}. Scores are integers 0-5.")
+REPAIR_NOTE = (
+    "Your previous answer could not be used: {error}. Reply again with only one JSON object "
+    "with exactly these keys: {keys}. Scores are integers 0-5."
+)

@@ -51,6 +51,7 @@ What it cannot tell, by construction:
 Same input, same embedding function: same score. It makes no LLM call, so it is the
 default judge on CPU and the held-out metric for policies trained on the LLM judge.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -72,7 +73,7 @@ EmbedFn = Callable[[list[str]], np.ndarray]
 _WORD_SPLIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")  # the words of judges.text.words, with their case
 
 # (floor, ceiling) of the grounding similarity band per embedding, from the measurements above.
-GROUNDING_BANDS = {"minilm": (0.3, 0.8), "hashing": (0.3,0.7)}
+GROUNDING_BANDS = {"minilm": (0.3, 0.8), "hashing": (0.3, 0.7)}
 
 # coverage, grounding, redundancy: exponents of the substance (a product); structure: the
 # share of the score that structure can take away (in [0, 1]).
@@ -80,12 +81,14 @@ DEFAULT_WEIGHTS = {"coverage": 0.5, "grounding": 0.5, "redundancy": 1.0, "struct
 SUBSTANCE_COMPONENTS = ("coverage", "grounding", "redundancy")
 
 # Words that say nothing about what a topic covers.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an the and or nor but of for to in on at by with from into onto over under about as is are was were be been
 being this that these those it its their there here how what why when where which who whom whose do does did
 can could should would may might must will shall not no than then so such via vs versus between among within
 without across through toward towards per using use used based report overview introduction review study
-""".split())
+""".split()
+)
 
 
 def as_embed_fn(embed: Any) -> EmbedFn:
@@ -147,25 +150,42 @@ class SentenceGrounding:
 class ReferenceJudge:
     kind = "reference"
 
-    def __init__(self, embed: Any, *, key_terms: Sequence[str] = (), weights: Mapping[str, float] | None = None,
-                 grounding_floor: float = GROUNDING_BANDS["minilm"][0],
-                 grounding_ceiling: float = GROUNDING_BANDS["minilm"][1], duplicate_threshold: float = 0.92,
-                 target_sections: int = 5, min_sentence_words: int = 3, cache_size: int = 50000):
+    def __init__(
+        self,
+        embed: Any,
+        *,
+        key_terms: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        grounding_floor: float = GROUNDING_BANDS["minilm"][0],
+        grounding_ceiling: float = GROUNDING_BANDS["minilm"][1],
+        duplicate_threshold: float = 0.92,
+        target_sections: int = 5,
+        min_sentence_words: int = 3,
+        cache_size: int = 50000,
+    ):
         self.embed = as_embed_fn(embed)
         self.key_terms = list(key_terms)
         self.weights = dict(DEFAULT_WEIGHTS if weights is None else weights)
         unknown = set(self.weights) - set(DEFAULT_WEIGHTS)
         if unknown:
             raise ValueError(f"unknown reference judge weights {sorted(unknown)}; expected {sorted(DEFAULT_WEIGHTS)}")
-        if any(w < 0 for w in self.weights.values()) or sum(self.weights.get(k, 0.0)
-                                                            for k in SUBSTANCE_COMPONENTS) <= 0:
-            raise ValueError("reference judge weights must be >= 0 with a positive sum over "
-                             f"{SUBSTANCE_COMPONENTS}, got {self.weights}")
+        if (
+            any(w < 0 for w in self.weights.values())
+            or sum(self.weights.get(k, 0.0) for k in SUBSTANCE_COMPONENTS) <= 0
+        ):
+            raise ValueError(
+                "reference judge weights must be >= 0 with a positive sum over "
+                f"{SUBSTANCE_COMPONENTS}, got {self.weights}"
+            )
         if self.weights.get("structure", 0.0) > 1.0:
-            raise ValueError(f"reference judge weight 'structure' is a share of the score, at most 1, got "
-                             f"{self.weights['structure']}")
+            raise ValueError(
+                f"reference judge weight 'structure' is a share of the score, at most 1, got "
+                f"{self.weights['structure']}"
+            )
         if not grounding_floor < grounding_ceiling:
-            raise ValueError(f"grounding_floor ({grounding_floor}) must be below grounding_ceiling ({grounding_ceiling})")
+            raise ValueError(
+                f"grounding_floor ({grounding_floor}) must be below grounding_ceiling ({grounding_ceiling})"
+            )
         if target_sections < 1:
             raise ValueError(f"target_sections must be >= 1, got {target_sections}")
         self.grounding_floor, self.grounding_ceiling = grounding_floor, grounding_ceiling
@@ -188,9 +208,12 @@ class ReferenceJudge:
         per_section = self.report_grounding(report)
         flat = [g for sec in per_section for g in sec]
         if not flat:
-            return JudgeResult(score=0.0, components=dict(zeros, structure=self.structure(report)),
-                               reason="no content sentences (headings or fragments only)",
-                               details={"sentences": 0, "key_terms": self._terms(report)})
+            return JudgeResult(
+                score=0.0,
+                components=dict(zeros, structure=self.structure(report)),
+                reason="no content sentences (headings or fragments only)",
+                details={"sentences": 0, "key_terms": self._terms(report)},
+            )
         components = {
             "coverage": self.supported_coverage(report, flat),
             "grounding": self.grounding_of(flat),
@@ -200,17 +223,25 @@ class ReferenceJudge:
         substance = self.substance(components)
         share = self.weights.get("structure", 0.0)
         score = substance * (1.0 - share + share * components["structure"])
-        return JudgeResult(score=clamp01(score), components=components,
-                           details={"sentences": len(flat), "key_terms": self._terms(report),
-                                    "substance": substance, "mentioned": self.coverage(report)})
+        return JudgeResult(
+            score=clamp01(score),
+            components=components,
+            details={
+                "sentences": len(flat),
+                "key_terms": self._terms(report),
+                "substance": substance,
+                "mentioned": self.coverage(report),
+            },
+        )
 
     def substance(self, components: Mapping[str, float]) -> float:
         """coverage^a · grounding^b · redundancy^c (the weights are the exponents): 0 when any of them is 0."""
         return math.prod(components[k] ** self.weights.get(k, 0.0) for k in SUBSTANCE_COMPONENTS)
 
     # -- grounding (public: the referee reuses it) ---------------------------------
-    def sentence_grounding(self, sents: Sequence[str], sources: Sequence[Any],
-                           topic: str = "") -> list[SentenceGrounding]:
+    def sentence_grounding(
+        self, sents: Sequence[str], sources: Sequence[Any], topic: str = ""
+    ) -> list[SentenceGrounding]:
         """Per-sentence grounding of `sents` in `sources` (SourceRefs, or anything with a `text`).
 
         With `topic`, each sentence is compared with its sources without the topic's own
@@ -246,8 +277,9 @@ class ReferenceJudge:
         if not topic:
             return sentence
         topic_stems = {_stem(w) for w in words(topic) if w not in STOPWORDS}
-        return _WORD_SPLIT.sub(lambda m: "" if _stem(m.group(0).lower()) in topic_stems else m.group(0),
-                               sentence).strip()
+        return _WORD_SPLIT.sub(
+            lambda m: "" if _stem(m.group(0).lower()) in topic_stems else m.group(0), sentence
+        ).strip()
 
     def band(self, similarity: float) -> float:
         """A similarity on the grounding band: 0 at the floor, 1 at the ceiling."""
@@ -255,8 +287,10 @@ class ReferenceJudge:
 
     def report_grounding(self, report: ReportState) -> list[list[SentenceGrounding]]:
         """`sentence_grounding` of each section's content sentences in that section's sources."""
-        return [self.sentence_grounding(content_sentences(sec.content, self.min_sentence_words), sec.sources,
-                                        report.topic) for sec in report.sections]
+        return [
+            self.sentence_grounding(content_sentences(sec.content, self.min_sentence_words), sec.sources, report.topic)
+            for sec in report.sections
+        ]
 
     @staticmethod
     def grounding_of(grounded: Sequence[SentenceGrounding]) -> float:

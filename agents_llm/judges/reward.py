@@ -6,6 +6,7 @@
 One RewardTracker per episode: it remembers the previous scores (starting from the
 empty report), so several envs sharing one judge never share reward state.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -30,10 +31,18 @@ class RewardStep:
 
     def as_dict(self) -> dict[str, Any]:
         """Flat numbers for `infos` and loggers."""
-        out = {"reward": self.reward, "report_score": self.report_score, "length_score": self.length_score,
-               "delta_score": self.delta_score, "delta_length": self.delta_length, "chars": self.chars,
-               "judge_score": self.judge.score, "judge_flagged": self.judge.flagged,
-               "judge_calls": self.judge.calls, "score_held": self.score_held}
+        out = {
+            "reward": self.reward,
+            "report_score": self.report_score,
+            "length_score": self.length_score,
+            "delta_score": self.delta_score,
+            "delta_length": self.delta_length,
+            "chars": self.chars,
+            "judge_score": self.judge.score,
+            "judge_flagged": self.judge.flagged,
+            "judge_calls": self.judge.calls,
+            "score_held": self.score_held,
+        }
         out.update({f"judge/{k}": v for k, v in self.judge.components.items()})
         if self.judge.reason:
             out["judge_reason"] = self.judge.reason
@@ -85,9 +94,16 @@ class RewardTracker:
         score = self.prev_score if held else float(result.score)
         length = self.length_score(chars)
         d_score, d_length = score - self.prev_score, length - self.prev_length
-        step = RewardStep(reward=self.w_score * d_score + self.w_length * d_length, report_score=score,
-                          length_score=length, delta_score=d_score, delta_length=d_length, chars=int(chars),
-                          judge=result, score_held=held)
+        step = RewardStep(
+            reward=self.w_score * d_score + self.w_length * d_length,
+            report_score=score,
+            length_score=length,
+            delta_score=d_score,
+            delta_length=d_length,
+            chars=int(chars),
+            judge=result,
+            score_held=held,
+        )
         self.prev_score, self.prev_length = score, length
         self.history.append(step)
         return step

@@ -1,4 +1,5 @@
 """Text helpers shared by the judges: paragraphs, sentences, chunks, content hashes."""
+
 from __future__ import annotations
 
 import hashlib
@@ -78,7 +79,7 @@ def chunk_text(text: str, unit: str = "chars", size: int = 1500) -> list[str]:
         raise ValueError(f"chunk size must be >= 1, got {size}")
     paras = paragraphs(text)
     if unit == "paragraphs":
-        return ["\n\n".join(paras[i:i + size]) for i in range(0, len(paras), size)]
+        return ["\n\n".join(paras[i : i + size]) for i in range(0, len(paras), size)]
     if unit != "chars":
         raise ValueError(f"chunk unit must be 'chars' or 'paragraphs', got {unit!r}")
     chunks: list[str] = []
@@ -108,7 +109,7 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)")
 # bracketed, maybe followed by punctuation. Identifiers (snake_case, dotted.names, calls) are not.
 _NATURAL = re.compile(r"^[(\"'\u201c]?[A-Za-z]+(?:['\u2019-][A-Za-z]+)*[.,;:!?)\"'\u201d]*$")
 # Characters that prose uses rarely and code (in any language) or markup constantly.
-_CODE_SYMBOLS = frozenset("{}[]()<>=;`$\\|&^~@#*/%_\"+")
+_CODE_SYMBOLS = frozenset('{}[]()<>=;`$\\|&^~@#*/%_"+')
 # Line shapes of code whatever the language: a statement or block end (; { } , ( [ or ):),
 # an assignment opening the line, a shell/REPL prompt or a line comment.
 _CODE_END = re.compile(r"(?:[;{}(\[,\\]|\)\s*:|\]\s*:|=>|->)\s*$")
@@ -167,12 +168,20 @@ def line_kind(line: str) -> str:
     natural = sum(bool(_NATURAL.match(t)) for t in tokens)
     visible = [ch for ch in text if not ch.isspace()]
     symbols = sum(ch in _CODE_SYMBOLS for ch in visible) / max(len(visible), 1)
-    shaped = bool(_CODE_END.search(text) or _ASSIGN.match(text) or _PROMPT_OR_COMMENT.match(text)
-                  or _CALL_WITHOUT_SENTENCE_END.match(text))
+    shaped = bool(
+        _CODE_END.search(text)
+        or _ASSIGN.match(text)
+        or _PROMPT_OR_COMMENT.match(text)
+        or _CALL_WITHOUT_SENTENCE_END.match(text)
+    )
     # A long sentence may quote a formula or a call ("a[k] <= a[2*k+1]") and stay prose.
     sentence_like = natural >= LONG_PROSE_WORDS and natural >= 0.7 * len(tokens) and text[-1] in ".!?:"
-    if natural >= MIN_PROSE_WORDS and natural >= PROSE_WORD_SHARE * len(tokens) and not shaped and \
-            (symbols <= MAX_PROSE_SYMBOLS or sentence_like):
+    if (
+        natural >= MIN_PROSE_WORDS
+        and natural >= PROSE_WORD_SHARE * len(tokens)
+        and not shaped
+        and (symbols <= MAX_PROSE_SYMBOLS or sentence_like)
+    ):
         return "prose"
     if shaped or symbols > MAX_PROSE_SYMBOLS or (tokens and natural < PROSE_WORD_SHARE * len(tokens)) or tags:
         return "code"
@@ -204,5 +213,10 @@ def markup_profile(text: str) -> MarkupProfile:
             line = re.sub(r"[ \t]{2,}", " ", line).strip()
         prose_lines.append(line)
     classified = prose_chars + code_chars
-    return MarkupProfile(share=code_chars / classified if classified else 0.0, prose="\n".join(prose_lines).strip(),
-                         code_lines=tuple(code_lines), prose_chars=prose_chars, code_chars=code_chars)
+    return MarkupProfile(
+        share=code_chars / classified if classified else 0.0,
+        prose="\n".join(prose_lines).strip(),
+        code_lines=tuple(code_lines),
+        prose_chars=prose_chars,
+        code_chars=code_chars,
+    )

@@ -2,6 +2,7 @@
 
 Typed, so `python experiments/visualize.py trcae=x.json` fails at start naming `trcae`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -7,6 +7,7 @@ split is read from a `split` field when there is one, else from the file's path
 (`train` or `holdout` in the file name or its two nearest folders), else taken as holdout, evaluate.py's
 default; the report says which it assumed.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,9 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     """Indices of points no other point beats: lower or equal cost and higher or equal value, one strictly."""
     front = []
     for i, (cost, value) in enumerate(points):
-        dominated = any(c <= cost and v >= value and (c < cost or v > value)
-                        for j, (c, v) in enumerate(points) if j != i)
+        dominated = any(
+            c <= cost and v >= value and (c < cost or v > value) for j, (c, v) in enumerate(points) if j != i
+        )
         if not dominated:
             front.append(i)
     return sorted(front, key=lambda i: points[i][0])
@@ -81,12 +83,17 @@ def load_policy_eval(path: Path, notes: list[str]) -> PolicyEval | None:
     split = data.get("split")
     if not split:
         # the nearest path components only: folders far up (a user's "tests/" dir) say nothing about the split
-        hits = [m for part in (path.stem, path.parent.name, path.parent.parent.name)
-                if (m := _SPLIT_IN_PATH.search(part.lower()))]
+        hits = [
+            m
+            for part in (path.stem, path.parent.name, path.parent.parent.name)
+            if (m := _SPLIT_IN_PATH.search(part.lower()))
+        ]
         m = hits[0] if hits else None
         split = m.group(1) if m else "holdout"
-        notes.append(f"{path}: no 'split' field; taken as {split} "
-                     + ("(from its path)" if m else "(evaluate.py evaluates on the holdout settings)"))
+        notes.append(
+            f"{path}: no 'split' field; taken as {split} "
+            + ("(from its path)" if m else "(evaluate.py evaluates on the holdout settings)")
+        )
     policy = str(data.get("algo") or data.get("policy") or path.parent.name)
     metrics = dict(data["metrics"])
     if data.get("episodes") is not None:
@@ -126,8 +133,16 @@ def _score_vs_tokens(evals: list[PolicyEval], out: Path, result: EvalReport) -> 
         episodes = [(e[x_key], e[y_key]) for e in ev.per_episode if x_key in e and y_key in e]
         if episodes:
             ax.scatter(*zip(*episodes), color=color, alpha=0.25, s=14)
-        ax.scatter([x], [y], color=color, s=70, marker="o" if ev.split != "train" else "s",
-                   label=f"{ev.policy} ({ev.split})", edgecolor="black", zorder=3)
+        ax.scatter(
+            [x],
+            [y],
+            color=color,
+            s=70,
+            marker="o" if ev.split != "train" else "s",
+            label=f"{ev.policy} ({ev.split})",
+            edgecolor="black",
+            zorder=3,
+        )
     # The front compares policies on held-out topics; train points are drawn for reference only.
     candidates = [i for i, ev in enumerate(shown) if ev.split == "holdout"] or list(range(len(shown)))
     front = [candidates[k] for k in pareto_front([points[i] for i in candidates])]
@@ -138,8 +153,9 @@ def _score_vs_tokens(evals: list[PolicyEval], out: Path, result: EvalReport) -> 
     result.front = [f"{shown[i].policy} ({shown[i].split})" for i in front]
     ax.set_xlabel(f"{x_key} (mean per episode; lower is cheaper)")
     ax.set_ylabel(f"{y_key} (mean; higher is better)")
-    ax.set_title(f"{y_key} against {x_key}, Pareto front circled"
-                 + (" (holdout)" if len(candidates) < len(shown) else ""))
+    ax.set_title(
+        f"{y_key} against {x_key}, Pareto front circled" + (" (holdout)" if len(candidates) < len(shown) else "")
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.savefig(out, dpi=90)
@@ -154,9 +170,16 @@ def _action_mix(evals: list[PolicyEval], out: Path, result: EvalReport) -> Path 
             result.notes.append(f"{ev.policy} ({ev.split}): no act/<agent>/<action> metrics; no action mix")
     if not with_actions:
         return None
-    fig, axes = plt.subplots(len(with_actions), 1, figsize=(11, 1.2 + 0.45 * sum(
-        len(action_columns(ev.metrics)) for ev in with_actions) + 0.6 * len(with_actions)), squeeze=False,
-        constrained_layout=True)
+    fig, axes = plt.subplots(
+        len(with_actions),
+        1,
+        figsize=(
+            11,
+            1.2 + 0.45 * sum(len(action_columns(ev.metrics)) for ev in with_actions) + 0.6 * len(with_actions),
+        ),
+        squeeze=False,
+        constrained_layout=True,
+    )
     for ax, ev in zip(axes[:, 0], with_actions):
         per_agent = action_columns(ev.metrics)
         agents = list(per_agent)
@@ -187,8 +210,9 @@ def _holdout_vs_train(evals: list[PolicyEval], out: Path, result: EvalReport) ->
             pairs.setdefault(ev.policy, {})[ev.split] = float(ev.metrics[key])
     both = {p: s for p, s in pairs.items() if "train" in s and "holdout" in s}
     if not both:
-        result.notes.append("no policy was evaluated on both the train and the holdout split: "
-                            "no holdout-against-train chart")
+        result.notes.append(
+            "no policy was evaluated on both the train and the holdout split: no holdout-against-train chart"
+        )
         return None
     fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(both) + 2), 5), constrained_layout=True)
     names = list(both)
@@ -226,22 +250,34 @@ def write_eval_report(inputs: list[str], out_dir: str | Path | None = None) -> E
     _disambiguate(evals)
     out = Path(out_dir) if out_dir else (Path(inputs[0]) if Path(inputs[0]).is_dir() else Path(inputs[0]).parent)
     out.mkdir(parents=True, exist_ok=True)
-    charts = [("Report score against tokens", _score_vs_tokens(evals, out / "score_vs_tokens.png", result)),
-              ("Action mix per policy", _action_mix(evals, out / "action_mix.png", result)),
-              ("Holdout against train", _holdout_vs_train(evals, out / "holdout_vs_train.png", result))]
+    charts = [
+        ("Report score against tokens", _score_vs_tokens(evals, out / "score_vs_tokens.png", result)),
+        ("Action mix per policy", _action_mix(evals, out / "action_mix.png", result)),
+        ("Holdout against train", _holdout_vs_train(evals, out / "holdout_vs_train.png", result)),
+    ]
     result.files = [path for _, path in charts if path is not None]
     front = set(result.front)
     columns = ("policy", "split", "report_score", "return", "return_std", "tokens", "length", "episodes")
-    lines = ["# Evaluation report", "", f"{len(evals)} evaluation(s) of {len({e.policy for e in evals})} "
-             f"policy(ies). Pareto front (report score against tokens): "
-             f"{', '.join(result.front) or 'none'}.", "",
-             "| " + " | ".join(columns) + " | Pareto | collapsed agents (top action >= "
-             f"{COLLAPSED_TOP_SHARE:.0%}) |", "|" + "---|" * (len(columns) + 2)]
+    lines = [
+        "# Evaluation report",
+        "",
+        f"{len(evals)} evaluation(s) of {len({e.policy for e in evals})} "
+        f"policy(ies). Pareto front (report score against tokens): "
+        f"{', '.join(result.front) or 'none'}.",
+        "",
+        "| " + " | ".join(columns) + f" | Pareto | collapsed agents (top action >= {COLLAPSED_TOP_SHARE:.0%}) |",
+        "|" + "---|" * (len(columns) + 2),
+    ]
     for ev in evals:
         values = [ev.policy, ev.split] + [ev.metrics.get(c, math.nan) for c in columns[2:7]]
         values.append(ev.metrics.get("episodes") or len(ev.per_episode) or math.nan)
-        lines.append("| " + " | ".join(_cell(v) for v in values) + " | "
-                     + ("yes" if f"{ev.policy} ({ev.split})" in front else "") + f" | {_cell(_collapsed(ev))} |")
+        lines.append(
+            "| "
+            + " | ".join(_cell(v) for v in values)
+            + " | "
+            + ("yes" if f"{ev.policy} ({ev.split})" in front else "")
+            + f" | {_cell(_collapsed(ev))} |"
+        )
     for title, path in charts:
         if path is not None:
             lines += ["", f"## {title}", "", f"![{title}]({path.name})"]

@@ -4,6 +4,7 @@ Uses the system chromedriver (Debian's `chromium-driver`): Selenium Manager woul
 to download one, which cannot work offline. The background-networking flags stop
 Chromium's own connections (updates, sync, QUIC probes), which a closed network refuses.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -13,9 +14,18 @@ from pathlib import Path
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver",)
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--window-size=1650,1000")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1650,1000",
+)
 
 
 def _first_existing(paths) -> str | None:

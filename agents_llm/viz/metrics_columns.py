@@ -4,6 +4,7 @@ Per-agent action frequencies are `act/<agent>/<action index>` (and `act/<agent>/
 the share of the most frequent action); TensorBoard/W&B copies carry a `train/` or
 `eval/` prefix, which is accepted here too.
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@
 name in every error, truncated JSON told apart from other bad JSON, and JSON Schema
 violations reported with the path of the offending field.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,22 +61,27 @@ def parse_trace_text(text: str, source: str) -> dict:
             raise TraceError(
                 f"{source}: truncated JSON: the file ends at line {end_line} with {open_brackets} unclosed "
                 f"bracket(s){' inside a string' if in_string else ''} (parser: {e.msg} at line {e.lineno}, "
-                f"column {e.colno})") from None
+                f"column {e.colno})"
+            ) from None
         raise TraceError(f"{source}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
     if not isinstance(doc, dict):
         raise TraceError(f"{source}: expected a JSON object ({SCHEMA_NAME}), found {type(doc).__name__}")
     if doc.get("schema") != SCHEMA_NAME:
         raise TraceError(f"{source}: not a {SCHEMA_NAME} document (schema={doc.get('schema')!r})")
     if doc.get("version") != SCHEMA_VERSION:
-        raise TraceError(f"{source}: trace version {doc.get('version')!r} is not supported "
-                         f"(this viewer reads version {SCHEMA_VERSION})")
+        raise TraceError(
+            f"{source}: trace version {doc.get('version')!r} is not supported "
+            f"(this viewer reads version {SCHEMA_VERSION})"
+        )
     validator = jsonschema.Draft202012Validator(TRACE_SCHEMA)
     errors = sorted(validator.iter_errors(doc), key=lambda err: list(err.absolute_path))
     if errors:
         lines = [f"  {_json_path(err.absolute_path)}: {err.message[:200]}" for err in errors[:MAX_SCHEMA_ERRORS]]
         more = f"\n  ... and {len(errors) - MAX_SCHEMA_ERRORS} more" if len(errors) > MAX_SCHEMA_ERRORS else ""
-        raise TraceError(f"{source}: does not match the {SCHEMA_NAME} v{SCHEMA_VERSION} schema "
-                         f"({len(errors)} problem(s)):\n" + "\n".join(lines) + more)
+        raise TraceError(
+            f"{source}: does not match the {SCHEMA_NAME} v{SCHEMA_VERSION} schema "
+            f"({len(errors)} problem(s)):\n" + "\n".join(lines) + more
+        )
     return doc
 
 

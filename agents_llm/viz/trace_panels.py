@@ -4,6 +4,7 @@ Everything that came from a trace (prompts, responses, titles, even agent names)
 untrusted LLM output or user input: it is escaped here, once, with `html.escape`, and
 the page only ever inserts these finished fragments.
 """
+
 from __future__ import annotations
 
 from html import escape
@@ -20,8 +21,9 @@ def clip(text, max_chars: int) -> str:
     text = "" if text is None else str(text)
     if max_chars and len(text) > max_chars:
         cut = len(text) - max_chars
-        return escape(text[:max_chars]) + (f'<span class="clip">… [{cut:,} more characters not shown; '
-                                           f'the full text is in the trace file]</span>')
+        return escape(text[:max_chars]) + (
+            f'<span class="clip">… [{cut:,} more characters not shown; the full text is in the trace file]</span>'
+        )
     return escape(text)
 
 
@@ -43,32 +45,38 @@ def episode_header_html(doc: dict, source: str) -> str:
     if isinstance(policy, dict):
         policy = policy.get("name", "")
     kinds = sorted({r["source"] for r in doc["rounds"]})
-    return (f'<div class="hdr"><b>Episode {_e(ep.get("episode_id"))}</b> · env {_e(ep.get("env"))} · '
-            f'topic <i>{_e(task.get("topic"))}</i> ({_e(task.get("split"))}) · '
-            + (f'policy {_e(policy)} · ' if policy else "")
-            + f'driven by {_e("/".join(kinds) or "–")} · {len(doc["rounds"])} round(s) · '
-            f'ended: <b>{_e(end.get("reason"))}</b>'
-            + (f' ({_e(end.get("detail"))})' if end.get("detail") else "")
-            + f'<div class="src">{_e(source)}</div></div>')
+    return (
+        f'<div class="hdr"><b>Episode {_e(ep.get("episode_id"))}</b> · env {_e(ep.get("env"))} · '
+        f"topic <i>{_e(task.get('topic'))}</i> ({_e(task.get('split'))}) · "
+        + (f"policy {_e(policy)} · " if policy else "")
+        + f"driven by {_e('/'.join(kinds) or '–')} · {len(doc['rounds'])} round(s) · "
+        f"ended: <b>{_e(end.get('reason'))}</b>"
+        + (f" ({_e(end.get('detail'))})" if end.get("detail") else "")
+        + f'<div class="src">{_e(source)}</div></div>'
+    )
 
 
 def empty_episode_html(doc: dict, source: str) -> str:
     end = doc["end"]
-    return (episode_header_html(doc, source)
-            + '<div class="empty"><h2>This episode has no rounds.</h2>'
-            f'<p>The trace is valid but records no round to show. It ended with reason '
-            f'<b>{_e(end.get("reason"))}</b>' + (f': {_e(end.get("detail"))}' if end.get("detail") else "")
-            + '.</p></div>')
+    return (
+        episode_header_html(doc, source) + '<div class="empty"><h2>This episode has no rounds.</h2>'
+        f"<p>The trace is valid but records no round to show. It ended with reason "
+        f"<b>{_e(end.get('reason'))}</b>" + (f": {_e(end.get('detail'))}" if end.get("detail") else "") + ".</p></div>"
+    )
 
 
 def step_header_html(doc: dict, step: ViewStep, index: int, total: int) -> str:
     rnd = doc["rounds"][step.round_pos]
     groups = " → ".join("[" + ", ".join(_e(a) for a in g) + "]" for g in rnd["order"]) or "nobody ran"
-    who = {AGENT_STEP: f"<b>{_e(step.agent)}</b> runs (group {(step.group or 0) + 1} of {len(rnd['order'])})",
-           COLLECTOR_STEP: "<b>Collector</b> writes"}.get(step.kind, "no agent ran this round")
-    phase = f' · phase <b>{_e(rnd["phase"])}</b>' if rnd.get("phase") else ""
-    return (f'<div class="step">Round <b>{rnd["round"]}</b> of {len(doc["rounds"])} · step {index + 1} of {total}'
-            f' · {who}{phase} · from {_e(rnd["source"])}<br><span class="order">order: {groups}</span></div>')
+    who = {
+        AGENT_STEP: f"<b>{_e(step.agent)}</b> runs (group {(step.group or 0) + 1} of {len(rnd['order'])})",
+        COLLECTOR_STEP: "<b>Collector</b> writes",
+    }.get(step.kind, "no agent ran this round")
+    phase = f" · phase <b>{_e(rnd['phase'])}</b>" if rnd.get("phase") else ""
+    return (
+        f'<div class="step">Round <b>{rnd["round"]}</b> of {len(doc["rounds"])} · step {index + 1} of {total}'
+        f' · {who}{phase} · from {_e(rnd["source"])}<br><span class="order">order: {groups}</span></div>'
+    )
 
 
 def _messages_html(messages, max_chars: int) -> str:
@@ -78,7 +86,9 @@ def _messages_html(messages, max_chars: int) -> str:
     for m in messages or []:
         role = m.get("role", "?") if isinstance(m, dict) else "?"
         content = m.get("content", "") if isinstance(m, dict) else m
-        parts.append(f'<div class="msg"><span class="role">{_e(role)}</span><pre>{clip(content, max_chars)}</pre></div>')
+        parts.append(
+            f'<div class="msg"><span class="role">{_e(role)}</span><pre>{clip(content, max_chars)}</pre></div>'
+        )
     return "".join(parts) or '<p class="none">(no prompt recorded)</p>'
 
 
@@ -86,11 +96,16 @@ def _calls_html(rnd: dict, agent: str) -> str:
     rows = [c for c in rnd.get("calls", []) if c.get("agent") == agent]
     if not rows:
         return ""
-    body = "".join(f'<tr><td>{_e(c.get("kind"))}</td><td>{_fmt(c.get("prompt_tokens"))}</td>'
-                   f'<td>{_fmt(c.get("completion_tokens"))}</td><td>{_fmt(c.get("latency_s"), 2)}</td>'
-                   f'<td>{"yes" if c.get("cached") else ""}</td><td>{_e(c.get("error") or "")}</td></tr>' for c in rows)
-    return ('<table class="calls"><tr><th>call</th><th>prompt tok</th><th>completion tok</th><th>latency s</th>'
-            f'<th>cached</th><th>error</th></tr>{body}</table>')
+    body = "".join(
+        f"<tr><td>{_e(c.get('kind'))}</td><td>{_fmt(c.get('prompt_tokens'))}</td>"
+        f"<td>{_fmt(c.get('completion_tokens'))}</td><td>{_fmt(c.get('latency_s'), 2)}</td>"
+        f"<td>{'yes' if c.get('cached') else ''}</td><td>{_e(c.get('error') or '')}</td></tr>"
+        for c in rows
+    )
+    return (
+        '<table class="calls"><tr><th>call</th><th>prompt tok</th><th>completion tok</th><th>latency s</th>'
+        f"<th>cached</th><th>error</th></tr>{body}</table>"
+    )
 
 
 def _agent_html(doc: dict, rnd: dict, agent: str, max_chars: int) -> str:
@@ -98,32 +113,42 @@ def _agent_html(doc: dict, rnd: dict, agent: str, max_chars: int) -> str:
     action = rnd["actions"].get(agent, {})
     chosen = action.get("name")
     if action.get("action") is not None:
-        chosen = f'{chosen} (#{action["action"]})'
+        chosen = f"{chosen} (#{action['action']})"
     timing = {(e["sender"], e["receiver"]): e["timing"] for e in rnd["edges"]}
-    senders = ", ".join(f'{_e(s)} ({_e(timing.get((s, agent), "?"))})' for s in rec.get("senders", [])) or "none"
+    senders = ", ".join(f"{_e(s)} ({_e(timing.get((s, agent), '?'))})" for s in rec.get("senders", [])) or "none"
     receivers = ", ".join(_e(r) for r in rec.get("receivers", [])) or "none"
-    denied = "".join(f'<li>denied {_e(d.get("action_name"))}: {_e(d.get("reason"))} → {_e(d.get("fallback"))}</li>'
-                     for d in rnd.get("denied", []) if d.get("agent") == agent)
-    html = (f'<h3>{_e(agent)} <span class="role">{_e(_role(doc, agent))}</span></h3>'
-            f'<div class="kv">action: <b>{_e(chosen or "(from the plan)")}</b> · effective: '
-            f'<b>{_e(action.get("effective"))}</b></div>'
-            f'<div class="kv">receives from: {senders}</div><div class="kv">sends to: {receivers}</div>')
+    denied = "".join(
+        f"<li>denied {_e(d.get('action_name'))}: {_e(d.get('reason'))} → {_e(d.get('fallback'))}</li>"
+        for d in rnd.get("denied", [])
+        if d.get("agent") == agent
+    )
+    html = (
+        f'<h3>{_e(agent)} <span class="role">{_e(_role(doc, agent))}</span></h3>'
+        f'<div class="kv">action: <b>{_e(chosen or "(from the plan)")}</b> · effective: '
+        f"<b>{_e(action.get('effective'))}</b></div>"
+        f'<div class="kv">receives from: {senders}</div><div class="kv">sends to: {receivers}</div>'
+    )
     if denied:
         html += f'<ul class="denied">{denied}</ul>'
     if rec.get("error"):
         html += f'<div class="error">error: {clip(rec["error"], max_chars)}</div>'
     retrieval = rec.get("retrieval")
     if retrieval:
-        chunks = ", ".join(f'{_e(c.get("source"))} p.{_e(c.get("page"))}' for c in retrieval.get("chunks", []))
-        html += (f'<div class="kv">retrieval: queries {_e("; ".join(map(str, retrieval.get("queries", []))))}'
-                 f' · chunks: {chunks or "none"}' + (' · <b>exhausted</b>' if retrieval.get("exhausted") else "")
-                 + (f' · error {_e(retrieval.get("error"))}' if retrieval.get("error") else "") + '</div>')
+        chunks = ", ".join(f"{_e(c.get('source'))} p.{_e(c.get('page'))}" for c in retrieval.get("chunks", []))
+        html += (
+            f'<div class="kv">retrieval: queries {_e("; ".join(map(str, retrieval.get("queries", []))))}'
+            f" · chunks: {chunks or 'none'}"
+            + (" · <b>exhausted</b>" if retrieval.get("exhausted") else "")
+            + (f" · error {_e(retrieval.get('error'))}" if retrieval.get("error") else "")
+            + "</div>"
+        )
     html += referee_html(rnd.get("referee"), agent)
     html += _calls_html(rnd, agent)
-    html += '<h4>Prompt</h4>' + _messages_html(rec.get("prompt"), max_chars)
+    html += "<h4>Prompt</h4>" + _messages_html(rec.get("prompt"), max_chars)
     response = rec.get("response")
-    html += '<h4>Response</h4>' + (f'<pre class="response">{clip(response, max_chars)}</pre>' if response
-                                   else '<p class="none">(no response)</p>')
+    html += "<h4>Response</h4>" + (
+        f'<pre class="response">{clip(response, max_chars)}</pre>' if response else '<p class="none">(no response)</p>'
+    )
     return html
 
 
@@ -132,10 +157,13 @@ def referee_html(flags, agent: str | None = None) -> str:
     shown = [f for f in flags or [] if agent is None or f.get("target") == agent]
     if not shown:
         return ""
-    items = "".join(f'<li><b>{_e(f.get("kind"))}</b> on {_e(f.get("target"))}: {_e(f.get("reason"))}'
-                    + (" (penalised)" if f.get("penalised") else "")
-                    + (f'<div class="src">{_e(f.get("evidence"))}</div>' if f.get("evidence") else "") + '</li>'
-                    for f in shown)
+    items = "".join(
+        f"<li><b>{_e(f.get('kind'))}</b> on {_e(f.get('target'))}: {_e(f.get('reason'))}"
+        + (" (penalised)" if f.get("penalised") else "")
+        + (f'<div class="src">{_e(f.get("evidence"))}</div>' if f.get("evidence") else "")
+        + "</li>"
+        for f in shown
+    )
     return f'<h4 class="referee">Referee flags</h4><ul class="referee">{items}</ul>'
 
 
@@ -146,9 +174,12 @@ def _role(doc: dict, agent: str) -> str:
 def _collector_html(rnd: dict, max_chars: int) -> str:
     c = rnd["collector"]
     appenders = ", ".join(_e(e["sender"]) for e in rnd["edges"] if e["receiver"] == COLLECTOR) or "nobody"
-    html = (f'<h3>Collector</h3><div class="kv">status: <b>{_e(c.get("status"))}</b>'
-            + (f' · {_e(c.get("reason"))}' if c.get("reason") else "") + '</div>'
-            f'<div class="kv">appended by: {appenders}</div>')
+    html = (
+        f'<h3>Collector</h3><div class="kv">status: <b>{_e(c.get("status"))}</b>'
+        + (f" · {_e(c.get('reason'))}" if c.get("reason") else "")
+        + "</div>"
+        f'<div class="kv">appended by: {appenders}</div>'
+    )
     if c.get("title") or c.get("section_id"):
         html += f'<div class="kv">section {_e(c.get("section_id"))}: <b>{_e(c.get("title"))}</b></div>'
     if c.get("removed_sentences"):
@@ -157,8 +188,10 @@ def _collector_html(rnd: dict, max_chars: int) -> str:
     html += _calls_html(rnd, COLLECTOR)
     gate = rnd.get("gate")
     if gate:
-        html += (f'<h4>Gate check ({_e(gate.get("agent"))})</h4><div class="kv">{_e(gate.get("question"))} → '
-                 f'<b>{_e(gate.get("passed"))}</b></div><pre>{clip(gate.get("response"), max_chars)}</pre>')
+        html += (
+            f'<h4>Gate check ({_e(gate.get("agent"))})</h4><div class="kv">{_e(gate.get("question"))} → '
+            f"<b>{_e(gate.get('passed'))}</b></div><pre>{clip(gate.get('response'), max_chars)}</pre>"
+        )
     return html
 
 
@@ -178,8 +211,9 @@ def agent_panel_html(doc: dict, step: ViewStep, max_chars: int = DEFAULT_MAX_TEX
 REPORT_TEXT_SLOT = "<!--qv-report-text-->"
 
 
-def shown_sections(doc: dict, round_pos: int, after: bool, final: bool,
-                   replayed: list[list[dict]]) -> list[dict] | None:
+def shown_sections(
+    doc: dict, round_pos: int, after: bool, final: bool, replayed: list[list[dict]]
+) -> list[dict] | None:
     """The replayed sections whose text the report panel shows, or None: nothing written
     yet, a trace without section texts (older than `collector.content`: the outline is
     all there is), or the last step, which shows the final report instead."""
@@ -193,13 +227,18 @@ def shown_sections(doc: dict, round_pos: int, after: bool, final: bool,
 def section_text_html(section: dict, max_chars: int = DEFAULT_MAX_TEXT_CHARS) -> str:
     """One replayed section as escaped markdown text (clipped like any other text)."""
     content = section.get("content")
-    return clip(f'## {section.get("title")}\n\n{"(text not recorded)" if content is None else content}\n\n',
-                max_chars)
+    return clip(f"## {section.get('title')}\n\n{'(text not recorded)' if content is None else content}\n\n", max_chars)
 
 
-def report_panel_html(doc: dict, round_pos: int, after: bool, final: bool,
-                      max_chars: int = DEFAULT_MAX_TEXT_CHARS, replayed: list[list[dict]] | None = None,
-                      text_slot: bool = False) -> str:
+def report_panel_html(
+    doc: dict,
+    round_pos: int,
+    after: bool,
+    final: bool,
+    max_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    replayed: list[list[dict]] | None = None,
+    text_slot: bool = False,
+) -> str:
     """The report as it stood: before round `round_pos` (after the previous one) or after it.
 
     Its text is rebuilt from the rounds' collector contents (`replayed`, from
@@ -210,30 +249,41 @@ def report_panel_html(doc: dict, round_pos: int, after: bool, final: bool,
     rnd = rounds[round_pos]
     shown_pos = round_pos if after else round_pos - 1
     shown = rounds[shown_pos] if shown_pos >= 0 else None
-    title = f'after round {rnd["round"]}' if after else f'at the start of round {rnd["round"]}'
+    title = f"after round {rnd['round']}" if after else f"at the start of round {rnd['round']}"
     if shown is None:
         return f'<h3>Report {title}</h3><p class="none">(empty: nothing written yet)</p>'
     report = shown["report"]
-    scores = " · ".join(f'{k} {_fmt(shown.get(k))}' for k in ("report_score", "length_score", "reward")
-                        if shown.get(k) is not None)
+    scores = " · ".join(
+        f"{k} {_fmt(shown.get(k))}" for k in ("report_score", "length_score", "reward") if shown.get(k) is not None
+    )
     tokens = shown.get("tokens", {})
-    rows = "".join(f'<tr><td>{_e(s.get("id"))}</td><td>{_e(s.get("title"))}</td><td>{_fmt(s.get("chars"))}</td>'
-                   f'<td>{_e(", ".join(map(str, s.get("sources", []))))}</td></tr>' for s in report.get("sections", []))
-    html = (f'<h3>Report {title}</h3><div class="kv">{_fmt(report.get("chars"))} characters · '
-            f'{len(report.get("sections", []))} section(s)' + (f' · {scores}' if scores else "")
-            + f' · tokens: round {_fmt(tokens.get("round"))}, episode {_fmt(tokens.get("episode"))}</div>')
+    rows = "".join(
+        f"<tr><td>{_e(s.get('id'))}</td><td>{_e(s.get('title'))}</td><td>{_fmt(s.get('chars'))}</td>"
+        f"<td>{_e(', '.join(map(str, s.get('sources', []))))}</td></tr>"
+        for s in report.get("sections", [])
+    )
+    html = (
+        f'<h3>Report {title}</h3><div class="kv">{_fmt(report.get("chars"))} characters · '
+        f"{len(report.get('sections', []))} section(s)"
+        + (f" · {scores}" if scores else "")
+        + f" · tokens: round {_fmt(tokens.get('round'))}, episode {_fmt(tokens.get('episode'))}</div>"
+    )
     html += referee_html([f for f in shown.get("referee") or [] if f.get("on_report", True)])
-    html += ('<table class="sections"><tr><th>id</th><th>title</th><th>chars</th><th>sources</th></tr>'
-             f'{rows}</table>' if rows else '<p class="none">(no sections yet)</p>')
-    sections = shown_sections(doc, round_pos, after, final,
-                              replayed if replayed is not None else replay_report(rounds))
+    html += (
+        f'<table class="sections"><tr><th>id</th><th>title</th><th>chars</th><th>sources</th></tr>{rows}</table>'
+        if rows
+        else '<p class="none">(no sections yet)</p>'
+    )
+    sections = shown_sections(doc, round_pos, after, final, replayed if replayed is not None else replay_report(rounds))
     if sections is not None:
         topic = (doc["episode"].get("task") or {}).get("topic") or ""
         body = REPORT_TEXT_SLOT if text_slot else "".join(section_text_html(s, max_chars) for s in sections)
         html += f'<h4>Report text</h4><pre class="report-text">{_e("# " + topic)}\n\n{body}</pre>'
-    html += f'<h4>Progress summary</h4><pre>{clip(report.get("progress_summary"), max_chars)}</pre>'
+    html += f"<h4>Progress summary</h4><pre>{clip(report.get('progress_summary'), max_chars)}</pre>"
     if final:
         end = doc["end"]
-        html += (f'<h4>Final report (episode ended: {_e(end.get("reason"))})</h4>'
-                 f'<pre class="final">{clip(doc.get("report_markdown"), max_chars) or "(empty)"}</pre>')
+        html += (
+            f"<h4>Final report (episode ended: {_e(end.get('reason'))})</h4>"
+            f'<pre class="final">{clip(doc.get("report_markdown"), max_chars) or "(empty)"}</pre>'
+        )
     return html

@@ -5,6 +5,7 @@ own. A round becomes one step per agent in execution order (the `order` groups,
 flattened), then a Collector step when anything reached the Collector; a round in
 which nobody ran is a single idle step.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,14 +49,26 @@ def layout_nodes(doc: dict) -> list[Node]:
     names = [m["name"] for m in team]
     roles = {m["name"]: m.get("role", "") for m in team}
     for rnd in doc["rounds"]:
-        seen = list(rnd["actions"]) + list(rnd["agents"]) + [e["sender"] for e in rnd["edges"]] + \
-            [e["receiver"] for e in rnd["edges"]] + [a for group in rnd["order"] for a in group]
+        seen = (
+            list(rnd["actions"])
+            + list(rnd["agents"])
+            + [e["sender"] for e in rnd["edges"]]
+            + [e["receiver"] for e in rnd["edges"]]
+            + [a for group in rnd["order"] for a in group]
+        )
         for name in seen:
             if name not in names and name != COLLECTOR:
                 names.append(name)
     n = max(len(names), 1)
-    nodes = [Node(name, roles.get(name, "?"), round(math.cos(math.pi / 2 - 2 * math.pi * i / n), 6),
-                  round(math.sin(math.pi / 2 - 2 * math.pi * i / n), 6)) for i, name in enumerate(names)]
+    nodes = [
+        Node(
+            name,
+            roles.get(name, "?"),
+            round(math.cos(math.pi / 2 - 2 * math.pi * i / n), 6),
+            round(math.sin(math.pi / 2 - 2 * math.pi * i / n), 6),
+        )
+        for i, name in enumerate(names)
+    ]
     nodes.append(Node(COLLECTOR, "Collector", 0.0, 0.0))
     return nodes
 
@@ -114,8 +127,19 @@ def edge_curve(src: Node, dst: Node, radius: float) -> dict:
         cy0 = cy1 = my
     tx, ty = _unit(x1 - cx1, y1 - cy1)
     # Scatter's triangle points up at angle 0: rotate it onto the tangent.
-    return {"x0": x0, "y0": y0, "x1": x1, "y1": y1, "cx0": cx0, "cy0": cy0, "cx1": cx1, "cy1": cy1,
-            "ax": x1 - 0.035 * tx, "ay": y1 - 0.035 * ty, "angle": math.atan2(ty, tx) - math.pi / 2}
+    return {
+        "x0": x0,
+        "y0": y0,
+        "x1": x1,
+        "y1": y1,
+        "cx0": cx0,
+        "cy0": cy0,
+        "cx1": cx1,
+        "cy1": cy1,
+        "ax": x1 - 0.035 * tx,
+        "ay": y1 - 0.035 * ty,
+        "angle": math.atan2(ty, tx) - math.pi / 2,
+    }
 
 
 def short_action(rnd: dict, agent: str) -> str:

@@ -8,6 +8,7 @@ BokehJS is inlined (`bokeh.resources.INLINE`), so the page opens without a netwo
 All step data is computed here and shipped as one JSON string that a small CustomJS
 callback reads; panel HTML is escaped in `trace_panels`.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,7 @@ from bokeh.document import Document
 from bokeh.embed import file_html
 from bokeh.events import DocumentReady
 from bokeh.layouts import column, row
-from bokeh.models import (Button, ColumnDataSource, CustomJS, Div, HoverTool, InlineStyleSheet, LabelSet,
-                          Slider, Toggle)
+from bokeh.models import Button, ColumnDataSource, CustomJS, Div, HoverTool, InlineStyleSheet, LabelSet, Slider, Toggle
 from bokeh.plotting import figure
 from bokeh.resources import INLINE
 
@@ -26,11 +26,30 @@ from agents_llm.trace import replay_report
 
 from .config import DEFAULT_PLAY_INTERVAL_MS
 from .trace_loading import read_trace
-from .trace_panels import (DEFAULT_MAX_TEXT_CHARS, REPORT_TEXT_SLOT, agent_panel_html, empty_episode_html,
-                           episode_header_html, report_panel_html, section_text_html, shown_sections,
-                           step_header_html)
-from .trace_steps import (AGENT_STEP, EDGE_APPEND, EDGE_IN, EDGE_OTHER, EDGE_OUT, build_steps, edge_curve,
-                          edge_style, layout_nodes, node_radius, node_style)
+from .trace_panels import (
+    DEFAULT_MAX_TEXT_CHARS,
+    REPORT_TEXT_SLOT,
+    agent_panel_html,
+    empty_episode_html,
+    episode_header_html,
+    report_panel_html,
+    section_text_html,
+    shown_sections,
+    step_header_html,
+)
+from .trace_steps import (
+    AGENT_STEP,
+    EDGE_APPEND,
+    EDGE_IN,
+    EDGE_OTHER,
+    EDGE_OUT,
+    build_steps,
+    edge_curve,
+    edge_style,
+    layout_nodes,
+    node_radius,
+    node_style,
+)
 
 _GEOMETRY = ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1")
 
@@ -91,7 +110,7 @@ def _edge_columns(edges: list[dict], geometry: list[dict], step) -> dict[str, li
             cols[k].append(round(geo[k], 4))
         cols["color"].append(color)
         cols["width"].append(width)
-        cols["label"].append(f'{edge["sender"]} → {edge["receiver"]} ({edge["timing"]})')
+        cols["label"].append(f"{edge['sender']} → {edge['receiver']} ({edge['timing']})")
     return cols
 
 
@@ -111,8 +130,10 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
     by_name = {n.name: n for n in nodes}
     radius = node_radius(len(nodes) - 1)
     steps = build_steps(doc)
-    geometry = [[edge_curve(by_name[e["sender"]], by_name[e["receiver"]], radius) for e in rnd["edges"]]
-                for rnd in doc["rounds"]]
+    geometry = [
+        [edge_curve(by_name[e["sender"]], by_name[e["receiver"]], radius) for e in rnd["edges"]]
+        for rnd in doc["rounds"]
+    ]
     replayed = replay_report(doc["rounds"])  # the report's sections after each round, once
     report_keys: dict[tuple, int] = {}
     reports: list[str] = []
@@ -128,8 +149,9 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
         key = (step.round_pos, after, final)
         if key not in report_keys:
             report_keys[key] = len(reports)
-            reports.append(report_panel_html(doc, step.round_pos, after, final, max_text_chars, replayed,
-                                             text_slot=True))
+            reports.append(
+                report_panel_html(doc, step.round_pos, after, final, max_text_chars, replayed, text_slot=True)
+            )
             indices = []
             for section in shown_sections(doc, step.round_pos, after, final, replayed) or []:
                 tkey = (section["title"], section["content"])
@@ -141,21 +163,28 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
         split = {"fresh": [], "previous": []}
         for edge, geo in zip(rnd["edges"], geometry[step.round_pos]):
             split["fresh" if edge["timing"] == "fresh" else "previous"].append((edge, geo))
-        out_steps.append({
-            "n": node_style(nodes, step, rnd),
-            "f": _edge_columns([e for e, _ in split["fresh"]], [g for _, g in split["fresh"]], step),
-            "p": _edge_columns([e for e, _ in split["previous"]], [g for _, g in split["previous"]], step),
-            "a": _arrow_columns(rnd["edges"], geometry[step.round_pos], step),
-            "h": step_header_html(doc, step, i, len(steps)),
-            "g": agent_panel_html(doc, step, max_text_chars),
-            "r": report_keys[key],
-            "agent": step.agent, "round": step.round,
-        })
+        out_steps.append(
+            {
+                "n": node_style(nodes, step, rnd),
+                "f": _edge_columns([e for e, _ in split["fresh"]], [g for _, g in split["fresh"]], step),
+                "p": _edge_columns([e for e, _ in split["previous"]], [g for _, g in split["previous"]], step),
+                "a": _arrow_columns(rnd["edges"], geometry[step.round_pos], step),
+                "h": step_header_html(doc, step, i, len(steps)),
+                "g": agent_panel_html(doc, step, max_text_chars),
+                "r": report_keys[key],
+                "agent": step.agent,
+                "round": step.round,
+            }
+        )
     return {
         "source": source,
         "radius": radius,
-        "nodes": {"x": [n.x for n in nodes], "y": [n.y for n in nodes], "name": [n.name for n in nodes],
-                  "role": [n.role for n in nodes]},
+        "nodes": {
+            "x": [n.x for n in nodes],
+            "y": [n.y for n in nodes],
+            "name": [n.name for n in nodes],
+            "role": [n.role for n in nodes],
+        },
         "steps": out_steps,
         "reports": reports,
         "report_texts": report_texts,
@@ -170,41 +199,88 @@ def report_html(payload: dict, index: int) -> str:
 
 
 def _panel(text: str, width: int, height: int | None, css_class: str) -> Div:
-    return Div(text=text, width=width, height=height, css_classes=[css_class],
-               stylesheets=[InlineStyleSheet(css=PANEL_CSS)])
+    return Div(
+        text=text, width=width, height=height, css_classes=[css_class], stylesheets=[InlineStyleSheet(css=PANEL_CSS)]
+    )
 
 
 def _graph_figure(payload: dict, first: dict):
     radius = payload["radius"]
-    plot = figure(width=560, height=560, x_range=(-1.75, 1.75), y_range=(-1.75, 1.75), tools="pan,wheel_zoom,reset",
-                  toolbar_location="above", title="Communication graph (arrow: message; dashed: previous-round output)")
+    plot = figure(
+        width=560,
+        height=560,
+        x_range=(-1.75, 1.75),
+        y_range=(-1.75, 1.75),
+        tools="pan,wheel_zoom,reset",
+        toolbar_location="above",
+        title="Communication graph (arrow: message; dashed: previous-round output)",
+    )
     plot.axis.visible = False
     plot.grid.visible = False
     plot.outline_line_color = None
     nodes = ColumnDataSource({**payload["nodes"], **first["n"]})
     fresh, previous, arrows = ColumnDataSource(first["f"]), ColumnDataSource(first["p"]), ColumnDataSource(first["a"])
     for source, dash in ((fresh, "solid"), (previous, "dashed")):
-        plot.bezier(x0="x0", y0="y0", x1="x1", y1="y1", cx0="cx0", cy0="cy0", cx1="cx1", cy1="cy1", source=source,
-                    line_color="color", line_width="width", line_dash=dash)
-    plot.scatter(x="ax", y="ay", angle="angle", marker="triangle", size=11, source=arrows,
-                 fill_color="color", line_color="color")
-    node_glyphs = plot.circle(x="x", y="y", radius=radius, source=nodes, fill_color="fill", line_color="line",
-                              line_width="width")
-    plot.add_tools(HoverTool(renderers=[node_glyphs], tooltips=[("agent", "@name"), ("role", "@role"),
-                                                                ("action", "@action")]))
-    plot.add_layout(LabelSet(x="x", y="y", text="name", source=nodes, text_align="center", text_font_size="12px",
-                             text_font_style="bold", y_offset=-radius * 160 - 14))
-    plot.add_layout(LabelSet(x="x", y="y", text="action", source=nodes, text_align="center", text_font_size="11px",
-                             text_color="#6c757d", y_offset=-radius * 160 - 28))
+        plot.bezier(
+            x0="x0",
+            y0="y0",
+            x1="x1",
+            y1="y1",
+            cx0="cx0",
+            cy0="cy0",
+            cx1="cx1",
+            cy1="cy1",
+            source=source,
+            line_color="color",
+            line_width="width",
+            line_dash=dash,
+        )
+    plot.scatter(
+        x="ax", y="ay", angle="angle", marker="triangle", size=11, source=arrows, fill_color="color", line_color="color"
+    )
+    node_glyphs = plot.circle(
+        x="x", y="y", radius=radius, source=nodes, fill_color="fill", line_color="line", line_width="width"
+    )
+    plot.add_tools(
+        HoverTool(renderers=[node_glyphs], tooltips=[("agent", "@name"), ("role", "@role"), ("action", "@action")])
+    )
+    plot.add_layout(
+        LabelSet(
+            x="x",
+            y="y",
+            text="name",
+            source=nodes,
+            text_align="center",
+            text_font_size="12px",
+            text_font_style="bold",
+            y_offset=-radius * 160 - 14,
+        )
+    )
+    plot.add_layout(
+        LabelSet(
+            x="x",
+            y="y",
+            text="action",
+            source=nodes,
+            text_align="center",
+            text_font_size="11px",
+            text_color="#6c757d",
+            y_offset=-radius * 160 - 28,
+        )
+    )
     return plot, nodes, fresh, previous, arrows
 
 
 def _legend_html() -> str:
     swatch = '<span style="display:inline-block;width:18px;height:4px;background:{};margin:0 4px 2px 8px"></span>{}'
-    return ("<div style='font-size:12px'>"
-            + swatch.format(EDGE_IN, "into the active agent") + swatch.format(EDGE_OUT, "out of it")
-            + swatch.format(EDGE_APPEND, "append to the Collector") + swatch.format(EDGE_OTHER, "other")
-            + "</div>")
+    return (
+        "<div style='font-size:12px'>"
+        + swatch.format(EDGE_IN, "into the active agent")
+        + swatch.format(EDGE_OUT, "out of it")
+        + swatch.format(EDGE_APPEND, "append to the Collector")
+        + swatch.format(EDGE_OTHER, "other")
+        + "</div>"
+    )
 
 
 def _page(layout, title: str) -> str:
@@ -215,8 +291,13 @@ def _page(layout, title: str) -> str:
     return file_html(document, INLINE, title)
 
 
-def build_viewer_html(doc: dict, source: str, *, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
-                      play_interval_ms: int = DEFAULT_PLAY_INTERVAL_MS) -> str:
+def build_viewer_html(
+    doc: dict,
+    source: str,
+    *,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    play_interval_ms: int = DEFAULT_PLAY_INTERVAL_MS,
+) -> str:
     """The page for a validated trace document (see `trace_loading.read_trace`)."""
     title = f"Trace {doc['episode'].get('episode_id', '')}"
     if not doc["rounds"]:
@@ -226,8 +307,16 @@ def build_viewer_html(doc: dict, source: str, *, max_text_chars: int = DEFAULT_M
     first = payload["steps"][0]
     plot, nodes, fresh, previous, arrows = _graph_figure(payload, first)
     total = len(payload["steps"])
-    slider = Slider(start=1, end=max(total, 2), value=1, step=1, title=f"Step (of {total})", width=560,
-                    disabled=total == 1, css_classes=["qv-slider"])
+    slider = Slider(
+        start=1,
+        end=max(total, 2),
+        value=1,
+        step=1,
+        title=f"Step (of {total})",
+        width=560,
+        disabled=total == 1,
+        css_classes=["qv-slider"],
+    )
     play = Toggle(label="▶ Play", active=False, width=100, css_classes=["qv-play"], disabled=total == 1)
     prev_button = Button(label="◀ Prev", width=80, css_classes=["qv-prev"])
     next_button = Button(label="Next ▶", width=80, css_classes=["qv-next"])
@@ -235,26 +324,50 @@ def build_viewer_html(doc: dict, source: str, *, max_text_chars: int = DEFAULT_M
     agent_panel = _panel(first["g"], 560, 760, "qv-agent")
     report_panel = _panel(report_html(payload, first["r"]), 440, 760, "qv-report")
     key = f"{source}:{doc['episode'].get('episode_id', '')}"
-    slider.js_on_change("value", CustomJS(
-        args=dict(payload=json.dumps(payload, ensure_ascii=False, separators=(",", ":")), key=key, slider=slider,
-                  nodes=nodes, fresh=fresh, previous=previous, arrows=arrows, header=header,
-                  agent_panel=agent_panel, report_panel=report_panel, slot=REPORT_TEXT_SLOT),
-        code=_SHOW_STEP_JS))
-    play.js_on_change("active", CustomJS(args=dict(toggle=play, slider=slider, interval=play_interval_ms, key=key),
-                                         code=_PLAY_JS))
-    prev_button.js_on_event("button_click", CustomJS(
-        args=dict(slider=slider), code="slider.value = Math.max(slider.start, slider.value - 1);"))
-    next_button.js_on_event("button_click", CustomJS(
-        args=dict(slider=slider), code="slider.value = Math.min(slider.end, slider.value + 1);"))
+    slider.js_on_change(
+        "value",
+        CustomJS(
+            args=dict(
+                payload=json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
+                key=key,
+                slider=slider,
+                nodes=nodes,
+                fresh=fresh,
+                previous=previous,
+                arrows=arrows,
+                header=header,
+                agent_panel=agent_panel,
+                report_panel=report_panel,
+                slot=REPORT_TEXT_SLOT,
+            ),
+            code=_SHOW_STEP_JS,
+        ),
+    )
+    play.js_on_change(
+        "active", CustomJS(args=dict(toggle=play, slider=slider, interval=play_interval_ms, key=key), code=_PLAY_JS)
+    )
+    prev_button.js_on_event(
+        "button_click",
+        CustomJS(args=dict(slider=slider), code="slider.value = Math.max(slider.start, slider.value - 1);"),
+    )
+    next_button.js_on_event(
+        "button_click",
+        CustomJS(args=dict(slider=slider), code="slider.value = Math.min(slider.end, slider.value + 1);"),
+    )
     layout = column(
         _panel(episode_header_html(doc, source), 1580, None, "qv-header"),
-        row(column(plot, row(prev_button, play, next_button), slider, header, Div(text=_legend_html(), width=560)),
-            agent_panel, report_panel))
+        row(
+            column(plot, row(prev_button, play, next_button), slider, header, Div(text=_legend_html(), width=560)),
+            agent_panel,
+            report_panel,
+        ),
+    )
     return _page(layout, title)
 
 
-def write_viewer(trace_path: str | Path, out_path: str | Path | None = None, *, doc: dict | None = None,
-                 **options) -> Path:
+def write_viewer(
+    trace_path: str | Path, out_path: str | Path | None = None, *, doc: dict | None = None, **options
+) -> Path:
     """Read, validate and render `trace_path` (or `doc`, already read from it); returns the HTML path
     (default: next to the trace)."""
     trace_path = Path(trace_path)

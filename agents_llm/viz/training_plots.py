@@ -5,6 +5,7 @@ row per logging window, `episode` first, then `return`, `report_score`, `tokens`
 `epsilon`, `loss`, ... and `act/<agent>/<action>` frequencies. Missing columns are
 tolerated: their panel says so and the returned notes name them.
 """
+
 from __future__ import annotations
 
 import csv
@@ -21,8 +22,14 @@ from .metrics_columns import action_columns, action_labels  # noqa: E402
 
 TRAIN_CSV, EVAL_CSV = "train.csv", "eval.csv"
 X_COLUMNS = ("episode", "t_env")  # the first one present is the x axis
-CURVES = (("return", "Return"), ("report_score", "Report score"), ("tokens", "Tokens per episode"),
-          ("epsilon", "Epsilon (exploration)"), ("loss", "TD loss"), ("length", "Rounds per episode"))
+CURVES = (
+    ("return", "Return"),
+    ("report_score", "Report score"),
+    ("tokens", "Tokens per episode"),
+    ("epsilon", "Epsilon (exploration)"),
+    ("loss", "TD loss"),
+    ("length", "Rounds per episode"),
+)
 
 
 @dataclass
@@ -72,8 +79,15 @@ def _plot_curves(train: dict, evals: dict | None, source: str, out: Path, notes:
             ax.plot(ex, evals[column], "o--", label="greedy eval", color="#e76f51")
         if column not in train and not (evals and column in evals):
             notes.append(f"column {column!r} is not in {source}: its plot is empty")
-            ax.text(0.5, 0.5, f"not logged\n({column!r} missing from {source})", ha="center", va="center",
-                    transform=ax.transAxes, color="#b00020")
+            ax.text(
+                0.5,
+                0.5,
+                f"not logged\n({column!r} missing from {source})",
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
+                color="#b00020",
+            )
             ax.set_xticks([])
             ax.set_yticks([])
         else:
@@ -92,11 +106,16 @@ def _plot_actions(columns: dict, source: str, out: Path) -> Path:
     labels = action_labels(agents, n_actions)
     x_name, x = _x_axis(columns)
     cmap = plt.get_cmap("tab10" if n_actions <= 10 else "tab20")
-    fig, axes = plt.subplots(len(agents), 1, figsize=(12, 2.6 * len(agents)), sharex=True, squeeze=False,
-                             constrained_layout=True)
+    fig, axes = plt.subplots(
+        len(agents), 1, figsize=(12, 2.6 * len(agents)), sharex=True, squeeze=False, constrained_layout=True
+    )
     for ax, agent in zip(axes[:, 0], agents):
-        series = [[0.0 if math.isnan(v) else v for v in columns[per_agent[agent][a]]] if a in per_agent[agent]
-                  else [0.0] * len(x) for a in range(n_actions)]
+        series = [
+            [0.0 if math.isnan(v) else v for v in columns[per_agent[agent][a]]]
+            if a in per_agent[agent]
+            else [0.0] * len(x)
+            for a in range(n_actions)
+        ]
         ax.stackplot(x, series, labels=labels, colors=[cmap(a % cmap.N) for a in range(n_actions)])
         ax.set_ylim(0, 1)
         ax.set_ylabel(agent, rotation=0, ha="right")
@@ -114,8 +133,9 @@ def write_training_plots(run: str | Path, out_dir: str | Path | None = None) -> 
     train_path = run if run.suffix == ".csv" else run / TRAIN_CSV
     eval_path = train_path.with_name(EVAL_CSV)
     if not train_path.is_file():
-        raise FileNotFoundError(f"{train_path}: no training log here (expected {TRAIN_CSV} as written by "
-                                f"experiments/train.py)")
+        raise FileNotFoundError(
+            f"{train_path}: no training log here (expected {TRAIN_CSV} as written by experiments/train.py)"
+        )
     result = TrainingPlots()
     train = read_metrics_csv(train_path)
     if not any(train.values()) or not len(next(iter(train.values()))):

@@ -13,6 +13,7 @@ evaluation repetition of a fixed policy), one column per task (a held-out topic)
 rliable 1.2.0 imports `arch`, which needs `pandas<3`. It is imported on first use so
 that `algos` stays light for everything else.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,48 +60,59 @@ def aggregate_iqm(scores: np.ndarray) -> float:
 
 def _estimate(library, scores: Mapping[str, object], func: Callable, reps: int, seed: int) -> dict:
     rng = np.random.RandomState(seed)
-    points, intervals = library.get_interval_estimates(dict(scores), func, reps=reps,
-                                                       confidence_interval_size=CONFIDENCE, random_state=rng)
+    points, intervals = library.get_interval_estimates(
+        dict(scores), func, reps=reps, confidence_interval_size=CONFIDENCE, random_state=rng
+    )
     return {k: (points[k], intervals[k]) for k in scores}
 
 
-def interval_estimates(score_dict: Mapping[str, np.ndarray], *, reps: int = DEFAULT_REPS,
-                       seed: int = 0) -> dict[str, IntervalEstimate]:
+def interval_estimates(
+    score_dict: Mapping[str, np.ndarray], *, reps: int = DEFAULT_REPS, seed: int = 0
+) -> dict[str, IntervalEstimate]:
     """IQM with its 95 % stratified bootstrap interval for each named score matrix."""
     library, metrics = _rliable()
     checked = {k: _check(v, k) for k, v in score_dict.items()}
     out = {}
     for k, v in checked.items():  # one generator per entry: adding a policy leaves the others' intervals alone
         point, ci = _estimate(library, {k: v}, lambda s: np.array([metrics.aggregate_iqm(s)]), reps, seed)[k]
-        out[k] = IntervalEstimate(float(np.asarray(point).reshape(-1)[0]), float(np.asarray(ci)[0].reshape(-1)[0]),
-                                  float(np.asarray(ci)[1].reshape(-1)[0]))
+        out[k] = IntervalEstimate(
+            float(np.asarray(point).reshape(-1)[0]),
+            float(np.asarray(ci)[0].reshape(-1)[0]),
+            float(np.asarray(ci)[1].reshape(-1)[0]),
+        )
     return out
 
 
-def probability_of_improvement(x: np.ndarray, y: np.ndarray, *, reps: int = DEFAULT_REPS,
-                               seed: int = 0) -> IntervalEstimate:
+def probability_of_improvement(
+    x: np.ndarray, y: np.ndarray, *, reps: int = DEFAULT_REPS, seed: int = 0
+) -> IntervalEstimate:
     """P(X > Y) with its 95 % interval (rliable.metrics.probability_of_improvement); same tasks, any runs."""
     library, metrics = _rliable()
     x, y = _check(x, "x"), _check(y, "y")
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"probability of improvement needs the same tasks: x has {x.shape[1]}, y {y.shape[1]}")
-    point, ci = _estimate(library, {"pair": (x, y)}, lambda a, b: np.array([metrics.probability_of_improvement(a, b)]),
-                          reps, seed)["pair"]
-    return IntervalEstimate(float(np.asarray(point).reshape(-1)[0]), float(np.asarray(ci)[0].reshape(-1)[0]),
-                            float(np.asarray(ci)[1].reshape(-1)[0]))
+    point, ci = _estimate(
+        library, {"pair": (x, y)}, lambda a, b: np.array([metrics.probability_of_improvement(a, b)]), reps, seed
+    )["pair"]
+    return IntervalEstimate(
+        float(np.asarray(point).reshape(-1)[0]),
+        float(np.asarray(ci)[0].reshape(-1)[0]),
+        float(np.asarray(ci)[1].reshape(-1)[0]),
+    )
 
 
 def curve_bands(curves: np.ndarray, *, reps: int = DEFAULT_REPS, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """IQM across runs at each point of (runs, points) learning curves, and its (2, points) 95 % band."""
     library, metrics = _rliable()
     arr = _check(curves, "curves")
-    func = lambda s: np.array([metrics.aggregate_iqm(s[:, j:j + 1]) for j in range(s.shape[1])])  # noqa: E731
+    func = lambda s: np.array([metrics.aggregate_iqm(s[:, j : j + 1]) for j in range(s.shape[1])])  # noqa: E731
     point, ci = _estimate(library, {"curve": arr}, func, reps, seed)["curve"]
     return np.asarray(point, dtype=np.float64), np.asarray(ci, dtype=np.float64)
 
 
-def score_matrix(rows: Sequence[Mapping], *, run: str, task: str, value: str,
-                 tasks: Sequence[str] | None = None) -> tuple[np.ndarray, list[str], list]:
+def score_matrix(
+    rows: Sequence[Mapping], *, run: str, task: str, value: str, tasks: Sequence[str] | None = None
+) -> tuple[np.ndarray, list[str], list]:
     """A (runs, tasks) matrix from flat rows; a (run, task) cell with several rows is their mean.
 
     Every run must have every task, or the matrix would compare unlike things.
@@ -112,7 +124,8 @@ def score_matrix(rows: Sequence[Mapping], *, run: str, task: str, value: str,
         cells.setdefault((r[run], r[task]), []).append(float(r[value]))
     missing = [(a, t) for a in run_ids for t in task_ids if (a, t) not in cells]
     if missing:
-        raise ValueError(f"score matrix for {value!r}: runs lack tasks {missing[:5]}{' ...' if len(missing) > 5 else ''}")
+        raise ValueError(
+            f"score matrix for {value!r}: runs lack tasks {missing[:5]}{' ...' if len(missing) > 5 else ''}"
+        )
     mat = np.array([[np.mean(cells[(a, t)]) for t in task_ids] for a in run_ids], dtype=np.float64)
     return mat, task_ids, run_ids
-

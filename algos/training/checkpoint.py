@@ -30,9 +30,18 @@ FINAL = "final.pt"
 FORMAT_VERSION = 1  # the payload layout below; bumped when a key changes meaning
 
 
-def training_payload(*, algo_name: str, algo_state: Mapping[str, Any], episode: int, t_env: int,
-                     config: Mapping[str, Any], wandb_id: Optional[str], overrides: Sequence[str],
-                     plugins: Sequence[Mapping[str, Any]], interrupted: bool = False) -> dict[str, Any]:
+def training_payload(
+    *,
+    algo_name: str,
+    algo_state: Mapping[str, Any],
+    episode: int,
+    t_env: int,
+    config: Mapping[str, Any],
+    wandb_id: Optional[str],
+    overrides: Sequence[str],
+    plugins: Sequence[Mapping[str, Any]],
+    interrupted: bool = False,
+) -> dict[str, Any]:
     """What a training checkpoint holds: the learner's ``state_dict``, the progress (episodes
     done, env rounds), the run's redacted resolved ``config`` and command-line ``overrides``,
     the global RNG states, the W&B run id, the plugin records (re-imported on load) and

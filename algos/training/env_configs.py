@@ -31,8 +31,9 @@ def env_args(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None 
     return name, args
 
 
-def make_env(env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None,
-             pool: envs.ResourcePool | None = None) -> Any:
+def make_env(
+    env_cfg: Any, *, evaluation: bool = False, output_dir: Path | None = None, pool: envs.ResourcePool | None = None
+) -> Any:
     """Build the env a config names (see :func:`env_args`), on ``pool``'s resources
     (none given: the env builds its own)."""
     name, args = env_args(env_cfg, evaluation=evaluation, output_dir=output_dir)

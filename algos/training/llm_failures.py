@@ -40,4 +40,5 @@ def check_llm_failures(infos: Mapping[str, float], *, episode: int, stop_share: 
         raise LLMFailureStop(
             f"episode {episode + 1}: {int(infos['llm_errors'])} of {int(infos['llm_calls'])} LLM calls "
             f"failed ({share:.0%} >= train.llm_error_share_stop={stop_share:g}); "
-            f"cause: {llm_failure_cause(env)}")
+            f"cause: {llm_failure_cause(env)}"
+        )

@@ -96,8 +96,13 @@ class TensorBoardLogger:
     """Scalars under the same names as W&B; the run's config as TensorBoard hparams
     (the HPARAMS tab), with ``hparam_metrics`` as the metrics it lists."""
 
-    def __init__(self, log_dir: str | os.PathLike, *, hparams: Optional[Mapping[str, Any]] = None,
-                 hparam_metrics: Sequence[str] = ("eval/return", "train/return")):
+    def __init__(
+        self,
+        log_dir: str | os.PathLike,
+        *,
+        hparams: Optional[Mapping[str, Any]] = None,
+        hparam_metrics: Sequence[str] = ("eval/return", "train/return"),
+    ):
         from torch.utils.tensorboard import SummaryWriter
 
         self.writer = SummaryWriter(str(log_dir))
@@ -127,7 +132,7 @@ def action_shares(metrics: Mapping[str, Any], kind: str = "") -> dict[str, dict[
     for key, value in metrics.items():
         if not key.startswith(prefix):
             continue
-        m = ACTION_METRIC.match(key[len(prefix):])
+        m = ACTION_METRIC.match(key[len(prefix) :])
         if m:
             out.setdefault(m["agent"], {})[int(m["action"])] = float(value)
     return out
@@ -136,10 +141,22 @@ def action_shares(metrics: Mapping[str, Any], kind: str = "") -> dict[str, dict[
 class WandbLogger:
     """One W&B run; offline unless ``mode="online"``. See the module docstring."""
 
-    def __init__(self, run_dir: str | os.PathLike, *, project: str, group: str, name: str, config: dict,
-                 mode: str = "offline", entity: Optional[str] = None, run_id: Optional[str] = None,
-                 tags: Iterable[str] = (), job_type: str = "train", action_names: Optional[Sequence[str]] = None,
-                 tables_every: int = 1):
+    def __init__(
+        self,
+        run_dir: str | os.PathLike,
+        *,
+        project: str,
+        group: str,
+        name: str,
+        config: dict,
+        mode: str = "offline",
+        entity: Optional[str] = None,
+        run_id: Optional[str] = None,
+        tags: Iterable[str] = (),
+        job_type: str = "train",
+        action_names: Optional[Sequence[str]] = None,
+        tables_every: int = 1,
+    ):
         # Silent: W&B's own console lines would land in the middle of a progress bar.
         os.environ.setdefault("WANDB_SILENT", "true")
         if mode == "offline":
@@ -200,13 +217,19 @@ class WandbLogger:
             return {}
         wandb = self._wandb
         columns = ["agent", "action", "share"]
-        rows = [[agent, self._action_name(a), share] for agent, by_action in shares.items()
-                for a, share in sorted(by_action.items())]
+        rows = [
+            [agent, self._action_name(a), share]
+            for agent, by_action in shares.items()
+            for a, share in sorted(by_action.items())
+        ]
         out: dict[str, Any] = {f"{kind}/actions": wandb.Table(columns=columns, data=rows)}
         for agent, by_action in shares.items():
-            table = wandb.Table(columns=["action", "share"],
-                                data=[[self._action_name(a), s] for a, s in sorted(by_action.items())])
-            out[f"{kind}/actions/{agent}"] = wandb.plot.bar(table, "action", "share", title=f"{kind} actions of {agent}")
+            table = wandb.Table(
+                columns=["action", "share"], data=[[self._action_name(a), s] for a, s in sorted(by_action.items())]
+            )
+            out[f"{kind}/actions/{agent}"] = wandb.plot.bar(
+                table, "action", "share", title=f"{kind} actions of {agent}"
+            )
         return out
 
     def close(self) -> None:
@@ -265,7 +288,7 @@ def group_name(algo: str, env: str, overrides: Iterable[str] = ()) -> str:
     name = "-".join([algo, env, *([",".join(kept)] if kept else [])])
     if len(name) > _MAX_GROUP_CHARS:
         digest = hashlib.sha1(name.encode()).hexdigest()[:10]
-        name = f"{name[:_MAX_GROUP_CHARS - len(digest) - 2]}..{digest}"
+        name = f"{name[: _MAX_GROUP_CHARS - len(digest) - 2]}..{digest}"
     return name
 
 
@@ -290,10 +313,20 @@ class RunLoggers:
     evaluation of a checkpoint: the config it was trained with) gives the config-hash tag;
     ``container`` is the config as TensorBoard and W&B record it (default: ``cfg`` resolved)."""
 
-    def __init__(self, cfg: Any, run_dir: Path, *, wandb_id: Optional[str] = None, job_type: str = "train",
-                 overrides: Iterable[str] = (), action_names: Optional[Sequence[str]] = None,
-                 kinds: Sequence[str] = ("train", "eval"), tables_every: int = 1,
-                 trained_config: Optional[Mapping[str, Any]] = None, container: Optional[Mapping[str, Any]] = None):
+    def __init__(
+        self,
+        cfg: Any,
+        run_dir: Path,
+        *,
+        wandb_id: Optional[str] = None,
+        job_type: str = "train",
+        overrides: Iterable[str] = (),
+        action_names: Optional[Sequence[str]] = None,
+        kinds: Sequence[str] = ("train", "eval"),
+        tables_every: int = 1,
+        trained_config: Optional[Mapping[str, Any]] = None,
+        container: Optional[Mapping[str, Any]] = None,
+    ):
         from omegaconf import OmegaConf
 
         self.run_dir = Path(run_dir)
@@ -309,11 +342,20 @@ class RunLoggers:
         self.wandb_id = None
         if lg.wandb and lg.wandb_mode != "disabled":
             algo, env = cfg.algo.name, cfg.env.name
-            wb = WandbLogger(self.run_dir, project=lg.wandb_project, entity=lg.wandb_entity,
-                             group=group_name(algo, env, overrides), name=f"{algo}-{env}-s{cfg.seed}",
-                             config=container, mode=lg.wandb_mode, run_id=wandb_id, job_type=job_type,
-                             tags=run_tags(algo, env, trained_config or container), action_names=action_names,
-                             tables_every=tables_every)
+            wb = WandbLogger(
+                self.run_dir,
+                project=lg.wandb_project,
+                entity=lg.wandb_entity,
+                group=group_name(algo, env, overrides),
+                name=f"{algo}-{env}-s{cfg.seed}",
+                config=container,
+                mode=lg.wandb_mode,
+                run_id=wandb_id,
+                job_type=job_type,
+                tags=run_tags(algo, env, trained_config or container),
+                action_names=action_names,
+                tables_every=tables_every,
+            )
             self.others.append(wb)
             self.wandb_id = wb.run_id
             self.paths["wandb"] = str(Path(wb.run.dir).parent) if wb.run.dir else str(self.run_dir / "wandb")
@@ -337,5 +379,17 @@ def hydra_task_overrides() -> list[str]:
         return []
 
 
-__all__ = ["CSVLogger", "TensorBoardLogger", "WandbLogger", "MultiLogger", "RunLoggers", "config_hash",
-           "group_name", "run_tags", "env_action_names", "action_shares", "flat_hparams", "hydra_task_overrides"]
+__all__ = [
+    "CSVLogger",
+    "TensorBoardLogger",
+    "WandbLogger",
+    "MultiLogger",
+    "RunLoggers",
+    "config_hash",
+    "group_name",
+    "run_tags",
+    "env_action_names",
+    "action_shares",
+    "flat_hparams",
+    "hydra_task_overrides",
+]

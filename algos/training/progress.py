@@ -50,9 +50,18 @@ class RunProgress:
     (the env's round budget, e.g. ``env.max_rounds``) turns on the round display; None
     (the matrix games: thousands of rounds a second) leaves it off."""
 
-    def __init__(self, mode: str = "auto", *, total_episodes: int, initial: int = 0, desc: str = "",
-                 rounds_per_episode: Optional[int] = None, stream: Optional[TextIO] = None,
-                 plain_interval_s: float = 15.0, main_kind: str = "train"):
+    def __init__(
+        self,
+        mode: str = "auto",
+        *,
+        total_episodes: int,
+        initial: int = 0,
+        desc: str = "",
+        rounds_per_episode: Optional[int] = None,
+        stream: Optional[TextIO] = None,
+        plain_interval_s: float = 15.0,
+        main_kind: str = "train",
+    ):
         self.stream = stream or sys.stderr
         self.mode = resolve_mode(mode, self.stream)
         self.total, self.done, self.desc = int(total_episodes), int(initial), desc
@@ -69,11 +78,25 @@ class RunProgress:
         if self.mode == "bar":
             from tqdm import tqdm
 
-            self._episode_bar = tqdm(total=self.total, initial=self.done, desc=desc, unit="ep", file=self.stream,
-                                     dynamic_ncols=True, position=0)
+            self._episode_bar = tqdm(
+                total=self.total,
+                initial=self.done,
+                desc=desc,
+                unit="ep",
+                file=self.stream,
+                dynamic_ncols=True,
+                position=0,
+            )
             if rounds_per_episode:
-                self._round_bar = tqdm(total=rounds_per_episode, desc="  rounds", unit="round", file=self.stream,
-                                       dynamic_ncols=True, position=1, leave=False)
+                self._round_bar = tqdm(
+                    total=rounds_per_episode,
+                    desc="  rounds",
+                    unit="round",
+                    file=self.stream,
+                    dynamic_ncols=True,
+                    position=1,
+                    leave=False,
+                )
 
     # -- episodes --------------------------------------------------------------------
     def begin_episode(self, kind: str = "train", index: Optional[int] = None, total: Optional[int] = None) -> None:
@@ -99,8 +122,10 @@ class RunProgress:
             self._round_bar.update(1)
             self._round_bar.set_postfix(self._round_fields(), refresh=False)
         elif self.mode == "plain" and self.rounds_per_episode and self._due():
-            self._line(f"{self._label} round {self._round}/{self.rounds_per_episode}, "
-                       + ", ".join(f"{k} {v}" for k, v in self._round_fields().items()))
+            self._line(
+                f"{self._label} round {self._round}/{self.rounds_per_episode}, "
+                + ", ".join(f"{k} {v}" for k, v in self._round_fields().items())
+            )
 
     def _round_fields(self) -> dict[str, str]:
         fields = {"tokens": str(self._tokens)}
@@ -123,8 +148,11 @@ class RunProgress:
             slow = self.rounds_per_episode is not None  # report env: every episode is worth a line
             if slow or self._due() or self.done == self.total:
                 text = ", ".join(f"{k} {v}" for k, v in shown.items())
-                self._line(f"{self.desc} episode {self.done}/{self.total}" + (f": {text}" if text else "")
-                           + f" (elapsed {_clock(time.monotonic() - self._started)}, eta {self.eta()})")
+                self._line(
+                    f"{self.desc} episode {self.done}/{self.total}"
+                    + (f": {text}" if text else "")
+                    + f" (elapsed {_clock(time.monotonic() - self._started)}, eta {self.eta()})"
+                )
 
     def eta(self) -> str:
         finished = self.done - self._first_done

@@ -34,8 +34,10 @@ from .vector_rollout import EpisodeFailure, EpisodeResult, RolloutResult, check_
 
 log = logging.getLogger(__name__)
 
-RAY_MISSING = ("rollout.backend=ray needs Ray, an optional extra: pip install -e '.[ray]' "
-               "(or pip install 'ray==2.60.0'); or use rollout.backend=local")
+RAY_MISSING = (
+    "rollout.backend=ray needs Ray, an optional extra: pip install -e '.[ray]' "
+    "(or pip install 'ray==2.60.0'); or use rollout.backend=local"
+)
 
 
 def import_ray():
@@ -61,8 +63,19 @@ def result_from_plain(d: Mapping[str, Any]) -> EpisodeResult:
 class RolloutWorker:
     """The body of one Ray actor (wrapped with ``ray.remote`` by :class:`RayRollout`)."""
 
-    def __init__(self, env_name: str, env_kwargs: dict, algo_name: str, algo_cfg: dict, spec: dict, seed: int,
-                 num_envs: int, max_rounds: int, plugins: Sequence[str], torch_threads: int = 1):
+    def __init__(
+        self,
+        env_name: str,
+        env_kwargs: dict,
+        algo_name: str,
+        algo_cfg: dict,
+        spec: dict,
+        seed: int,
+        num_envs: int,
+        max_rounds: int,
+        plugins: Sequence[str],
+        torch_threads: int = 1,
+    ):
         import torch
 
         import algos
@@ -76,8 +89,9 @@ class RolloutWorker:
         self.spec = EnvSpec(**spec)
         self.algo = algos.build(algo_name, self.spec, algo_cfg, seed=seed)
         pool = envs.ResourcePool()  # this worker's envs share one backend, store and judge
-        self.runner = VectorRollout(lambda: pool.make(env_name, **env_kwargs), self.algo, self.spec,
-                                    num_envs=num_envs, max_rounds=max_rounds)
+        self.runner = VectorRollout(
+            lambda: pool.make(env_name, **env_kwargs), self.algo, self.spec, num_envs=num_envs, max_rounds=max_rounds
+        )
 
     def pid(self) -> int:
         return os.getpid()
@@ -86,8 +100,10 @@ class RolloutWorker:
         if acting_state is not None:
             self.algo.load_acting_state(acting_state)
         done = self.runner.run_episodes(episodes, explore=explore)
-        return {"results": [result_to_plain(r) for r in done.results],
-                "failures": [dataclasses.asdict(f) for f in done.failures]}
+        return {
+            "results": [result_to_plain(r) for r in done.results],
+            "failures": [dataclasses.asdict(f) for f in done.failures],
+        }
 
 
 class RayRollout:
@@ -96,10 +112,24 @@ class RayRollout:
     Same ``run_episodes(episodes, explore=...)`` as :class:`VectorRollout`.
     """
 
-    def __init__(self, env_name: str, env_kwargs: Mapping[str, Any], algo: Algorithm, spec: EnvSpec, *,
-                 algo_name: str, algo_cfg: Mapping[str, Any], num_envs: int, workers: int, max_rounds: int = 10_000,
-                 address: Optional[str] = None, worker_cpus: float = 1.0, episode_retries: int = 1,
-                 plugins: Sequence[str] = (), torch_threads: int = 1):
+    def __init__(
+        self,
+        env_name: str,
+        env_kwargs: Mapping[str, Any],
+        algo: Algorithm,
+        spec: EnvSpec,
+        *,
+        algo_name: str,
+        algo_cfg: Mapping[str, Any],
+        num_envs: int,
+        workers: int,
+        max_rounds: int = 10_000,
+        address: Optional[str] = None,
+        worker_cpus: float = 1.0,
+        episode_retries: int = 1,
+        plugins: Sequence[str] = (),
+        torch_threads: int = 1,
+    ):
         self.workers = check_positive("rollout.workers", workers)
         self.num_envs = check_positive("rollout.num_envs", num_envs)
         if episode_retries < 0:
@@ -120,11 +150,27 @@ class RayRollout:
             self._started_cluster = True
         available = ray.cluster_resources().get("CPU", 0)
         if available < self.workers * worker_cpus:
-            log.warning("rollout.workers=%d x rollout.worker_cpus=%s needs %s CPUs but the Ray cluster has %s: "
-                        "some actors will wait for a CPU", self.workers, worker_cpus, self.workers * worker_cpus, available)
+            log.warning(
+                "rollout.workers=%d x rollout.worker_cpus=%s needs %s CPUs but the Ray cluster has %s: "
+                "some actors will wait for a CPU",
+                self.workers,
+                worker_cpus,
+                self.workers * worker_cpus,
+                available,
+            )
         self._actor_cls = ray.remote(num_cpus=worker_cpus)(RolloutWorker)
-        self._worker_args = (env_name, dict(env_kwargs), algo_name, dict(algo_cfg), dataclasses.asdict(spec), algo.seed,
-                             self.num_envs, int(max_rounds), list(plugins), int(torch_threads))
+        self._worker_args = (
+            env_name,
+            dict(env_kwargs),
+            algo_name,
+            dict(algo_cfg),
+            dataclasses.asdict(spec),
+            algo.seed,
+            self.num_envs,
+            int(max_rounds),
+            list(plugins),
+            int(torch_threads),
+        )
         self.actors = [self._new_actor() for _ in range(self.workers)]
         self.lost_workers = 0
 
@@ -136,7 +182,7 @@ class RayRollout:
         from ray.exceptions import RayActorError, WorkerCrashedError
 
         state_ref = ray.put(self.algo.acting_state()) if self.algo.capabilities.learns else None
-        todo = [list(episodes[i:i + self.num_envs]) for i in range(0, len(episodes), self.num_envs)]
+        todo = [list(episodes[i : i + self.num_envs]) for i in range(0, len(episodes), self.num_envs)]
         tries = {i: 0 for i in range(len(todo))}
         queue = list(range(len(todo)))[::-1]
         running: dict[Any, tuple[int, int]] = {}  # ref -> (actor slot, chunk)
@@ -157,12 +203,22 @@ class RayRollout:
                 self.actors[slot] = self._new_actor()  # a fresh actor takes its place
                 tries[chunk] += 1
                 if tries[chunk] <= self.episode_retries:
-                    log.warning("%s; re-running its %d episode(s) %s (try %d of %d)", reason, len(todo[chunk]),
-                                [i for i, _ in todo[chunk]], tries[chunk], self.episode_retries)
+                    log.warning(
+                        "%s; re-running its %d episode(s) %s (try %d of %d)",
+                        reason,
+                        len(todo[chunk]),
+                        [i for i, _ in todo[chunk]],
+                        tries[chunk],
+                        self.episode_retries,
+                    )
                     queue.append(chunk)
                 else:
-                    log.warning("%s; dropping episode(s) %s after %d retries", reason, [i for i, _ in todo[chunk]],
-                                self.episode_retries)
+                    log.warning(
+                        "%s; dropping episode(s) %s after %d retries",
+                        reason,
+                        [i for i, _ in todo[chunk]],
+                        self.episode_retries,
+                    )
                     out.failures.extend(EpisodeFailure(i, s, reason) for i, s in todo[chunk])
                 idle.append(slot)
                 continue

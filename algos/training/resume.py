@@ -21,8 +21,9 @@ from . import checkpoint as ckpt
 RESUMABLE_PREFIXES = ("train.", "logger.", "eval.", "rollout.", "device", "torch_threads")
 
 
-def resume_config(cfg: DictConfig, saved: Mapping[str, Any], overrides: Sequence[str], *,
-                  default_rollout: Any) -> DictConfig:
+def resume_config(
+    cfg: DictConfig, saved: Mapping[str, Any], overrides: Sequence[str], *, default_rollout: Any
+) -> DictConfig:
     """The saved run's config, with the command line's resumable ``overrides`` applied
     (their values read from ``cfg``); ``default_rollout`` fills in the rollout settings of
     a run saved before they existed (the sequential loop)."""

@@ -127,8 +127,10 @@ def run_episode(
     limit_observable: Optional[bool] = getattr(getattr(env, "unwrapped", env), "time_limit_observable", None)
     planner = algo if isinstance(algo, PlanPolicy) else None
     if planner is not None and not hasattr(env, "step_plan"):
-        raise TypeError(f"{type(algo).__name__} hands the env round plans, but {type(env).__name__} has no "
-                        "step_plan(plan); use an env that supports plans (report_writing_v0)")
+        raise TypeError(
+            f"{type(algo).__name__} hands the env round plans, but {type(env).__name__} has no "
+            "step_plan(plan); use an env that supports plans (report_writing_v0)"
+        )
 
     def record(o, m, s, g):
         o_list.append(spec.stack_observations(o))
@@ -214,19 +216,26 @@ def run_episode(
     return episode, stats
 
 
-def evaluate(env: Any, algo: Algorithm, spec: EnvSpec, episodes: int, *, seed: int = 0,
-             progress: Any = None) -> dict[str, float]:
+def evaluate(
+    env: Any, algo: Algorithm, spec: EnvSpec, episodes: int, *, seed: int = 0, progress: Any = None
+) -> dict[str, float]:
     """Greedy evaluation over ``episodes`` episodes: mean metrics, pooled action distribution.
     ``progress`` (an :class:`algos.training.progress.RunProgress`) shows its rounds."""
     rows, counts = [], np.zeros((spec.n_agents, spec.n_actions), np.int64)
     for i in range(episodes):
         if progress is not None:
             progress.begin_episode("eval", i, episodes)
-        _, st = run_episode(env, algo, spec, explore=False, seed=seed + i,
-                            on_round=progress.on_round if progress is not None else None)
+        _, st = run_episode(
+            env, algo, spec, explore=False, seed=seed + i, on_round=progress.on_round if progress is not None else None
+        )
         rows.append(st)
         counts += st.action_counts
-    out: dict[str, float] = {"return": float(np.mean([s.ret for s in rows])), "return_std": float(np.std([s.ret for s in rows])), "length": float(np.mean([s.length for s in rows])), "episodes": float(episodes)}
+    out: dict[str, float] = {
+        "return": float(np.mean([s.ret for s in rows])),
+        "return_std": float(np.std([s.ret for s in rows])),
+        "length": float(np.mean([s.length for s in rows])),
+        "episodes": float(episodes),
+    }
     keys = set().union(*(s.infos for s in rows)) if rows else set()
     for k in sorted(keys):
         vals = [s.infos[k] for s in rows if k in s.infos]

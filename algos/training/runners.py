@@ -47,8 +47,19 @@ def episodes_per_sync(rollout: Any) -> int:
     return rollout.sync_every or rollout.num_envs * (rollout.workers if rollout.backend == "ray" else 1)
 
 
-def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluation: bool, output_dir: Path, loop: Any,
-                local: bool = False, algo_cfg: Any = None, pool: Optional[envs.ResourcePool] = None) -> Any:
+def make_runner(
+    cfg: DictConfig,
+    algo: Any,
+    spec: Any,
+    env_cfg: Any,
+    *,
+    evaluation: bool,
+    output_dir: Path,
+    loop: Any,
+    local: bool = False,
+    algo_cfg: Any = None,
+    pool: Optional[envs.ResourcePool] = None,
+) -> Any:
     """The concurrent episode runner a `rollout` config asks for (Ray's only when not `local`);
     `algo_cfg` is the config `algo` was built from (default `cfg.algo`). Its local envs share
     `pool`'s resources (default: a pool of the runner's own); Ray workers build theirs."""
@@ -60,16 +71,33 @@ def make_runner(cfg: DictConfig, algo: Any, spec: Any, env_cfg: Any, *, evaluati
         algo_container = OmegaConf.to_container(algo_cfg, resolve=True)
         assert isinstance(algo_container, dict)  # an algo config is a mapping (its dataclass schema)
 
-        return RayRollout(name, args, algo, spec, algo_name=algo_cfg.name,
-                          algo_cfg={str(k): v for k, v in algo_container.items()}, num_envs=cfg.rollout.num_envs, workers=cfg.rollout.workers,
-                          max_rounds=cfg.train.max_rounds, address=cfg.rollout.ray_address,
-                          worker_cpus=cfg.rollout.worker_cpus, episode_retries=cfg.rollout.episode_retries,
-                          plugins=list(cfg.plugins), torch_threads=cfg.torch_threads)
+        return RayRollout(
+            name,
+            args,
+            algo,
+            spec,
+            algo_name=algo_cfg.name,
+            algo_cfg={str(k): v for k, v in algo_container.items()},
+            num_envs=cfg.rollout.num_envs,
+            workers=cfg.rollout.workers,
+            max_rounds=cfg.train.max_rounds,
+            address=cfg.rollout.ray_address,
+            worker_cpus=cfg.rollout.worker_cpus,
+            episode_retries=cfg.rollout.episode_retries,
+            plugins=list(cfg.plugins),
+            torch_threads=cfg.torch_threads,
+        )
     from .vector_rollout import VectorRollout
 
     shared = pool if pool is not None else envs.ResourcePool()
-    return VectorRollout(lambda: shared.make(name, **args), algo, spec, num_envs=cfg.rollout.num_envs,
-                         max_rounds=cfg.train.max_rounds, loop=loop)
+    return VectorRollout(
+        lambda: shared.make(name, **args),
+        algo,
+        spec,
+        num_envs=cfg.rollout.num_envs,
+        max_rounds=cfg.train.max_rounds,
+        loop=loop,
+    )
 
 
 @dataclass
@@ -83,8 +111,9 @@ class TrainingRunners:
     loop: Any
 
     @classmethod
-    def build(cls, cfg: DictConfig, algo: Algorithm, spec: EnvSpec, run_dir: Path,
-              pool: Optional[envs.ResourcePool] = None) -> Optional["TrainingRunners"]:
+    def build(
+        cls, cfg: DictConfig, algo: Algorithm, spec: EnvSpec, run_dir: Path, pool: Optional[envs.ResourcePool] = None
+    ) -> Optional["TrainingRunners"]:
         """The runners ``cfg.rollout`` asks for; None for the sequential loop. Their local
         envs share ``pool``'s resources (the run's)."""
         if not vectorized(cfg.rollout):
@@ -93,11 +122,23 @@ class TrainingRunners:
 
         loop = asyncio.Runner()  # one loop for the run: clients built once stay usable
         pool = pool if pool is not None else envs.ResourcePool()
-        return cls(make_runner(cfg, algo, spec, cfg.env, evaluation=False, output_dir=run_dir / "episodes", loop=loop,
-                               pool=pool),
-                   make_runner(cfg, algo, spec, cfg.env, evaluation=True, output_dir=run_dir / "eval_episodes", loop=loop,
-                               local=True, pool=pool),
-                   loop)
+        return cls(
+            make_runner(
+                cfg, algo, spec, cfg.env, evaluation=False, output_dir=run_dir / "episodes", loop=loop, pool=pool
+            ),
+            make_runner(
+                cfg,
+                algo,
+                spec,
+                cfg.env,
+                evaluation=True,
+                output_dir=run_dir / "eval_episodes",
+                loop=loop,
+                local=True,
+                pool=pool,
+            ),
+            loop,
+        )
 
     def close(self) -> None:
         self.train.close()
@@ -105,8 +146,16 @@ class TrainingRunners:
         self.loop.close()
 
 
-def evaluate_greedy(runners: Optional[TrainingRunners], eval_env: Any, algo: Algorithm, spec: EnvSpec, episodes: int, *,
-                    seed: int, progress: Optional[RunProgress] = None) -> dict[str, float]:
+def evaluate_greedy(
+    runners: Optional[TrainingRunners],
+    eval_env: Any,
+    algo: Algorithm,
+    spec: EnvSpec,
+    episodes: int,
+    *,
+    seed: int,
+    progress: Optional[RunProgress] = None,
+) -> dict[str, float]:
     """The greedy evaluation of the policy as it is: the same episodes and seeds through the
     sequential loop on ``eval_env`` or through the concurrent evaluation runner."""
     if runners is None:

@@ -41,8 +41,20 @@ class EpisodeSchedule:
     draw from streams of their own.
     """
 
-    def __init__(self, *, env: Any, algo: Algorithm, spec: EnvSpec, runner: Any, run_seed: int, start: int, total: int,
-                 max_rounds: int, block: int, progress: RunProgress):
+    def __init__(
+        self,
+        *,
+        env: Any,
+        algo: Algorithm,
+        spec: EnvSpec,
+        runner: Any,
+        run_seed: int,
+        start: int,
+        total: int,
+        max_rounds: int,
+        block: int,
+        progress: RunProgress,
+    ):
         self.env, self.algo, self.spec, self.runner = env, algo, spec, runner
         self.run_seed, self.start, self.total = run_seed, start, total
         self.max_rounds, self.block, self.progress = max_rounds, block, progress
@@ -60,9 +72,15 @@ class EpisodeSchedule:
             self.start_rng = EpisodeStartRNG.capture(self.algo)
             t0 = time.perf_counter()
             self.progress.begin_episode("train")
-            episode, stats = run_episode(self.env, self.algo, self.spec, explore=True,
-                                         seed=episode_seed(self.run_seed, ep),
-                                         max_rounds=self.max_rounds, on_round=self.progress.on_round)
+            episode, stats = run_episode(
+                self.env,
+                self.algo,
+                self.spec,
+                explore=True,
+                seed=episode_seed(self.run_seed, ep),
+                max_rounds=self.max_rounds,
+                on_round=self.progress.on_round,
+            )
             yield ScheduledEpisode(ep, episode, stats, time.perf_counter() - t0)
 
     def _concurrent(self) -> Iterator[ScheduledEpisode]:
@@ -72,7 +90,9 @@ class EpisodeSchedule:
             done = self.runner.run_episodes(wanted, explore=True)
             per_episode = (time.perf_counter() - t0) / len(wanted)
             if not done.results:
-                raise RuntimeError(f"every episode of {wanted[0][0]}..{wanted[-1][0]} failed; first: {done.failures[0].reason}")
+                raise RuntimeError(
+                    f"every episode of {wanted[0][0]}..{wanted[-1][0]} failed; first: {done.failures[0].reason}"
+                )
             by_index = {r.index: r for r in done.results}
             reasons = {f.index: f.reason for f in done.failures}
             for ep, _ in wanted:

@@ -40,13 +40,30 @@ class TrainLogWindow:
         if update:
             self.updates.append(dict(update))
 
-    def row(self, *, t_env: int, wall_s: float, agents: list[str], algo_metrics: Mapping[str, float],
-            failed_episodes: int = 0) -> dict[str, float]:
+    def row(
+        self,
+        *,
+        t_env: int,
+        wall_s: float,
+        agents: list[str],
+        algo_metrics: Mapping[str, float],
+        failed_episodes: int = 0,
+    ) -> dict[str, float]:
         """The window's row; ``failed_episodes``: episodes the concurrent runner dropped so far."""
         row = {"t_env": float(t_env), "wall_s": wall_s}
-        row.update(mean_dicts([{"return": s.ret, "length": float(s.length), **s.infos,
-                                **({"q_chosen_mean": float(np.mean(s.q_values))} if s.q_values else {})}
-                               for s in self.stats]))
+        row.update(
+            mean_dicts(
+                [
+                    {
+                        "return": s.ret,
+                        "length": float(s.length),
+                        **s.infos,
+                        **({"q_chosen_mean": float(np.mean(s.q_values))} if s.q_values else {}),
+                    }
+                    for s in self.stats
+                ]
+            )
+        )
         row["time/episode_s"] = float(np.mean([a for a, _ in self.times]))
         row["time/update_s"] = float(np.mean([b for _, b in self.times]))
         row.update(action_distribution(np.sum([s.action_counts for s in self.stats], axis=0), agents))

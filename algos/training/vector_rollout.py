@@ -42,8 +42,18 @@ from envs import get_comm_graph
 
 from ..base import Algorithm, EnvSpec, PlanPolicy
 from ..buffer import Episode
-from .rollout import (LAST_VALUE_INFOS, PER_ROUND_EXTRAS, SUMMED_INFOS, SUMMED_PREFIXES, EpisodeStats, action_distribution,
-                      full_round_info, plan_actions, read_state, split_observations)
+from .rollout import (
+    LAST_VALUE_INFOS,
+    PER_ROUND_EXTRAS,
+    SUMMED_INFOS,
+    SUMMED_PREFIXES,
+    EpisodeStats,
+    action_distribution,
+    full_round_info,
+    plan_actions,
+    read_state,
+    split_observations,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +67,9 @@ def check_positive(name: str, value: Any) -> int:
 
 def episode_rng(algo_seed: int, episode_seed: Optional[int], index: int) -> np.random.Generator:
     """The exploration stream of one episode: the same whatever else is in flight."""
-    return np.random.default_rng([int(algo_seed) & 0xFFFFFFFF, int(index if episode_seed is None else episode_seed) & 0xFFFFFFFFFFFF])
+    return np.random.default_rng(
+        [int(algo_seed) & 0xFFFFFFFF, int(index if episode_seed is None else episode_seed) & 0xFFFFFFFFFFFF]
+    )
 
 
 @dataclass
@@ -113,8 +125,15 @@ class EpisodeRecorder:
         self.s.append(state)
         self.g.append(Episode.adjacency(graph, self.spec.n_agents))
 
-    def outcome(self, acting: list[str], actions: dict[str, int], rewards: dict, infos: dict, last_q: Any,
-                round_info: Optional[dict] = None) -> None:
+    def outcome(
+        self,
+        acting: list[str],
+        actions: dict[str, int],
+        rewards: dict,
+        infos: dict,
+        last_q: Any,
+        round_info: Optional[dict] = None,
+    ) -> None:
         """``round_info``: the round's full infos (``env.last_round_info()``), where the
         step's infos are the stackable numbers only and so lack the ``llm_error`` text."""
         joint = np.zeros(self.spec.n_agents, np.int64)
@@ -138,7 +157,9 @@ class EpisodeRecorder:
                 self.seen_extras.add(k)
             self.extras[k].append(float(info0.get(k, 0)))
         if self.first_error is None:
-            full0 = next((round_info[a] for a in acting if round_info is not None and isinstance(round_info.get(a), dict)), info0)
+            full0 = next(
+                (round_info[a] for a in acting if round_info is not None and isinstance(round_info.get(a), dict)), info0
+            )
             if full0.get("llm_error"):
                 self.first_error = str(full0["llm_error"])
 
@@ -164,9 +185,15 @@ class EpisodeRecorder:
             truncated=self.truncated,
             time_limit_observable=self.time_limit_observable,
         ).validate()
-        stats = EpisodeStats(ret=float(sum(self.r)), length=T, terminated=self.terminated, action_counts=self.counts,
-                             q_values=self.q_values, infos={**self.info_last, **self.info_sum},
-                             seconds=time.perf_counter() - self.start)
+        stats = EpisodeStats(
+            ret=float(sum(self.r)),
+            length=T,
+            terminated=self.terminated,
+            action_counts=self.counts,
+            q_values=self.q_values,
+            infos={**self.info_last, **self.info_sum},
+            seconds=time.perf_counter() - self.start,
+        )
         return episode, stats
 
 
@@ -195,15 +222,26 @@ class VectorRollout:
     manager or call :meth:`close`.
     """
 
-    def __init__(self, make_env: Callable[[], Any], algo: Algorithm, spec: EnvSpec, *, num_envs: int,
-                 max_rounds: int = 10_000, setting: str = "rollout.num_envs", loop: Optional[asyncio.Runner] = None):
+    def __init__(
+        self,
+        make_env: Callable[[], Any],
+        algo: Algorithm,
+        spec: EnvSpec,
+        *,
+        num_envs: int,
+        max_rounds: int = 10_000,
+        setting: str = "rollout.num_envs",
+        loop: Optional[asyncio.Runner] = None,
+    ):
         self.num_envs = check_positive(setting, num_envs)
         self.algo, self.spec, self.max_rounds = algo, spec, int(max_rounds)
         self.envs = [make_env() for _ in range(self.num_envs)]
         self.emits_plans = isinstance(algo, PlanPolicy)
         if self.emits_plans and not hasattr(self.envs[0], "step_plan"):
-            raise TypeError(f"{type(algo).__name__} hands the env round plans, but {type(self.envs[0]).__name__} has "
-                            "no step_plan(plan); use an env that supports plans (report_writing_v0)")
+            raise TypeError(
+                f"{type(algo).__name__} hands the env round plans, but {type(self.envs[0]).__name__} has "
+                "no step_plan(plan); use an env that supports plans (report_writing_v0)"
+            )
         self._owns_loop = loop is None
         self._runner: Optional[asyncio.Runner] = loop if loop is not None else asyncio.Runner()
 
@@ -270,7 +308,9 @@ class VectorRollout:
                         if not isinstance(error, Exception):
                             raise error  # KeyboardInterrupt: not an episode's fault
                         reason = f"{type(error).__name__}: {error}"
-                        log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, reason)
+                        log.warning(
+                            "episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, reason
+                        )
                         out.failures.append(EpisodeFailure(s.index, s.seed, reason))
                         slots[i] = None
                     elif task.result():  # done
@@ -278,7 +318,9 @@ class VectorRollout:
                         if lost is None:
                             out.results.append(self._finish(self.envs[i], s))
                         else:
-                            log.warning("episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, lost)
+                            log.warning(
+                                "episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, lost
+                            )
                             out.failures.append(EpisodeFailure(s.index, s.seed, lost))
                         slots[i] = None
         finally:
@@ -288,8 +330,9 @@ class VectorRollout:
         out.failures.sort(key=lambda f: f.index)
         return out
 
-    def _next_live(self, i: int, slots: list[Optional[_Live]], queue: list[tuple[int, Optional[int]]],
-                   out: RolloutResult) -> Optional[_Live]:
+    def _next_live(
+        self, i: int, slots: list[Optional[_Live]], queue: list[tuple[int, Optional[int]]], out: RolloutResult
+    ) -> Optional[_Live]:
         """Slot ``i``'s episode that can act next: its current one, or the next from the queue
         (an episode with no live agent, or at the round cap, ends before acting). None: no work."""
         while True:
@@ -314,11 +357,19 @@ class VectorRollout:
             s.recorder.decision(o, m, state, s.graph)
             inputs.append((list(env.agents), o, m, state))
         if self.emits_plans:
-            return [(acting, cast(PlanPolicy, s.view).next_plan(full_round_info(self.envs[i], s.infos)))
-                    for (acting, *_), (i, s) in zip(inputs, live)]
+            return [
+                (acting, cast(PlanPolicy, s.view).next_plan(full_round_info(self.envs[i], s.infos)))
+                for (acting, *_), (i, s) in zip(inputs, live)
+            ]
         views = [s.view for _, s in live]
-        actions = self.algo.act_batch(views, [x[1] for x in inputs], [x[2] for x in inputs], explore,
-                                      states=[x[3] for x in inputs], graphs=[s.graph for _, s in live])
+        actions = self.algo.act_batch(
+            views,
+            [x[1] for x in inputs],
+            [x[2] for x in inputs],
+            explore,
+            states=[x[3] for x in inputs],
+            graphs=[s.graph for _, s in live],
+        )
         return [(acting, a) for (acting, *_), a in zip(inputs, actions)]
 
     async def _step(self, env: Any, s: _Live, step: tuple[list[str], Any]) -> bool:
@@ -367,10 +418,12 @@ def summarize(results: Sequence[EpisodeResult], spec: EnvSpec, episodes: int) ->
     for s in rows:
         counts += s.action_counts
     rets = [s.ret for s in rows]
-    out: dict[str, float] = {"return": float(np.mean(rets)) if rets else float("nan"),
-                             "return_std": float(np.std(rets)) if rets else float("nan"),
-                             "length": float(np.mean([s.length for s in rows])) if rows else float("nan"),
-                             "episodes": float(episodes)}
+    out: dict[str, float] = {
+        "return": float(np.mean(rets)) if rets else float("nan"),
+        "return_std": float(np.std(rets)) if rets else float("nan"),
+        "length": float(np.mean([s.length for s in rows])) if rows else float("nan"),
+        "episodes": float(episodes),
+    }
     if len(rows) < episodes:
         out["failed_episodes"] = float(episodes - len(rows))
     for k in sorted(set().union(*(s.infos for s in rows)) if rows else ()):

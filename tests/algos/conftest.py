@@ -47,6 +47,13 @@ def one_step_episode(joint, reward, n_actions=3) -> Episode:
 
 
 def small_learner(name, spec, seed=0, **overrides):
-    cfg = {"batch_size": 4, "learning_starts": 4, "hidden_dim": 16, "mixing_embed_dim": 8, "hypernet_embed": 16, "target_update_interval": 5}
+    cfg = {
+        "batch_size": 4,
+        "learning_starts": 4,
+        "hidden_dim": 16,
+        "mixing_embed_dim": 8,
+        "hypernet_embed": 16,
+        "target_update_interval": 5,
+    }
     cfg.update(overrides)
     return algos.build(name, spec, cfg, seed=seed)

@@ -18,8 +18,12 @@ class TinyEnv(ParallelEnv):
     def __init__(self, obs_space=None, with_state_space=True, **attrs):
         self.possible_agents = ["a", "b"]
         self.agents = []
-        self._obs = obs_space if obs_space is not None else spaces.Dict(
-            {"observation": spaces.Box(0, 1, (3,), np.float32), "action_mask": spaces.Box(0, 1, (2,), np.int8)}
+        self._obs = (
+            obs_space
+            if obs_space is not None
+            else spaces.Dict(
+                {"observation": spaces.Box(0, 1, (3,), np.float32), "action_mask": spaces.Box(0, 1, (2,), np.int8)}
+            )
         )
         if with_state_space:
             self.state_space = spaces.Box(0, 1, (5,), np.float32)
@@ -67,10 +71,15 @@ def test_an_env_without_state_is_fine_for_vdn_and_refused_by_qmix():
         (spaces.Dict({"obs": spaces.Box(0, 1, (3,), np.float32)}), r"must be Dict\(\{'observation'"),
         (spaces.Dict({"observation": spaces.Box(0, 1, (3,), np.float32)}), r"no 'action_mask' entry"),
         (
-            spaces.Dict({"observation": spaces.Box(0, 1, (3,), np.float32), "action_mask": spaces.Box(0, 1, (3,), np.int8)}),
+            spaces.Dict(
+                {"observation": spaces.Box(0, 1, (3,), np.float32), "action_mask": spaces.Box(0, 1, (3,), np.int8)}
+            ),
             r"action_mask'\] must have shape \(2,\)",
         ),
-        (spaces.Dict({"observation": spaces.Discrete(3), "action_mask": spaces.Box(0, 1, (2,), np.int8)}), r"\['observation'\] must be a Box"),
+        (
+            spaces.Dict({"observation": spaces.Discrete(3), "action_mask": spaces.Box(0, 1, (2,), np.int8)}),
+            r"\['observation'\] must be a Box",
+        ),
     ],
 )
 def test_observations_not_in_the_documented_dict_are_refused(space, message):

@@ -48,7 +48,9 @@ def test_algorithms_respect_masks_when_acting(name, two_step):
     for explore in (True, False):
         algo.begin_episode()
         for _ in range(100):
-            masks = {a: np.array([0, 1], np.int8) if rng.random() < 0.5 else np.array([1, 0], np.int8) for a in spec.agents}
+            masks = {
+                a: np.array([0, 1], np.int8) if rng.random() < 0.5 else np.array([1, 0], np.int8) for a in spec.agents
+            }
             obs = {a: rng.random(spec.obs_dim).astype(np.float32) for a in spec.agents}
             acts = algo.act(obs, masks, explore)
             assert all(masks[a][acts[a]] == 1 for a in spec.agents)

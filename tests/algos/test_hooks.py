@@ -14,6 +14,7 @@ from algos.training.rollout import run_episode
 
 def test_emitting_plans_without_the_plan_base_is_refused_at_class_definition():
     with pytest.raises(TypeError, match="subclass algos.base.PlanPolicy"):
+
         class Planner(FixedPolicy):  # noqa: F841 - the class statement itself must fail
             capabilities = Capabilities(learns=False, emits_plans=True)
 

@@ -42,7 +42,9 @@ def test_permuted_two_step_pays_the_papers_table_under_its_relabelling(seed):
         table = TwoStepGame.PAYOFF_2A if state == 1 else TwoStepGame.PAYOFF_2B
         assert done and ret == 2.5 * table[env.canonical_action(state, 0, b0), env.canonical_action(state, 1, b1)]
     # the optimum, played through the labels
-    best = _play_two_step(env, (env.labelled_action(0, 0, 1), 0), (env.labelled_action(2, 0, 1), env.labelled_action(2, 1, 1)))
+    best = _play_two_step(
+        env, (env.labelled_action(0, 0, 1), 0), (env.labelled_action(2, 0, 1), env.labelled_action(2, 1, 1))
+    )
     assert best == (20.0, True)
 
 

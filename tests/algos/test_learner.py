@@ -81,9 +81,9 @@ def test_hard_target_update_fires_at_the_interval(one_step):
         learner.observe(one_step_episode((i % 3, 0), float(i)))
 
     def same():
-        return all(torch.equal(p, q) for p, q in zip(learner.agent.parameters(), learner.target_agent.parameters())) and all(
-            torch.equal(p, q) for p, q in zip(learner.mixer.parameters(), learner.target_mixer.parameters())
-        )
+        return all(
+            torch.equal(p, q) for p, q in zip(learner.agent.parameters(), learner.target_agent.parameters())
+        ) and all(torch.equal(p, q) for p, q in zip(learner.mixer.parameters(), learner.target_mixer.parameters()))
 
     assert same()
     learner.update()
@@ -187,7 +187,11 @@ def test_checkpoint_round_trip_gives_identical_parameters_and_behaviour(name, tw
     assert torch.equal(_params(fresh), _params(learner))
     for a, b in zip(fresh.target_agent.parameters(), learner.target_agent.parameters()):
         assert torch.equal(a, b)
-    assert (fresh.t_env, fresh.n_updates, fresh.current_epsilon()) == (learner.t_env, learner.n_updates, learner.current_epsilon())
+    assert (fresh.t_env, fresh.n_updates, fresh.current_epsilon()) == (
+        learner.t_env,
+        learner.n_updates,
+        learner.current_epsilon(),
+    )
     assert len(fresh.buffer) == len(learner.buffer)
     # same RNG streams: the next exploratory episode and update are identical
     ep_a, _ = run_episode(env, learner, spec, explore=True, seed=50)

@@ -94,7 +94,8 @@ def _every_seed(results: dict[int, dict[str, float]], holds, what: str) -> None:
     """Assert ``holds(result)`` on every seed; the message lists every seed's result."""
     failed = [s for s, r in results.items() if not holds(r)]
     table = "; ".join(
-        f"seed {s}: return {r['return']:.3f}, max Q {r['q_max']:.3f}, Q(first round) {r['q_first']:.3f}" for s, r in results.items()
+        f"seed {s}: return {r['return']:.3f}, max Q {r['q_max']:.3f}, Q(first round) {r['q_first']:.3f}"
+        for s, r in results.items()
     )
     assert not failed, f"{what}: fails on seeds {failed} of {list(results)}. Every seed: {table}"
 
@@ -140,7 +141,9 @@ def test_vdn_and_iql_land_on_2a_on_the_relabelled_game_as_they_provably_must(alg
     results = _per_seed(game, algo)
     _every_seed(results, lambda r: _close(r["return"], 3.5), f"{algo.upper()}'s greedy return must be 2A's 3.5")
     want = _FIRST_ROUND[algo]
-    _every_seed(results, lambda r: _close(r["q_first"], want, 0.3), f"{algo.upper()}'s first-round value must be {want:.3f}")
+    _every_seed(
+        results, lambda r: _close(r["q_first"], want, 0.3), f"{algo.upper()}'s first-round value must be {want:.3f}"
+    )
 
 
 @pytest.mark.slow
@@ -175,11 +178,17 @@ def test_even_spreading_biases_qmix_away_from_the_delayed_payoff():
     """The original's even spreading makes a round's reward depend on when the next
     append comes; the max target then no longer finds the late, larger payoff."""
     results = _per_seed("delayed_reward", "qmix", seeds=(0,), reward_spreading="even")
-    _every_seed(results, lambda r: r["return"] < _optimum("delayed_reward") - 0.3, "even spreading should miss the optimum")
+    _every_seed(
+        results, lambda r: r["return"] < _optimum("delayed_reward") - 0.3, "even spreading should miss the optimum"
+    )
 
 
 @pytest.mark.slow
 def test_nstep_credit_to_the_append_keeps_the_optimum():
     optimum = _optimum("delayed_reward")
     results = _per_seed("delayed_reward", "qmix", seeds=(0,), reward_spreading="nstep")
-    _every_seed(results, lambda r: _close(r["return"], optimum) and r["q_max"] <= optimum + 0.3, "n-step credit keeps the optimum")
+    _every_seed(
+        results,
+        lambda r: _close(r["return"], optimum) and r["q_max"] <= optimum + 0.3,
+        "n-step credit keeps the optimum",
+    )

@@ -1,4 +1,5 @@
 """Plugins that cannot silently lose their training."""
+
 from __future__ import annotations
 
 import sys

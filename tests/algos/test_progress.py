@@ -1,4 +1,5 @@
 """Progress a person can watch: rounds, tokens, score; plain lines for logs; quiet for CI."""
+
 from __future__ import annotations
 
 import io
@@ -35,8 +36,9 @@ def test_bar_shows_the_rounds_of_the_current_episode_with_tokens_and_score():
 
 def test_plain_lines_for_log_files_and_quiet_prints_nothing():
     out = io.StringIO()  # not a terminal: auto is plain
-    progress = RunProgress("auto", total_episodes=2, desc="qmix@report", rounds_per_episode=3, stream=out,
-                           plain_interval_s=0.0)
+    progress = RunProgress(
+        "auto", total_episodes=2, desc="qmix@report", rounds_per_episode=3, stream=out, plain_interval_s=0.0
+    )
     assert progress.mode == "plain"
     _episode(progress)
     lines = out.getvalue().splitlines()

@@ -77,8 +77,7 @@ def test_env_registry():
 
 def test_lazy_env_registration_imports_on_make(tmp_path, monkeypatch):
     (tmp_path / "lazy_env_mod_test.py").write_text(
-        "from envs.matrix_games import OneStep3x3Game\n"
-        "def parallel_env(**kw):\n    return OneStep3x3Game(**kw)\n"
+        "from envs.matrix_games import OneStep3x3Game\ndef parallel_env(**kw):\n    return OneStep3x3Game(**kw)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     envs.register("lazy_test_v0", "lazy_env_mod_test:parallel_env", overwrite=True)
@@ -97,7 +96,13 @@ def test_algos_and_matrix_envs_never_import_llm_code():
     offenders = []
     for f in files:
         for node in ast.walk(ast.parse(f.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             offenders += [f"{f.name}: {n}" for n in names if n.split(".")[0] in ("agents_llm", "rag", "experiments")]
     assert len(files) > 10 and not offenders
 

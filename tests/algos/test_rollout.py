@@ -16,7 +16,9 @@ class GraphEnv(ParallelEnv):
         self.possible_agents = ["a", "b", "c"]
         self.rounds, self.terminate_at = rounds, terminate_at
         self.state_space = spaces.Box(0, 10, (2,), np.float32)
-        self._obs = spaces.Dict({"observation": spaces.Box(0, 10, (2,), np.float32), "action_mask": spaces.Box(0, 1, (4,), np.int8)})
+        self._obs = spaces.Dict(
+            {"observation": spaces.Box(0, 10, (2,), np.float32), "action_mask": spaces.Box(0, 1, (4,), np.int8)}
+        )
         self.agents = []
 
     def observation_space(self, agent):
@@ -36,7 +38,10 @@ class GraphEnv(ParallelEnv):
 
     def _observe(self):
         mask = np.array([1, 1, 0, self.t % 2], np.int8)  # action 2 never, action 3 on odd rounds
-        return {a: {"observation": np.array([self.t, i], np.float32), "action_mask": mask.copy()} for i, a in enumerate(self.possible_agents)}
+        return {
+            a: {"observation": np.array([self.t, i], np.float32), "action_mask": mask.copy()}
+            for i, a in enumerate(self.possible_agents)
+        }
 
     def reset(self, seed=None, options=None):
         self.agents, self.t = list(self.possible_agents), 0
@@ -49,10 +54,21 @@ class GraphEnv(ParallelEnv):
         done_term = self.terminate_at is not None and self.t >= self.terminate_at
         done_trunc = self.t >= self.rounds
         append = self.t == 2
-        info = {"report_score": 0.1 * self.t, "length_score": 0.5, "tokens": 10.0, "rounds_since_append": 2 if append else 0}
+        info = {
+            "report_score": 0.1 * self.t,
+            "length_score": 0.5,
+            "tokens": 10.0,
+            "rounds_since_append": 2 if append else 0,
+        }
         rew = 1.0 if append else 0.0
         obs = self._observe()
-        out = (obs, {a: rew for a in self.agents}, {a: done_term for a in self.agents}, {a: done_trunc and not done_term for a in self.agents}, {a: dict(info) for a in self.agents})
+        out = (
+            obs,
+            {a: rew for a in self.agents},
+            {a: done_term for a in self.agents},
+            {a: done_trunc and not done_term for a in self.agents},
+            {a: dict(info) for a in self.agents},
+        )
         if done_term or done_trunc:
             self.agents = []
         return out
@@ -86,7 +102,10 @@ def test_terminated_episode_and_learner_consume_it():
         ep, _ = run_episode(env, learner, spec, explore=True, seed=i)
         assert ep.terminated and len(ep) == 2
         learner.observe(ep)
-    assert learner.buffer.episodes[-1].rewards.tolist() == [0.0, 1.0]  # default: the reward stays at the round that earned it
+    assert learner.buffer.episodes[-1].rewards.tolist() == [
+        0.0,
+        1.0,
+    ]  # default: the reward stays at the round that earned it
     metrics = learner.update()
     assert np.isfinite(metrics["loss"]) and metrics["grad_norm"] > 0
     ev = evaluate(env, learner, spec, 2)

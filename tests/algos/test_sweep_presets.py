@@ -1,4 +1,5 @@
 """The Optuna presets in conf/hydra/sweeper/: maximise the mean held-out greedy return over seeds."""
+
 from __future__ import annotations
 
 import csv
@@ -28,12 +29,30 @@ def test_trial_objective_is_the_mean_or_the_iqm_over_seeds():
 def test_qmix_preset_sweeps_the_two_step_game_and_writes_the_results_next_to_the_multirun(tmp_path):
     pytest.importorskip("hydra_plugins.hydra_optuna_sweeper", reason="needs the sweep extra")
     sweep_dir = tmp_path / "sweep"
-    args = ["-m", "hydra/sweeper=qmix", "algo=qmix", "env=two_step", "logger=csv", "hydra.sweeper.n_trials=2",
-            "sweep.seeds=[0,1]", "train.episodes=40", "train.eval_every=0", "algo.batch_size=8",
-            "algo.learning_starts=8", "algo.epsilon_anneal_steps=40", "algo.target_update_interval=5",
-            f"hydra.sweep.dir={sweep_dir}"]
-    res = subprocess.run([sys.executable, str(ROOT / "experiments" / "train.py"), *args], cwd=tmp_path,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=900)
+    args = [
+        "-m",
+        "hydra/sweeper=qmix",
+        "algo=qmix",
+        "env=two_step",
+        "logger=csv",
+        "hydra.sweeper.n_trials=2",
+        "sweep.seeds=[0,1]",
+        "train.episodes=40",
+        "train.eval_every=0",
+        "algo.batch_size=8",
+        "algo.learning_starts=8",
+        "algo.epsilon_anneal_steps=40",
+        "algo.target_update_interval=5",
+        f"hydra.sweep.dir={sweep_dir}",
+    ]
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "experiments" / "train.py"), *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     best = yaml.safe_load((sweep_dir / "optimization_results.yaml").read_text())
     with open(sweep_dir / "trials.csv", newline="") as f:

@@ -18,12 +18,21 @@ TRAIN = str(ROOT / "experiments" / "train.py")
 EVALUATE = str(ROOT / "experiments" / "evaluate.py")
 # a budget where QMIX's hard target update fires several times
 # The matrix game: these tests exercise the training plumbing, not the LLM team.
-SMALL = ["logger=csv", "env=two_step", "algo.batch_size=8", "algo.learning_starts=8", "algo.target_update_interval=5", "algo.hidden_dim=16"]
+SMALL = [
+    "logger=csv",
+    "env=two_step",
+    "algo.batch_size=8",
+    "algo.learning_starts=8",
+    "algo.target_update_interval=5",
+    "algo.hidden_dim=16",
+]
 
 
 def run(args, cwd, env=None, timeout=300, script=TRAIN):
     full_env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", **(env or {})}
-    return subprocess.run([sys.executable, script, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, script, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def rows(path):
@@ -96,7 +105,16 @@ def test_plugin_algorithm_outside_algos_trains_through_train_py(tmp_path):
     (pkg / "my_algo.py").write_text(PLUGIN)
     run_dir = tmp_path / "run"
     res = run(
-        ["plugins=[my_pkg.my_algo]", "algo=bandit", "env=two_step", "algo.lr=0.25", "train.episodes=2", "train.log_every=1", "logger=csv", f"hydra.run.dir={run_dir}"],
+        [
+            "plugins=[my_pkg.my_algo]",
+            "algo=bandit",
+            "env=two_step",
+            "algo.lr=0.25",
+            "train.episodes=2",
+            "train.log_every=1",
+            "logger=csv",
+            f"hydra.run.dir={run_dir}",
+        ],
         cwd=tmp_path,
         env={"PYTHONPATH": str(tmp_path)},
     )
@@ -132,9 +150,22 @@ def test_plugin_file_path_registers_a_config_that_validates(tmp_path):
 @pytest.mark.slow
 def test_interrupt_writes_a_checkpoint_exits_130_and_resume_continues(tmp_path):
     run_dir = tmp_path / "run"
-    args = [*SMALL, "train.log_every=5", "train.checkpoint_every=0", "algo.epsilon_anneal_steps=100000", f"hydra.run.dir={run_dir}"]
+    args = [
+        *SMALL,
+        "train.log_every=5",
+        "train.checkpoint_every=0",
+        "algo.epsilon_anneal_steps=100000",
+        f"hydra.run.dir={run_dir}",
+    ]
     env = {**os.environ, "WANDB_MODE": "offline"}
-    proc = subprocess.Popen([sys.executable, TRAIN, *args, "train.episodes=1000000"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, TRAIN, *args, "train.episodes=1000000"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 240
     while time.time() < deadline:
         if (run_dir / "train.csv").exists() and len(rows(run_dir / "train.csv")) >= 4:
@@ -160,7 +191,7 @@ def test_interrupt_writes_a_checkpoint_exits_130_and_resume_continues(tmp_path):
     assert final["algo"]["counters"]["n_updates"] == ckpt["algo"]["counters"]["n_updates"] + 20
     after = rows(run_dir / "train.csv")
     assert after[: len(before)] == before  # the same log, continued
-    new = after[len(before):]
+    new = after[len(before) :]
     assert new and int(new[0]["episode"]) > int(before[-1]["episode"])
     eps_before, eps_after = float(before[-1]["epsilon"]), float(new[0]["epsilon"])
     assert eps_after < eps_before  # epsilon keeps annealing from where it was...
@@ -181,13 +212,21 @@ def test_evaluate_loads_a_checkpoint_and_a_fixed_policy(tmp_path):
     res = run([*SMALL, "train.episodes=30", f"hydra.run.dir={run_dir}"], cwd=tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
     out = tmp_path / "m.json"
-    ev = run([f"checkpoint={run_dir}", "eval.episodes=4", f"eval.out={out}", f"hydra.run.dir={tmp_path / 'ev'}"], cwd=tmp_path, script=EVALUATE)
+    ev = run(
+        [f"checkpoint={run_dir}", "eval.episodes=4", f"eval.out={out}", f"hydra.run.dir={tmp_path / 'ev'}"],
+        cwd=tmp_path,
+        script=EVALUATE,
+    )
     assert ev.returncode == 0, ev.stderr[-3000:]
     m = json.loads(out.read_text())
     assert m["algo"] == "qmix" and m["source"]["kind"] == "checkpoint" and m["source"]["episode"] == 30
     assert len(m["per_episode"]) == 4 and "act/agent_0/top" in m["metrics"]
     out2 = tmp_path / "r.json"
-    ev = run(["algo=random", "env=two_step", "eval.episodes=50", f"eval.out={out2}", f"hydra.run.dir={tmp_path / 'ev2'}"], cwd=tmp_path, script=EVALUATE)
+    ev = run(
+        ["algo=random", "env=two_step", "eval.episodes=50", f"eval.out={out2}", f"hydra.run.dir={tmp_path / 'ev2'}"],
+        cwd=tmp_path,
+        script=EVALUATE,
+    )
     assert ev.returncode == 0, ev.stderr[-3000:]
     r = json.loads(out2.read_text())
     assert r["source"]["kind"] == "fixed_policy" and 0.0 <= r["metrics"]["return"] <= 8.0

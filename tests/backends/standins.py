@@ -6,6 +6,7 @@ way a proxy, a crashed worker or a half-configured server does in real deploymen
 They run their own event loop in their own thread, so a client in the test may use as
 many event loops as it likes: exactly what the backends must survive.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -98,24 +99,29 @@ class OpenAIStandIn(_StandIn):
         if mode == "hang":
             await asyncio.sleep(3600)
         if mode == "html":
-            return web.Response(text="<html><body><h1>502 Bad Gateway</h1>\n<p>nginx</p></body></html>",
-                                content_type="text/html")
+            return web.Response(
+                text="<html><body><h1>502 Bad Gateway</h1>\n<p>nginx</p></body></html>", content_type="text/html"
+            )
         if mode == "not_json":
-            return web.Response(text="upstream connect error or disconnect/reset before headers",
-                                content_type="application/json")
+            return web.Response(
+                text="upstream connect error or disconnect/reset before headers", content_type="application/json"
+            )
         if mode == "huge":
             return web.Response(text="x" * (2 * 2**20), content_type="text/plain")
         if mode == "echo_auth":
             auth = request.headers.get("Authorization", "")
-            return web.json_response({"error": {"message": f"bad request; you sent Authorization: {auth}"}},
-                                     status=400)
+            return web.json_response({"error": {"message": f"bad request; you sent Authorization: {auth}"}}, status=400)
         content = None if mode == "null_content" else self.answer_text(body)
         if body.get("response_format"):
             content = json.dumps({"ok": True})
-        out = {"id": "chatcmpl-standin", "object": "chat.completion", "created": 0, "model": body["model"],
-               "choices": [{"index": 0, "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": content}}],
-               "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+        out = {
+            "id": "chatcmpl-standin",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        }
         if mode == "null_usage":
             out["usage"] = None
         if mode == "no_usage":
@@ -148,9 +154,15 @@ class OllamaStandIn(_StandIn):
         if mode == "huge":
             return web.Response(text="x" * (2 * 2**20), content_type="text/plain")
         content = json.dumps({"ok": True}) if body.get("format") else "Hello from the stand-in."
-        out = {"model": body["model"], "created_at": "2026-12-01T00:00:00Z",
-               "message": {"role": "assistant", "content": None if mode == "null_content" else content},
-               "done": True, "done_reason": "stop", "prompt_eval_count": 11, "eval_count": 7}
+        out = {
+            "model": body["model"],
+            "created_at": "2026-12-01T00:00:00Z",
+            "message": {"role": "assistant", "content": None if mode == "null_content" else content},
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": 11,
+            "eval_count": 7,
+        }
         if mode == "null_usage":
             out["prompt_eval_count"] = out["eval_count"] = None
         return web.json_response(out)

@@ -1,15 +1,26 @@
 """The shared call path (validation, retries, timeout, budget, cache) on the scripted test double."""
+
 import asyncio
 import time
 
 import pytest
 
-from agents_llm.backends import (LLMConfigError, LLMOutputError, LLMTimeoutError, ResponseCache, RetryPolicy,
-                                 TokenBudgetExceeded, TokenLedger)
+from agents_llm.backends import (
+    LLMConfigError,
+    LLMOutputError,
+    LLMTimeoutError,
+    ResponseCache,
+    RetryPolicy,
+    TokenBudgetExceeded,
+    TokenLedger,
+)
 from agents_llm.backends.scripted import ScriptedBackend
 
-SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 5}},
-          "required": ["score"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 5}},
+    "required": ["score"],
+}
 FAST_RETRY = RetryPolicy(max_attempts=3, backoff_s=0.01, backoff_max_s=0.02)
 MSG = [{"role": "user", "content": "rate this"}]
 
@@ -18,12 +29,15 @@ def run(coro):
     return asyncio.run(coro)
 
 
-@pytest.mark.parametrize("messages, needle", [
-    ([], "empty message list"),
-    ([{"role": "robot", "content": "x"}], "role 'robot'"),
-    ([{"role": "user"}], "'role' and 'content'"),
-    ([{"role": "user", "content": 3}], "content must be str"),
-])
+@pytest.mark.parametrize(
+    "messages, needle",
+    [
+        ([], "empty message list"),
+        ([{"role": "robot", "content": "x"}], "role 'robot'"),
+        ([{"role": "user"}], "'role' and 'content'"),
+        ([{"role": "user", "content": 3}], "content must be str"),
+    ],
+)
 def test_bad_messages_are_refused_before_any_call(messages, needle):
     b = ScriptedBackend()
     with pytest.raises(LLMConfigError, match=needle):
@@ -88,7 +102,9 @@ def test_budget_stops_before_the_call_that_would_exceed_it():
     ledger = TokenLedger(budget=10)
     run(b.chat([{"role": "user", "content": "one two three four five six"}], caller="Researcher", ledger=ledger))
     assert ledger.total.total >= 10
-    with pytest.raises(TokenBudgetExceeded, match=r"before a call by Reviewer: used \d+ of 10 tokens; largest user Researcher"):
+    with pytest.raises(
+        TokenBudgetExceeded, match=r"before a call by Reviewer: used \d+ of 10 tokens; largest user Researcher"
+    ):
         run(b.chat(MSG, caller="Reviewer", ledger=ledger))
     assert len(b.calls) == 1
 
@@ -111,8 +127,11 @@ def test_cache_replays_exactly_and_skips_the_backend(tmp_path):
     first = run(b.chat(MSG, seed=1))
     again = run(b.chat(MSG, seed=1))
     other_seed = run(b.chat(MSG, seed=2))
-    assert (again.text, again.prompt_tokens, again.completion_tokens) == \
-        (first.text, first.prompt_tokens, first.completion_tokens)
+    assert (again.text, again.prompt_tokens, again.completion_tokens) == (
+        first.text,
+        first.prompt_tokens,
+        first.completion_tokens,
+    )
     assert again.cached and not first.cached and not other_seed.cached
     assert len(b.calls) == 2
     # a new process (new cache object on the same file) replays too

@@ -1,5 +1,6 @@
 """The commands, as a user runs them, when the LLM fails, a setting is out of range, a URL
 carries credentials, or training is interrupted mid-episode (slow: subprocesses)."""
+
 from __future__ import annotations
 
 import csv
@@ -25,15 +26,18 @@ SECRET = "S3cretPass99"
 
 def run(script, args, tmp_path, timeout=600):
     env = {**os.environ, "QMIX_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT), "WANDB_SILENT": "true"}
-    return subprocess.run([sys.executable, script, *args], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, script, *args], cwd=tmp_path, capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def docs(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir(exist_ok=True)
-    (folder / "sorting.md").write_text("# Sorting networks\n\nA sorting network sorts with a fixed sequence of "
-                                       "compare-exchange operations. Batcher's odd-even merge sort builds one.\n")
+    (folder / "sorting.md").write_text(
+        "# Sorting networks\n\nA sorting network sorts with a fixed sequence of "
+        "compare-exchange operations. Batcher's odd-even merge sort builds one.\n"
+    )
     return folder
 
 
@@ -42,9 +46,21 @@ REPORT_ENV = ["rag=hashing", "judge.embedding=hashing", "env.max_rounds=3", "tra
 
 def test_write_report_against_a_dead_server_exits_non_zero_with_the_cause(tmp_path):
     url = f"http://127.0.0.1:{free_port()}/v1"
-    res = run(WRITE, ["task=Sorting networks", f"docs={docs(tmp_path)}", "llm=openai", f"llm.base_url={url}",
-                      "rag=hashing", "judge.embedding=hashing", "export.pdf=false", f"output_root={tmp_path / 'out'}",
-                      f"data_root={tmp_path / 'data'}"], tmp_path)
+    res = run(
+        WRITE,
+        [
+            "task=Sorting networks",
+            f"docs={docs(tmp_path)}",
+            "llm=openai",
+            f"llm.base_url={url}",
+            "rag=hashing",
+            "judge.embedding=hashing",
+            "export.pdf=false",
+            f"output_root={tmp_path / 'out'}",
+            f"data_root={tmp_path / 'data'}",
+        ],
+        tmp_path,
+    )
     assert res.returncode == 3, res.stdout[-2000:] + res.stderr[-2000:]
     [line] = [ln for ln in res.stderr.splitlines() if ln.startswith("write_report:")]
     assert "the LLM failed after 1 round(s): LLMConnectionError: cannot reach the server" in line and url in line
@@ -56,8 +72,19 @@ def test_write_report_against_a_dead_server_exits_non_zero_with_the_cause(tmp_pa
 def test_train_stops_when_the_llm_fails_keeping_its_last_checkpoint(tmp_path):
     url = f"http://127.0.0.1:{free_port()}/v1"
     run_dir = tmp_path / "run"
-    res = run(TRAIN, ["llm=openai", f"llm.base_url={url}", *REPORT_ENV, f"env.corpus={docs(tmp_path)}",
-                      "train.episodes=3", "logger=csv", f"hydra.run.dir={run_dir}"], tmp_path)
+    res = run(
+        TRAIN,
+        [
+            "llm=openai",
+            f"llm.base_url={url}",
+            *REPORT_ENV,
+            f"env.corpus={docs(tmp_path)}",
+            "train.episodes=3",
+            "logger=csv",
+            f"hydra.run.dir={run_dir}",
+        ],
+        tmp_path,
+    )
     assert res.returncode == 1, res.stderr[-3000:]
     assert "train.py: stopped, the LLM failed: episode 1:" in res.stderr
     assert "train.llm_error_share_stop=0.5" in res.stderr and "cannot reach the server" in res.stderr
@@ -75,12 +102,34 @@ def test_bad_settings_exit_non_zero_naming_the_key(tmp_path):
 
 def test_a_password_in_the_url_is_written_nowhere(tmp_path):
     url = f"http://alice:{SECRET}@127.0.0.1:{free_port()}/v1"
-    runs = [run(TRAIN, ["llm=openai", f"llm.base_url={url}", *REPORT_ENV, f"env.corpus={docs(tmp_path)}",
-                        "train.episodes=1", f"hydra.run.dir={tmp_path / 'run'}"], tmp_path),
-            run(TRAIN, ["-m", "llm=openai", f"llm.base_url={url}", *REPORT_ENV, "train.episodes=1", "seed=0,1"],
-                tmp_path),
-            run(WRITE, ["task=Sorting networks", f"docs={docs(tmp_path)}", "llm=openai", f"llm.base_url={url}",
-                        "rag=hashing", "judge.embedding=hashing", f"output_root={tmp_path / 'out'}"], tmp_path)]
+    runs = [
+        run(
+            TRAIN,
+            [
+                "llm=openai",
+                f"llm.base_url={url}",
+                *REPORT_ENV,
+                f"env.corpus={docs(tmp_path)}",
+                "train.episodes=1",
+                f"hydra.run.dir={tmp_path / 'run'}",
+            ],
+            tmp_path,
+        ),
+        run(TRAIN, ["-m", "llm=openai", f"llm.base_url={url}", *REPORT_ENV, "train.episodes=1", "seed=0,1"], tmp_path),
+        run(
+            WRITE,
+            [
+                "task=Sorting networks",
+                f"docs={docs(tmp_path)}",
+                "llm=openai",
+                f"llm.base_url={url}",
+                "rag=hashing",
+                "judge.embedding=hashing",
+                f"output_root={tmp_path / 'out'}",
+            ],
+            tmp_path,
+        ),
+    ]
     for res in runs:
         assert res.returncode != 0
         assert "llm.base_url must not carry credentials" in res.stderr, res.stderr[-2000:]
@@ -95,9 +144,19 @@ def _rows(path):
         return list(csv.DictReader(f))
 
 
-RESUME = ["llm=scripted", "llm.latency_s=0.15", "rag=hashing", "judge.embedding=hashing", "env.max_rounds=4",
-          "train.eval_episodes=1", "train.checkpoint_every=0", "logger=csv", "algo.batch_size=2",
-          "algo.learning_starts=2", "algo.epsilon_anneal_steps=1000"]
+RESUME = [
+    "llm=scripted",
+    "llm.latency_s=0.15",
+    "rag=hashing",
+    "judge.embedding=hashing",
+    "env.max_rounds=4",
+    "train.eval_episodes=1",
+    "train.checkpoint_every=0",
+    "logger=csv",
+    "algo.batch_size=2",
+    "algo.learning_starts=2",
+    "algo.epsilon_anneal_steps=1000",
+]
 
 
 def test_resume_after_an_interrupt_inside_a_report_episode_is_bit_identical(tmp_path):
@@ -108,8 +167,14 @@ def test_resume_after_an_interrupt_inside_a_report_episode_is_bit_identical(tmp_
 
     cut = tmp_path / "cut"
     env = {**os.environ, "QMIX_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, TRAIN, *RESUME, corpus, "train.episodes=5", f"hydra.run.dir={cut}"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, TRAIN, *RESUME, corpus, "train.episodes=5", f"hydra.run.dir={cut}"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 300
     while time.time() < deadline and not ((cut / "train.csv").exists() and len(_rows(cut / "train.csv")) >= 2):
         time.sleep(0.2)

@@ -7,6 +7,7 @@ stand-in server, through `step` (sync), through `astep` on one loop for two epis
 from inside a running loop (a notebook), and again through `step` afterwards; and
 `train.py llm=openai` runs two episodes against the stand-in.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -26,16 +27,19 @@ from .standins import OllamaStandIn, OpenAIStandIn
 ROOT = Path(__file__).resolve().parents[2]
 T = ActionTable(4)
 TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
-ROUNDS = [{**{a: T.solo for a in TEAM}, "LeadArchitect": T.broadcast, "Researcher": T.query(0)},
-          {**{a: T.solo for a in TEAM}, "DataAnalyst": T.append},
-          {**{a: T.solo for a in TEAM}, "Reviewer": T.aggregate, "Researcher": T.append}]
+ROUNDS = [
+    {**{a: T.solo for a in TEAM}, "LeadArchitect": T.broadcast, "Researcher": T.query(0)},
+    {**{a: T.solo for a in TEAM}, "DataAnalyst": T.append},
+    {**{a: T.solo for a in TEAM}, "Reviewer": T.aggregate, "Researcher": T.append},
+]
 
 
 def report_env(llm: dict):
     from envs.report_writing import ReportWritingEnv
 
-    return ReportWritingEnv(llm=llm, retriever=StubRetriever(), judge=HASHING_JUDGE, max_rounds=len(ROUNDS),
-                            min_rounds_before_terminate=1)
+    return ReportWritingEnv(
+        llm=llm, retriever=StubRetriever(), judge=HASHING_JUDGE, max_rounds=len(ROUNDS), min_rounds_before_terminate=1
+    )
 
 
 def sync_episode(env, seed=0):
@@ -66,8 +70,11 @@ def assert_clean(env, infos):
 def test_report_episodes_over_http_on_every_kind_of_loop(kind):
     standin = OpenAIStandIn() if kind == "openai" else OllamaStandIn()
     with standin as server:
-        llm = ({"backend": "openai", "model": "standin", "base_url": server.url} if kind == "openai" else
-               {"backend": "ollama", "model": "qwen2.5:0.5b", "host": server.url})
+        llm = (
+            {"backend": "openai", "model": "standin", "base_url": server.url}
+            if kind == "openai"
+            else {"backend": "ollama", "model": "qwen2.5:0.5b", "host": server.url}
+        )
         env = report_env(llm)
         assert_clean(env, sync_episode(env))  # sync step, several rounds
 
@@ -88,17 +95,34 @@ def test_report_episodes_over_http_on_every_kind_of_loop(kind):
 def test_train_py_runs_two_report_episodes_over_an_openai_server(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "sorting.md").write_text("# Sorting networks\n\nA sorting network sorts with a fixed sequence of "
-                                     "compare-exchange operations. Batcher's odd-even merge sort builds one.\n")
+    (docs / "sorting.md").write_text(
+        "# Sorting networks\n\nA sorting network sorts with a fixed sequence of "
+        "compare-exchange operations. Batcher's odd-even merge sort builds one.\n"
+    )
     with OpenAIStandIn() as server:
         run_dir = tmp_path / "run"
         res = subprocess.run(
-            [sys.executable, str(ROOT / "experiments" / "train.py"), "llm=openai", f"llm.base_url={server.url}",
-             "llm.model=standin", "rag=hashing", "judge.embedding=hashing", f"env.corpus={docs}",
-             "env.max_rounds=3", "train.episodes=2", "train.eval_episodes=1", "logger=csv",
-             f"hydra.run.dir={run_dir}"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=600,
-            env={**os.environ, "QMIX_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)})
+            [
+                sys.executable,
+                str(ROOT / "experiments" / "train.py"),
+                "llm=openai",
+                f"llm.base_url={server.url}",
+                "llm.model=standin",
+                "rag=hashing",
+                "judge.embedding=hashing",
+                f"env.corpus={docs}",
+                "env.max_rounds=3",
+                "train.episodes=2",
+                "train.eval_episodes=1",
+                "logger=csv",
+                f"hydra.run.dir={run_dir}",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "QMIX_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)},
+        )
         assert res.returncode == 0, res.stderr[-3000:]
         assert (run_dir / "checkpoints" / "final.pt").is_file()
         with open(run_dir / "train.csv", newline="") as f:

@@ -1,4 +1,5 @@
 """Real generation with the embedded SmolLM2-135M through the llamacpp backend."""
+
 import asyncio
 import time
 
@@ -8,16 +9,21 @@ from agents_llm.backends import LLMConfigError, LLMTimeoutError, RetryPolicy
 
 pytestmark = pytest.mark.slow
 
-SCHEMA = {"type": "object",
-          "properties": {"title": {"type": "string", "maxLength": 80},
-                         "score": {"type": "integer", "minimum": 0, "maximum": 5},
-                         "keywords": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
-          "required": ["title", "score", "keywords"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "maxLength": 80},
+        "score": {"type": "integer", "minimum": 0, "maximum": 5},
+        "keywords": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+    },
+    "required": ["title", "score", "keywords"],
+}
 
 
 @pytest.fixture(scope="module")
 def backend():
     from agents_llm.backends.llamacpp import LlamaCppBackend
+
     return LlamaCppBackend("smollm2-135m", n_ctx=2048, n_threads=1)
 
 
@@ -36,8 +42,10 @@ def test_greedy_generation_is_reproducible(backend):
 
 
 def test_schema_constrained_json_is_valid(backend):
-    msgs = [{"role": "system", "content": "Answer in JSON."},
-            {"role": "user", "content": "Give a title, a 0-5 quality score and keywords for a report on solar power."}]
+    msgs = [
+        {"role": "system", "content": "Answer in JSON."},
+        {"role": "user", "content": "Give a title, a 0-5 quality score and keywords for a report on solar power."},
+    ]
     resp = asyncio.run(backend.chat(msgs, schema=SCHEMA, max_tokens=96))
     assert set(resp.parsed) == {"title", "score", "keywords"}
     assert 0 <= resp.parsed["score"] <= 5 and len(resp.parsed["keywords"]) <= 3
@@ -45,14 +53,17 @@ def test_schema_constrained_json_is_valid(backend):
 
 def test_one_model_instance_is_shared(backend):
     from agents_llm.backends.llamacpp import LlamaCppBackend
+
     other = LlamaCppBackend("smollm2-135m", n_ctx=2048, n_threads=1)
     assert other._llm is backend._llm
 
 
 def test_concurrent_calls_are_serialised_and_all_answered(backend):
     async def many():
-        return await asyncio.gather(*[backend.chat([{"role": "user", "content": f"Count to {i}."}], max_tokens=8)
-                                      for i in range(3)])
+        return await asyncio.gather(
+            *[backend.chat([{"role": "user", "content": f"Count to {i}."}], max_tokens=8) for i in range(3)]
+        )
+
     assert all(r.text for r in asyncio.run(many()))
 
 
@@ -68,6 +79,7 @@ def test_prompt_longer_than_the_context_is_a_clear_error(backend):
 
 def test_a_generation_past_its_timeout_stops_and_is_reported():
     from agents_llm.backends.llamacpp import LlamaCppBackend
+
     b = LlamaCppBackend("smollm2-135m", n_ctx=2048, n_threads=1, timeout_s=0.3, retry=RetryPolicy(1))
     t0 = time.perf_counter()
     with pytest.raises(LLMTimeoutError):
@@ -79,9 +91,17 @@ def test_a_generation_past_its_timeout_stops_and_is_reported():
 
 
 def test_json_keys_come_in_the_schema_order_not_alphabetical(backend):
-    schema = {"type": "object", "properties": {"zeta_reason": {"type": "string", "maxLength": 40},
-                                               "alpha_score": {"type": "integer", "minimum": 0, "maximum": 5}},
-              "required": ["zeta_reason", "alpha_score"]}
-    resp = asyncio.run(backend.chat([{"role": "user", "content": "Explain briefly, then score the sky 0-5."}],
-                                    schema=schema, max_tokens=64))
+    schema = {
+        "type": "object",
+        "properties": {
+            "zeta_reason": {"type": "string", "maxLength": 40},
+            "alpha_score": {"type": "integer", "minimum": 0, "maximum": 5},
+        },
+        "required": ["zeta_reason", "alpha_score"],
+    }
+    resp = asyncio.run(
+        backend.chat(
+            [{"role": "user", "content": "Explain briefly, then score the sky 0-5."}], schema=schema, max_tokens=64
+        )
+    )
     assert list(resp.parsed) == ["zeta_reason", "alpha_score"]

@@ -1,4 +1,5 @@
 """The llm config group: structured, validated at compose time, buildable."""
+
 from pathlib import Path
 
 import pytest

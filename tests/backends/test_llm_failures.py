@@ -1,5 +1,6 @@
 """A failed LLM call is a failure: malformed answers, dead and hanging servers, error bodies
 that echo credentials, the response cache across endpoints (fast, stand-in servers)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -121,8 +122,10 @@ def test_an_error_body_echoing_the_authorization_header_is_not_printed(openai_se
 def test_credentials_in_the_url_are_refused_without_repeating_them():
     from agents_llm.backends import LLMConfigError, make_backend
 
-    for cfg in ({"backend": "openai", "model": "m", "base_url": "http://alice:S3cretPass99@127.0.0.1:9/v1"},
-                {"backend": "ollama", "model": "m", "host": "https://alice:S3cretPass99@ollama.example"}):
+    for cfg in (
+        {"backend": "openai", "model": "m", "base_url": "http://alice:S3cretPass99@127.0.0.1:9/v1"},
+        {"backend": "ollama", "model": "m", "host": "https://alice:S3cretPass99@ollama.example"},
+    ):
         with pytest.raises(LLMConfigError, match=r"must not carry credentials") as info:
             make_backend(cfg)
         assert "S3cretPass99" not in str(info.value) and "alice" not in str(info.value)
@@ -142,8 +145,14 @@ def test_the_response_cache_never_answers_for_another_endpoint(openai_server, tm
 def _env(llm, **kw):
     from envs.report_writing import ReportWritingEnv
 
-    return ReportWritingEnv(llm=llm, retriever=StubRetriever(), judge=HASHING_JUDGE, max_rounds=3,
-                            min_rounds_before_terminate=1, **{"infos": "full", **kw})  # reads end_reason text
+    return ReportWritingEnv(
+        llm=llm,
+        retriever=StubRetriever(),
+        judge=HASHING_JUDGE,
+        max_rounds=3,
+        min_rounds_before_terminate=1,
+        **{"infos": "full", **kw},
+    )  # reads end_reason text
 
 
 def test_dead_server_ends_the_episode_with_llm_error_and_the_cause():
@@ -162,8 +171,15 @@ def test_dead_server_ends_the_episode_with_llm_error_and_the_cause():
 def test_a_server_that_times_out_on_every_call_ends_the_episode(openai_server):
     openai_server.mode = "hang"
     try:
-        env = _env({"backend": "openai", "model": "m", "base_url": openai_server.url, "timeout_s": 0.3,
-                    "retry": {"max_attempts": 1}})
+        env = _env(
+            {
+                "backend": "openai",
+                "model": "m",
+                "base_url": openai_server.url,
+                "timeout_s": 0.3,
+                "retry": {"max_attempts": 1},
+            }
+        )
         env.reset(seed=0)
         _, _, _, _, infos = env.step(APPEND_ROUND)
     finally:
@@ -180,8 +196,7 @@ def test_some_failed_calls_are_counted_and_summed_per_episode(openai_server):
 
     openai_server.fail_when = "You are the Reviewer"
     try:
-        env = _env({"backend": "openai", "model": "m", "base_url": openai_server.url,
-                    "retry": {"max_attempts": 1}})
+        env = _env({"backend": "openai", "model": "m", "base_url": openai_server.url, "retry": {"max_attempts": 1}})
         spec = algos.EnvSpec.from_env(env)
         _, stats = run_episode(env, algos.build("random", spec, {}), spec, explore=True, seed=0)
     finally:
@@ -197,8 +212,14 @@ def test_write_report_api_raises_the_cause_and_keeps_what_it_wrote(tmp_path):
 
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(ReportLLMError, match=r"the LLM failed after 1 round\(s\): LLMConnectionError") as info:
-        run_report("Sorting networks", llm={"backend": "openai", "model": "m", "base_url": url},
-                   retriever=StubRetriever(), judge=HASHING_JUDGE, output_root=tmp_path, pdf=False)
+        run_report(
+            "Sorting networks",
+            llm={"backend": "openai", "model": "m", "base_url": url},
+            retriever=StubRetriever(),
+            judge=HASHING_JUDGE,
+            output_root=tmp_path,
+            pdf=False,
+        )
     files = info.value.files
     assert files["trace"] and files["markdown"]
     md = open(files["markdown"]).read()

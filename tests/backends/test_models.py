@@ -1,4 +1,5 @@
 """Model registry: parts joined in order, pinned sha256 enforced, clear errors."""
+
 import hashlib
 import re
 import sys

@@ -4,6 +4,7 @@ No Ollama server can be installed here, so a small aiohttp app on 127.0.0.1 play
 it answers like Ollama does (message, prompt_eval_count, eval_count, done) and records
 what it was sent, so the tests check the request (format = schema, options) as well.
 """
+
 import asyncio
 import time
 
@@ -67,6 +68,8 @@ def test_nothing_listening_fails_fast_naming_the_endpoint():
     port = _free_port()
     b = OllamaBackend("qwen2.5:0.5b", host=f"http://127.0.0.1:{port}")
     t0 = time.perf_counter()
-    with pytest.raises(LLMConnectionError, match=rf"cannot reach the Ollama server.*endpoint=http://127.0.0.1:{port}/api/chat"):
+    with pytest.raises(
+        LLMConnectionError, match=rf"cannot reach the Ollama server.*endpoint=http://127.0.0.1:{port}/api/chat"
+    ):
         asyncio.run(b.chat(MSG))
     assert time.perf_counter() - t0 < 2.0

@@ -1,4 +1,5 @@
 """The openai backend's failure paths, which need no server."""
+
 import asyncio
 import socket
 import time

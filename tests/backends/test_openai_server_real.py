@@ -1,5 +1,6 @@
 """The openai backend against a real OpenAI-compatible server: llama-cpp-python's own
 `llama_cpp.server`, started here on 127.0.0.1 with SmolLM2 and stopped after."""
+
 import asyncio
 import os
 import socket
@@ -28,9 +29,27 @@ def server_url(tmp_path_factory):
     port = _free_port()
     log = open(tmp_path_factory.mktemp("server") / "server.log", "w+")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_model("smollm2-135m")),
-         "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-         "--n_threads", "1"], stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(resolve_model("smollm2-135m")),
+            "--model_alias",
+            "smollm2",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            "1",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"},
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.time() + 90
@@ -58,11 +77,17 @@ def test_chat_through_a_real_server(server_url):
 
 
 def test_schema_through_the_server_comes_back_valid(server_url):
-    schema = {"type": "object", "properties": {"fruit": {"type": "string", "maxLength": 30},
-                                                "sweet": {"type": "boolean"}}, "required": ["fruit", "sweet"]}
+    schema = {
+        "type": "object",
+        "properties": {"fruit": {"type": "string", "maxLength": 30}, "sweet": {"type": "boolean"}},
+        "required": ["fruit", "sweet"],
+    }
     b = OpenAIBackend("smollm2", base_url=server_url, json_mode="json_object_schema")
-    resp = asyncio.run(b.chat([{"role": "user", "content": "Name a fruit and say if it is sweet, as JSON."}],
-                              schema=schema, max_tokens=48))
+    resp = asyncio.run(
+        b.chat(
+            [{"role": "user", "content": "Name a fruit and say if it is sweet, as JSON."}], schema=schema, max_tokens=48
+        )
+    )
     assert isinstance(resp.parsed["fruit"], str) and isinstance(resp.parsed["sweet"], bool)
 
 
@@ -83,12 +108,21 @@ def test_multi_round_report_episode_over_the_real_server(server_url):
     # A two-agent team keeps the real model's calls few (each costs seconds on a CPU).
     T = ActionTable(2)
     team = ["LeadArchitect", "DataAnalyst"]
-    env = ReportWritingEnv(team=team, llm={"backend": "openai", "model": "smollm2", "base_url": server_url},
-                           retriever=StubRetriever(), judge=HASHING_JUDGE, max_rounds=3, min_rounds_before_terminate=1,
-                           engine={"agent_max_tokens": 16, "collector_max_tokens": 32, "summary_max_tokens": 12})
+    env = ReportWritingEnv(
+        team=team,
+        llm={"backend": "openai", "model": "smollm2", "base_url": server_url},
+        retriever=StubRetriever(),
+        judge=HASHING_JUDGE,
+        max_rounds=3,
+        min_rounds_before_terminate=1,
+        engine={"agent_max_tokens": 16, "collector_max_tokens": 32, "summary_max_tokens": 12},
+    )
     env.reset(seed=0)
-    for acts in ({a: T.solo for a in team}, {"LeadArchitect": T.solo, "DataAnalyst": T.append},
-                 {"LeadArchitect": T.append, "DataAnalyst": T.solo}):
+    for acts in (
+        {a: T.solo for a in team},
+        {"LeadArchitect": T.solo, "DataAnalyst": T.append},
+        {"LeadArchitect": T.append, "DataAnalyst": T.solo},
+    ):
         _, _, _, _, infos = env.step(acts)
     errors = [c["error"] for r in env.trace.rounds for c in r["calls"] if c["error"]]
     assert errors == [] and len(env.trace.rounds) == 3 and env.trace.end["reason"] == "truncated"
@@ -100,18 +134,37 @@ def test_train_py_two_report_episodes_over_the_real_server(server_url, tmp_path)
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "sorting.md").write_text("# Sorting networks\n\nA sorting network sorts with a fixed sequence of "
-                                     "compare-exchange operations.\n")
+    (docs / "sorting.md").write_text(
+        "# Sorting networks\n\nA sorting network sorts with a fixed sequence of compare-exchange operations.\n"
+    )
     run_dir = tmp_path / "run"
     root = Path(__file__).resolve().parents[2]
     res = subprocess.run(
-        [sys.executable, str(root / "experiments" / "train.py"), "llm=openai", f"llm.base_url={server_url}",
-         "llm.model=smollm2", "rag=hashing", "judge.embedding=hashing", f"env.corpus={docs}", "env.max_rounds=2",
-         "env.team=[LeadArchitect,DataAnalyst]", "env.engine.agent_max_tokens=16",
-         "env.engine.collector_max_tokens=32", "env.engine.summary_max_tokens=12",
-         "train.episodes=2", "train.eval_episodes=1", "logger=csv", f"hydra.run.dir={run_dir}"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=900,
-        env={**os.environ, "QMIX_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(root)})
+        [
+            sys.executable,
+            str(root / "experiments" / "train.py"),
+            "llm=openai",
+            f"llm.base_url={server_url}",
+            "llm.model=smollm2",
+            "rag=hashing",
+            "judge.embedding=hashing",
+            f"env.corpus={docs}",
+            "env.max_rounds=2",
+            "env.team=[LeadArchitect,DataAnalyst]",
+            "env.engine.agent_max_tokens=16",
+            "env.engine.collector_max_tokens=32",
+            "env.engine.summary_max_tokens=12",
+            "train.episodes=2",
+            "train.eval_episodes=1",
+            "logger=csv",
+            f"hydra.run.dir={run_dir}",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "QMIX_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(root)},
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     assert (run_dir / "checkpoints" / "final.pt").is_file()
     with open(run_dir / "train.csv", newline="") as f:

@@ -1,4 +1,5 @@
 """The checkpoints shipped under checkpoints/ load and do what their cards say."""
+
 from pathlib import Path
 
 import pytest
@@ -51,11 +52,22 @@ def test_extractive_checkpoint_scores_what_its_card_says(tmp_path, monkeypatch):
     tasks = [e["task"] for e in card["episodes"]][:2]
     current = {t.id for t in load_tasks(state["config"]["env"].get("tasks"), split="all")}
     if not set(tasks) <= current:
-        pytest.skip(f"the card was measured on tasks {tasks} that the current task set lacks: "
-                    "rerun `python experiments/benchmark.py` to regenerate the checkpoint and its card")
-    rows = evaluate_job({"label": "shipped", "kind": "learner", "run": card["seed"], "seed": card["eval_seed"],
-                         "tasks": tasks, "algo": state["config"]["algo"], "env": state["config"]["env"],
-                         "checkpoint": str(EXTRACTIVE / "final.pt")})
+        pytest.skip(
+            f"the card was measured on tasks {tasks} that the current task set lacks: "
+            "rerun `python experiments/benchmark.py` to regenerate the checkpoint and its card"
+        )
+    rows = evaluate_job(
+        {
+            "label": "shipped",
+            "kind": "learner",
+            "run": card["seed"],
+            "seed": card["eval_seed"],
+            "tasks": tasks,
+            "algo": state["config"]["algo"],
+            "env": state["config"]["env"],
+            "checkpoint": str(EXTRACTIVE / "final.pt"),
+        }
+    )
     expected = {e["task"]: e for e in card["episodes"]}
     for row in rows:
         assert row["report_score"] == pytest.approx(expected[row["task"]]["report_score"], abs=1e-6)

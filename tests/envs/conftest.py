@@ -1,5 +1,6 @@
 """Fixtures for the report env and round engine tests: scripted TEST DOUBLE backends,
 the hashing embedding and a store in a temporary cache folder (built once per session)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,8 +31,14 @@ def scripted(**kw) -> ScriptedBackend:
 def make_env(**overrides):
     from envs.report_writing import ReportWritingEnv
 
-    cfg = dict(llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=4,
-               min_rounds_before_terminate=1, infos="full")  # full: these tests read text fields of infos
+    cfg = dict(
+        llm={"backend": "scripted"},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        max_rounds=4,
+        min_rounds_before_terminate=1,
+        infos="full",
+    )  # full: these tests read text fields of infos
     if "backend" not in overrides:
         overrides["backend"] = scripted()
     cfg.update(overrides)

@@ -3,6 +3,7 @@
 The key-term test ingests the real corpus into a real Chroma store (hashing embedding,
 BM25 and fusion as in every run) and retrieves each topic's key terms from it.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,8 +30,7 @@ def test_the_default_corpus_is_the_stdlib_documentation_rendered_by_pydoc(stdlib
     assert heapq.startswith("# heapq: Heap queue algorithm")
     assert "## heapq.heappush(heap, item, /)" in heapq
     # Prose paragraphs are one line each (docstrings wrap at ~72 columns), code keeps its lines.
-    assert ("The interesting property of a heap is that a[0] is always its smallest element." in
-            heapq.splitlines()[2])
+    assert "The interesting property of a heap is that a[0] is always its smallest element." in heapq.splitlines()[2]
     assert "heap = []            # creates an empty heap" in heapq.splitlines()
     # Only members defined by a class itself: no "inherited from" boilerplate.
     text = "\n".join(p.read_text(encoding="utf-8") for p in files)
@@ -49,8 +49,7 @@ def test_materializing_again_rewrites_nothing(monkeypatch, tmp_path):
     materialize_corpus("python_stdlib", root=tmp_path)
     after = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
     assert "stale.md" not in after
-    assert {k: v for k, v in after.items() if k != ".rendered"} == {k: v for k, v in before.items()
-                                                                      if k != ".rendered"}
+    assert {k: v for k, v in after.items() if k != ".rendered"} == {k: v for k, v in before.items() if k != ".rendered"}
     # A different module list is a different corpus: rendered again.
     monkeypatch.setattr(corpora, "STDLIB_MODULES", ("heapq",))
     assert [p.name for p in materialize_corpus("python_stdlib", root=tmp_path).glob("*.md")] == ["heapq.md"]
@@ -85,8 +84,12 @@ def test_shipped_tasks_have_24_train_and_12_holdout_topics_with_key_terms():
 
 def test_every_key_term_occurs_in_the_corpus(stdlib_folder):
     corpus_words = {w for p in stdlib_folder.glob("*.md") for w in key_terms_of(p.read_text(encoding="utf-8"))}
-    missing = [f"{task.id}: {term!r}" for task in load_tasks(split="all") for term in task.key_terms
-               if not all(stem in corpus_words for stem in key_terms_of(term))]
+    missing = [
+        f"{task.id}: {term!r}"
+        for task in load_tasks(split="all")
+        for term in task.key_terms
+        if not all(stem in corpus_words for stem in key_terms_of(term))
+    ]
     assert not missing, f"key terms absent from the corpus: {missing}"
 
 

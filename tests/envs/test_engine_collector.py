@@ -1,5 +1,6 @@
 """The Collector: prose + summary per append, skips on empty or absence-only input,
 flushes sources into the section, filters the prose."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,16 +20,24 @@ T = ActionTable(4)
 
 def _collect(contributions, replies=None, sources=()):
     calls = []
-    replies = list(replies or ["## Parallel stepping\n\nAll agents act at once. The Researcher found this.",
-                               "The report covers parallel stepping."])
+    replies = list(
+        replies
+        or [
+            "## Parallel stepping\n\nAll agents act at once. The Researcher found this.",
+            "The report covers parallel stepping.",
+        ]
+    )
 
     async def call(agent, kind, messages, max_tokens):
         calls.append((agent, kind))
         return replies.pop(0)
 
     report = ReportState("PettingZoo")
-    result = asyncio.run(Collector().run(call=call, report=report, contributions=contributions,
-                                         objective="Explain stepping", sources=sources))
+    result = asyncio.run(
+        Collector().run(
+            call=call, report=report, contributions=contributions, objective="Explain stepping", sources=sources
+        )
+    )
     return result, report, calls
 
 
@@ -76,8 +85,11 @@ def test_engine_flushes_pending_sources_only_on_append():
 
 def test_researcher_reports_exhaustion_when_nothing_comes_back():
     retriever = StubRetriever(texts=())
-    engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "pettingzoo parallel api\npettingzoo agent loop")]),
-                         retriever=retriever)
+    engine = RoundEngine(
+        build_team(TEAM),
+        scripted(rules=[(r"search queries", "pettingzoo parallel api\npettingzoo agent loop")]),
+        retriever=retriever,
+    )
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
     joint = {a: T.solo for a in TEAM}
     joint["Researcher"] = T.append
@@ -93,7 +105,9 @@ def test_no_query_skips_retrieval():
     retriever = StubRetriever()
     engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "NO_QUERY")]), retriever=retriever)
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
-    ctx.report.append("Parallel API", "PettingZoo offers a Parallel API.")  # NO_QUERY is a decision once there is evidence
+    ctx.report.append(
+        "Parallel API", "PettingZoo offers a Parallel API."
+    )  # NO_QUERY is a decision once there is evidence
     asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), ctx))
     assert retriever.queries == [] and not ctx.rag_exhausted
     fresh = EpisodeContext(ReportState("PettingZoo"), TokenLedger())  # before any evidence it searches the topic

@@ -1,4 +1,5 @@
 """A round costs its critical path of LLM calls, not their sum (scripted latency L)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,12 +31,15 @@ def _timed(actions, retriever=None):
     return time.perf_counter() - t0, engine.critical_path_calls(plan), len(result.calls), result
 
 
-@pytest.mark.parametrize("actions, depth", [
-    ({}, 1),                                                                   # four solo agents
-    ({"Researcher": T.query(0), "DataAnalyst": T.query(1), "Reviewer": T.query(2)}, 4),  # a chain
-    ({"LeadArchitect": T.broadcast, "Reviewer": T.aggregate}, 3),              # LA -> {R, DA} -> Rev
-    ({"DataAnalyst": T.append}, 3),                                            # + Collector prose and summary
-])
+@pytest.mark.parametrize(
+    "actions, depth",
+    [
+        ({}, 1),  # four solo agents
+        ({"Researcher": T.query(0), "DataAnalyst": T.query(1), "Reviewer": T.query(2)}, 4),  # a chain
+        ({"LeadArchitect": T.broadcast, "Reviewer": T.aggregate}, 3),  # LA -> {R, DA} -> Rev
+        ({"DataAnalyst": T.append}, 3),  # + Collector prose and summary
+    ],
+)
 def test_round_time_follows_the_critical_path(actions, depth):
     wall, path, calls, _ = _timed(actions)
     assert path == depth
@@ -48,7 +52,11 @@ def test_researcher_costs_two_calls_on_the_path():
     assert path == 3 and calls == 5  # query + answer, then DataAnalyst; the other two in parallel
     assert 3 * L * 0.95 <= wall <= 3 * L + 0.1
     kinds = [(c["agent"], c["kind"]) for c in result.calls]
-    assert kinds.index(("Researcher", "query")) < kinds.index(("Researcher", "agent")) < kinds.index(("DataAnalyst", "agent"))
+    assert (
+        kinds.index(("Researcher", "query"))
+        < kinds.index(("Researcher", "agent"))
+        < kinds.index(("DataAnalyst", "agent"))
+    )
 
 
 def test_concurrent_calls_overlap_in_the_trace():

@@ -4,6 +4,7 @@ Each feedback kind (outline titles, tagged findings, signals / hold, deficiencie
 gate verdict) is read from realistic and from malformed text; the feedback survives the
 plain-data round trip the env's infos make; the phase prompts word every directive.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -15,20 +16,26 @@ from report_protocol import vocabulary as voc
 
 
 def test_outline_titles_from_numbered_lists_bullets_and_headings():
-    text = ("OBJECTIVE: start\n1. Background\n2) Methods (doc1.md)\n- Results [2]\n## Limits\nSection 5: Outlook\n"
-            "MISSING: quantum\n- Results\n* ab\n- Notes on style")
+    text = (
+        "OBJECTIVE: start\n1. Background\n2) Methods (doc1.md)\n- Results [2]\n## Limits\nSection 5: Outlook\n"
+        "MISSING: quantum\n- Results\n* ab\n- Notes on style"
+    )
     assert fb.outline_titles(text) == ["Background", "Methods", "Results", "Limits", "Outlook"]
 
 
 def test_outline_titles_stop_at_the_limit_and_ignore_prose():
     assert fb.outline_titles("\n".join(f"{i}. Title number {i}" for i in range(1, 30)), limit=3) == [
-        "Title number 1", "Title number 2", "Title number 3"]
+        "Title number 1",
+        "Title number 2",
+        "Title number 3",
+    ]
     assert fb.outline_titles("We will write about sorting. It is good.") == []
 
 
 def test_findings_name_live_sections_only_whatever_the_tags_case():
-    found = fb.tagged_findings("[SECTION_ID: S2] too long\n[section_id: s9] ghost\n- [SECTION_ID:s1]: cite\nplain",
-                               ["S1", "S2"])
+    found = fb.tagged_findings(
+        "[SECTION_ID: S2] too long\n[section_id: s9] ghost\n- [SECTION_ID:s1]: cite\nplain", ["S1", "S2"]
+    )
     assert [(f.section_id, f.text) for f in found] == [("S2", "too long"), ("S1", "cite")]
 
 
@@ -45,13 +52,28 @@ def test_deficiencies_from_missing_lines_and_empty_searches():
     text = "Covered: sorting (doc0.md)\nMISSING: quantum sorting.\n- missing : tape drives\nMISSING: ab"
     assert fb.deficiencies(text) == ["quantum sorting", "tape drives"]
     assert fb.deficiencies(f"{voc.RESEARCH_EXHAUSTED} {voc.NOTHING_FOUND_FOR} bitonic sort; odd-even merge.") == [
-        "bitonic sort", "odd-even merge"]
+        "bitonic sort",
+        "odd-even merge",
+    ]
 
 
-@pytest.mark.parametrize("text", [
-    "", "\x00\x01\ufffd garbage", "[SECTION_ID: S1", "[SECTION_ID:]", "[SECTION_ID: ] fix", "1.", "#", "- ",
-    "MISSING:", "x" * 20000, "[HOLD" + "]" * 3, "\n\n\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00\x01\ufffd garbage",
+        "[SECTION_ID: S1",
+        "[SECTION_ID:]",
+        "[SECTION_ID: ] fix",
+        "1.",
+        "#",
+        "- ",
+        "MISSING:",
+        "x" * 20000,
+        "[HOLD" + "]" * 3,
+        "\n\n\n",
+    ],
+)
 def test_malformed_model_text_reads_as_empty_feedback_not_an_error(text):
     read = fb.read_agent(text, ["S1"])
     assert read.findings == [] and read.deficiencies == []
@@ -59,9 +81,14 @@ def test_malformed_model_text_reads_as_empty_feedback_not_an_error(text):
 
 
 def test_round_feedback_survives_the_infos_round_trip():
-    round_fb = fb.read_round({"LeadArchitect": "1. Alpha methods\n2. Beta results", "Reviewer": "[SECTION_ID: S1] fix"},
-                             collector_status="appended", collector_section="S1", sections=[("S1", "Alpha", 120)],
-                             gate_agent="Researcher", gate_passed=False)
+    round_fb = fb.read_round(
+        {"LeadArchitect": "1. Alpha methods\n2. Beta results", "Reviewer": "[SECTION_ID: S1] fix"},
+        collector_status="appended",
+        collector_section="S1",
+        sections=[("S1", "Alpha", 120)],
+        gate_agent="Researcher",
+        gate_passed=False,
+    )
     back = RoundFeedback.from_dict(round_fb.to_dict())
     assert back == round_fb
     assert list(back.agents) == ["LeadArchitect", "Reviewer"]  # the order the agents finished in
@@ -80,17 +107,31 @@ def test_malformed_feedback_is_refused_naming_the_problem():
 
 def test_every_directive_is_worded_with_its_parameters():
     for kind in voc.DIRECTIVE_KINDS:
-        text = phase_prompts.directive_text(Directive(kind, title="Alpha", section_id="S2", finding="cite more",
-                                                      position=1, total=3, notice=voc.SECTION_COMPLETE))
+        text = phase_prompts.directive_text(
+            Directive(
+                kind,
+                title="Alpha",
+                section_id="S2",
+                finding="cite more",
+                position=1,
+                total=3,
+                notice=voc.SECTION_COMPLETE,
+            )
+        )
         assert text.strip(), kind
         if kind in (voc.ASSIGN_SECTION, voc.WRITE_SECTION, voc.FIND_EVIDENCE):
             assert "Alpha" in text
         if kind in (voc.ASSIGN_CORRECTION, voc.APPLY_CORRECTION):
             assert "[SECTION_ID: S2]" in text and "cite more" in text
-    assert phase_prompts.directive_text(Directive(voc.APPLY_CORRECTION, section_id="S1")).count(
-        phase_prompts.DEFAULT_FINDING) == 1
+    assert (
+        phase_prompts.directive_text(Directive(voc.APPLY_CORRECTION, section_id="S1")).count(
+            phase_prompts.DEFAULT_FINDING
+        )
+        == 1
+    )
     assert voc.NOTICES[voc.CORRECTION_APPLIED] in phase_prompts.directive_text(
-        Directive(voc.CLOSE_REVISION, notice=voc.CORRECTION_APPLIED))
+        Directive(voc.CLOSE_REVISION, notice=voc.CORRECTION_APPLIED)
+    )
 
 
 def test_unknown_directive_ids_are_refused():

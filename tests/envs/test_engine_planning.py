@@ -1,5 +1,6 @@
 """Round semantics, one by one: each action's edges, cycles dropped by priority,
 terminate votes, masks, the Collector, and the size of the action space."""
+
 from __future__ import annotations
 
 import asyncio
@@ -27,9 +28,17 @@ def plan(**actions):
 
 def test_action_table_matches_the_original_layout():
     assert T.size == 9
-    assert T.names(TEAM) == ["solo_process", "broadcast_all", "selective_query_LeadArchitect",
-                             "selective_query_Researcher", "selective_query_DataAnalyst",
-                             "selective_query_Reviewer", "aggregate_refine", "append", "terminate"]
+    assert T.names(TEAM) == [
+        "solo_process",
+        "broadcast_all",
+        "selective_query_LeadArchitect",
+        "selective_query_Researcher",
+        "selective_query_DataAnalyst",
+        "selective_query_Reviewer",
+        "aggregate_refine",
+        "append",
+        "terminate",
+    ]
     with pytest.raises(ValueError):
         T.decode(9)
 
@@ -47,8 +56,9 @@ def test_solo_has_no_edges():
 
 def test_broadcast_sends_to_every_other_agent():
     p = plan(DataAnalyst=T.broadcast)
-    assert sorted(p.edges) == sorted([("DataAnalyst", "LeadArchitect"), ("DataAnalyst", "Researcher"),
-                                      ("DataAnalyst", "Reviewer")])
+    assert sorted(p.edges) == sorted(
+        [("DataAnalyst", "LeadArchitect"), ("DataAnalyst", "Researcher"), ("DataAnalyst", "Reviewer")]
+    )
 
 
 def test_query_receives_from_the_target():
@@ -58,8 +68,9 @@ def test_query_receives_from_the_target():
 
 def test_aggregate_receives_from_all_others():
     p = plan(LeadArchitect=T.aggregate)
-    assert sorted(p.edges) == sorted([("Researcher", "LeadArchitect"), ("DataAnalyst", "LeadArchitect"),
-                                      ("Reviewer", "LeadArchitect")])
+    assert sorted(p.edges) == sorted(
+        [("Researcher", "LeadArchitect"), ("DataAnalyst", "LeadArchitect"), ("Reviewer", "LeadArchitect")]
+    )
 
 
 def test_append_sends_to_the_collector():
@@ -73,8 +84,9 @@ def test_terminate_is_a_vote_and_the_voter_does_not_run():
     assert not p.terminate  # 1 of 4 is not half
 
 
-@pytest.mark.parametrize("n, votes, ends", [(4, 1, False), (4, 2, True), (4, 3, True), (5, 2, False), (5, 3, True),
-                                            (1, 1, True)])
+@pytest.mark.parametrize(
+    "n, votes, ends", [(4, 1, False), (4, 2, True), (4, 3, True), (5, 2, False), (5, 3, True), (1, 1, True)]
+)
 def test_terminate_needs_at_least_half_of_the_agents(n, votes, ends):
     team = [f"A{i}" for i in range(n)]
     table = ActionTable(n)
@@ -111,8 +123,10 @@ def test_mutual_pair_is_allowed():
 
 
 def test_self_query_is_masked_and_a_masked_choice_falls_back_to_solo():
-    masks = {a: action_mask(T, i, round_index=0, min_rounds_before_terminate=2, report_empty=True)
-             for i, a in enumerate(TEAM)}
+    masks = {
+        a: action_mask(T, i, round_index=0, min_rounds_before_terminate=2, report_empty=True)
+        for i, a in enumerate(TEAM)
+    }
     for i, a in enumerate(TEAM):
         mask, reasons = masks[a]
         assert mask.dtype == np.int8 and mask[T.query(i)] == 0 and "itself" in reasons[T.query(i)]

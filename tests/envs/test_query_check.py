@@ -1,4 +1,5 @@
 """Generated search queries: junk (code, fragments, off-topic words) falls back to topic and outline terms."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,23 +9,27 @@ from agents_llm.engine.query_check import fallback_queries, junk_reason, query_t
 TOPIC = "Data validation with Pydantic models and type hints"
 
 
-@pytest.mark.parametrize("query,why", [
-    ("```python", "code"),
-    ("# Import the necessary modules", "code"),
-    ("from dataclasses import dataclass", "code"),
-    ("model = BaseModel(name='x')", "code"),
-    ("Pydantic", "too short"),
-    ("prompt='Why is the sky blue?'", "code"),
-    ("Why is the sky blue?", "names no term"),
-    ("!!! ### ??? ***", "symbols"),
-])
+@pytest.mark.parametrize(
+    "query,why",
+    [
+        ("```python", "code"),
+        ("# Import the necessary modules", "code"),
+        ("from dataclasses import dataclass", "code"),
+        ("model = BaseModel(name='x')", "code"),
+        ("Pydantic", "too short"),
+        ("prompt='Why is the sky blue?'", "code"),
+        ("Why is the sky blue?", "names no term"),
+        ("!!! ### ??? ***", "symbols"),
+    ],
+)
 def test_junk_queries_are_rejected_with_a_reason(query, why):
     reason = junk_reason(query, query_terms(TOPIC))
     assert reason is not None and why in reason
 
 
-@pytest.mark.parametrize("query", ["pydantic model validation", "type hints for data validation",
-                                   "How does Pydantic validate field types?"])
+@pytest.mark.parametrize(
+    "query", ["pydantic model validation", "type hints for data validation", "How does Pydantic validate field types?"]
+)
 def test_plausible_queries_pass(query):
     assert junk_reason(query, query_terms(TOPIC)) is None
 
@@ -37,8 +42,11 @@ def test_outline_and_objective_terms_count_as_topic_terms():
 
 def test_all_junk_falls_back_to_topic_and_outline():
     queries, rejected, fell_back = vet_queries(
-        ["```python", "# Import the necessary modules", "from dataclasses import dataclass"], topic=TOPIC,
-        objective="Field validators in Pydantic models", outline=["Pydantic models and type hints"])
+        ["```python", "# Import the necessary modules", "from dataclasses import dataclass"],
+        topic=TOPIC,
+        objective="Field validators in Pydantic models",
+        outline=["Pydantic models and type hints"],
+    )
     assert fell_back and len(rejected) == 3 and all(r["reason"] for r in rejected)
     assert queries[0] == TOPIC and "Field validators in Pydantic models" in queries
 

@@ -1,5 +1,6 @@
 """observe_comm_adjacency: the last round's communication graph as the observation's last
 block, equal to the infos' comm_adjacency; off by default, leaving every other block as it was."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,9 +42,11 @@ def test_observed_adjacency_equals_the_infos_after_a_broadcast_and_a_query_and_t
         assert not obs_on[a]["observation"][start:stop].any()  # no round yet: no edges
         assert np.array_equal(obs_on[a]["observation"][:start], obs_off[a]["observation"])
 
-    rounds = [_joint(LeadArchitect=T.broadcast, Reviewer=T.query(TEAM.index("DataAnalyst"))),
-              _joint(Researcher=T.query(TEAM.index("LeadArchitect"))),
-              _joint()]  # everyone works alone: the matrix empties again
+    rounds = [
+        _joint(LeadArchitect=T.broadcast, Reviewer=T.query(TEAM.index("DataAnalyst"))),
+        _joint(Researcher=T.query(TEAM.index("LeadArchitect"))),
+        _joint(),
+    ]  # everyone works alone: the matrix empties again
     expected = [{(0, 1), (0, 2), (0, 3), (2, 3)}, {(0, 1)}, set()]  # (sender, receiver)
     for joint, edges in zip(rounds, expected):
         obs_on, _, _, _, info_on = on.step(joint)

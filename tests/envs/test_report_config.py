@@ -1,4 +1,5 @@
 """The Hydra env group composes and builds the env through the registry."""
+
 from __future__ import annotations
 
 import sys
@@ -23,9 +24,18 @@ def composed():
         sys.path.pop(0)
     register_configs()
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return compose(config_name="config", overrides=[
-            "env=report_writing", "llm=scripted", "rag=hashing", "judge=reference", "judge.embedding=hashing",
-            "env.max_rounds=2", "env.team=[LeadArchitect,Researcher,Reviewer]"])
+        return compose(
+            config_name="config",
+            overrides=[
+                "env=report_writing",
+                "llm=scripted",
+                "rag=hashing",
+                "judge=reference",
+                "judge.embedding=hashing",
+                "env.max_rounds=2",
+                "env.team=[LeadArchitect,Researcher,Reviewer]",
+            ],
+        )
 
 
 @pytest.mark.slow  # the root config imports algos (torch): ~20 s on a busy 2-core machine
@@ -49,8 +59,13 @@ def test_env_yaml_builds_the_env_with_cpu_defaults_for_unselected_groups(tmp_pat
     assert DEFAULT_LLM["backend"] == "llamacpp" and DEFAULT_JUDGE["kind"] == "reference"
     cfg = OmegaConf.load(ROOT / "conf" / "env" / "report_writing.yaml")
     # What the root config gives when llm/judge/rag are selected (here: test double + hashing).
-    root = OmegaConf.create({"llm": {"backend": "scripted"}, "judge": {"kind": "reference", "embedding": "hashing"},
-                             "rag": {"embedding": {"backend": "hashing"}}})
+    root = OmegaConf.create(
+        {
+            "llm": {"backend": "scripted"},
+            "judge": {"kind": "reference", "embedding": "hashing"},
+            "rag": {"embedding": {"backend": "hashing"}},
+        }
+    )
     args = OmegaConf.to_container(OmegaConf.merge(root, cfg).env, resolve=True)
     assert args.pop("name") == "report_writing_v0" and "report_writing_v0" in envs.registered()
     assert args.pop("eval_overrides") == {"split": "holdout"}

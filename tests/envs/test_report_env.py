@@ -1,5 +1,6 @@
 """ReportWritingEnv: PettingZoo API and seeding, spaces and observations, rewards, the
 RoundPlan extension, and every bad input the issue lists."""
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,13 @@ def test_pettingzoo_parallel_seed():
 
 
 def test_make_through_the_registry_and_spaces():
-    env = envs.make("report_writing_v0", llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE,
-                    team=["LeadArchitect", "Researcher", "Researcher", "DataAnalyst", "Reviewer"])
+    env = envs.make(
+        "report_writing_v0",
+        llm={"backend": "scripted"},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        team=["LeadArchitect", "Researcher", "Researcher", "DataAnalyst", "Reviewer"],
+    )
     assert env.possible_agents == ["LeadArchitect", "Researcher", "Researcher_2", "DataAnalyst", "Reviewer"]
     assert env.action_space("Reviewer").n == 10
     obs, infos = env.reset(seed=3)
@@ -85,9 +91,12 @@ class StepJudge:
 
 
 def test_reward_deltas_reach_the_env_at_the_round_they_are_earned():
-    env = make_env(retriever=StubRetriever(), judge_obj=StepJudge(), judge={"kind": "reference", "w_score": 2.0,
-                                                                           "w_length": 0.5, "embedding": "hashing"},
-                   max_rounds=5)
+    env = make_env(
+        retriever=StubRetriever(),
+        judge_obj=StepJudge(),
+        judge={"kind": "reference", "w_score": 2.0, "w_length": 0.5, "embedding": "hashing"},
+        max_rounds=5,
+    )
     env.reset(seed=1)
     rewards, infos = [], []
     for acts in [joint(), joint(DataAnalyst=T.append), joint(), joint(), joint(Reviewer=T.append)]:
@@ -254,13 +263,18 @@ def test_an_unexpected_error_inside_a_round_keeps_report_and_trace(tmp_path):
 def test_step_plan_runs_a_fixed_policy_plan_with_phase_prompts_and_a_gate():
     env = make_env(retriever=StubRetriever(), backend=scripted(rules=[(r"Answer YES or NO", "YES, it is.")]))
     env.reset(seed=0)
-    plan = {"acting": ["LeadArchitect", "DataAnalyst"], "phase": "drafting",
-            "edges": [["LeadArchitect", "DataAnalyst"], ["DataAnalyst", "Collector"]],
-            "instructions": {"DataAnalyst": "Keep it to one paragraph."},
-            "gate_check": {"agent": "Reviewer", "question": "Is the first section written?"}}
+    plan = {
+        "acting": ["LeadArchitect", "DataAnalyst"],
+        "phase": "drafting",
+        "edges": [["LeadArchitect", "DataAnalyst"], ["DataAnalyst", "Collector"]],
+        "instructions": {"DataAnalyst": "Keep it to one paragraph."},
+        "gate_check": {"agent": "Reviewer", "question": "Is the first section written?"},
+    }
     obs, r, term, trunc, info = env.step_plan(plan)
     rec = env.trace.rounds[-1]
-    assert rec["source"] == "plan" and rec["phase"] == "drafting" and rec["order"] == [["LeadArchitect"], ["DataAnalyst"]]
+    assert (
+        rec["source"] == "plan" and rec["phase"] == "drafting" and rec["order"] == [["LeadArchitect"], ["DataAnalyst"]]
+    )
     prompt = rec["agents"]["DataAnalyst"]["prompt"][1]["content"]
     # The phase label picks phase prompts: not the learned-policy task, and the plan's instruction is shown.
     assert prompts.TASK["DataAnalyst"] not in prompt and "drafting" in prompt.lower()

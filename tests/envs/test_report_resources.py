@@ -1,6 +1,7 @@
 """Resources are passed, not cached per process: envs of different configs share nothing but
 the open handle on one store folder,
 envs built on one ReportResources (or one envs.ResourcePool) share it on purpose."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,14 @@ from envs.report_resources import ReportResources
 from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, isolated_cache  # noqa: F401 (fixture)
 
 SCRIPTED = {"backend": "scripted"}
-BASE = dict(llm=SCRIPTED, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=2, min_rounds_before_terminate=1,
-            task_id="hashing-secrets")
+BASE = dict(
+    llm=SCRIPTED,
+    rag=HASHING_RAG,
+    judge=HASHING_JUDGE,
+    max_rounds=2,
+    min_rounds_before_terminate=1,
+    task_id="hashing-secrets",
+)
 
 
 def _run_one_round(env):

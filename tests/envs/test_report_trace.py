@@ -1,4 +1,5 @@
 """The execution trace: versioned schema, every round's fields, secrets redacted."""
+
 from __future__ import annotations
 
 import json
@@ -17,11 +18,15 @@ TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
 
 def test_redaction_of_keys_tokens_and_environment_secrets(monkeypatch):
     monkeypatch.setenv("MY_SERVICE_API_KEY", "s3cr3t-value-123456")
-    doc = {"llm": {"api_key": "abc123456789", "api_key_env": "OPENAI_API_KEY", "max_tokens": 96},
-           "headers": {"Authorization": "Bearer eyJhbGciOi.JIUzI1NiJ9"},
-           "text": ("call with Bearer abcdefghijklmnop and sk-proj-ABCDEFGHIJKLMNOP1234 "
-                    "password=hunter2hunter2 and s3cr3t-value-123456"),
-           "prompt_tokens": 12}
+    doc = {
+        "llm": {"api_key": "abc123456789", "api_key_env": "OPENAI_API_KEY", "max_tokens": 96},
+        "headers": {"Authorization": "Bearer eyJhbGciOi.JIUzI1NiJ9"},
+        "text": (
+            "call with Bearer abcdefghijklmnop and sk-proj-ABCDEFGHIJKLMNOP1234 "
+            "password=hunter2hunter2 and s3cr3t-value-123456"
+        ),
+        "prompt_tokens": 12,
+    }
     out = redact(doc)
     assert out["llm"]["api_key"] == REDACTED and out["llm"]["api_key_env"] == "OPENAI_API_KEY"
     assert out["llm"]["max_tokens"] == 96 and out["prompt_tokens"] == 12
@@ -36,12 +41,19 @@ def test_episode_trace_validates_against_the_schema_and_hides_secrets(tmp_path, 
     monkeypatch.setenv("QMIX_TEST_TOKEN", "tok-0123456789abcdef")
     # A document that leaks a key into a prompt: the saved trace must not carry it.
     retriever = StubRetriever(texts=("Use the key tok-0123456789abcdef with Bearer zzzzzzzzzzzzzzzz to call it.",))
-    env = make_env(retriever=retriever, output_dir=str(tmp_path), save_episodes=True, max_rounds=3,
-                   llm={"backend": "scripted", "api_key": "sk-live-SHOULDNOTAPPEAR000"})
+    env = make_env(
+        retriever=retriever,
+        output_dir=str(tmp_path),
+        save_episodes=True,
+        max_rounds=3,
+        llm={"backend": "scripted", "api_key": "sk-live-SHOULDNOTAPPEAR000"},
+    )
     env.reset(seed=0)
-    actions = [{**{a: T.solo for a in TEAM}, "LeadArchitect": T.broadcast, "Researcher": T.query(0)},
-               {**{a: T.solo for a in TEAM}, "DataAnalyst": T.append},
-               {**{a: T.solo for a in TEAM}, "Reviewer": T.aggregate}]
+    actions = [
+        {**{a: T.solo for a in TEAM}, "LeadArchitect": T.broadcast, "Researcher": T.query(0)},
+        {**{a: T.solo for a in TEAM}, "DataAnalyst": T.append},
+        {**{a: T.solo for a in TEAM}, "Reviewer": T.aggregate},
+    ]
     for acts in actions:
         env.step(acts)
     [folder] = list(tmp_path.iterdir())
@@ -53,8 +65,11 @@ def test_episode_trace_validates_against_the_schema_and_hides_secrets(tmp_path, 
     assert doc["schema"] == SCHEMA_NAME and doc["version"] == 1
     assert [r["round"] for r in doc["rounds"]] == [1, 2, 3] and doc["end"]["reason"] == "truncated"
     r1, r2, r3 = doc["rounds"]
-    assert r1["actions"]["LeadArchitect"] == {"action": T.broadcast, "name": "broadcast_all",
-                                              "effective": "broadcast_all"}
+    assert r1["actions"]["LeadArchitect"] == {
+        "action": T.broadcast,
+        "name": "broadcast_all",
+        "effective": "broadcast_all",
+    }
     assert r1["order"][0] == ["LeadArchitect"] and "Researcher" in r1["order"][1]
     assert r1["agents"]["LeadArchitect"]["receivers"] == ["Researcher", "DataAnalyst", "Reviewer"]
     assert r1["agents"]["Researcher"]["senders"] == ["LeadArchitect"]

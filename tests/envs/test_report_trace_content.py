@@ -1,5 +1,6 @@
 """The trace records each round's written section text (`collector.content`), and
 replaying those texts in order rebuilds the report: appends join, revisions replace."""
+
 from __future__ import annotations
 
 import copy
@@ -24,12 +25,13 @@ def test_each_written_section_text_is_in_the_trace_and_replaying_rebuilds_the_re
     env = make_env(retriever=StubRetriever(), output_dir=str(tmp_path), save_episodes=True, max_rounds=5)
     env.reset(seed=0)
     written = []  # (round, section id, its text in the report right after the round): the env's own state
-    steps = [lambda: env.step(_solo(DataAnalyst=T.append)),
-             lambda: env.step(_solo()),  # nothing reaches the Collector
-             lambda: env.step(_solo(LeadArchitect=T.append)),
-             lambda: env.step_plan({"acting": ["Reviewer"], "edges": [["Reviewer", "Collector"]],
-                                    "revise_section": "S1"}),
-             lambda: env.step(_solo(DataAnalyst=T.append))]
+    steps = [
+        lambda: env.step(_solo(DataAnalyst=T.append)),
+        lambda: env.step(_solo()),  # nothing reaches the Collector
+        lambda: env.step(_solo(LeadArchitect=T.append)),
+        lambda: env.step_plan({"acting": ["Reviewer"], "edges": [["Reviewer", "Collector"]], "revise_section": "S1"}),
+        lambda: env.step(_solo(DataAnalyst=T.append)),
+    ]
     first_s1 = None
     for i, step in enumerate(steps, 1):
         _, _, _, _, info = step()
@@ -56,7 +58,12 @@ def test_each_written_section_text_is_in_the_trace_and_replaying_rebuilds_the_re
 
     states = replay_report(rounds)
     assert [[s["id"] for s in state] for state in states] == [
-        ["S1"], ["S1"], ["S1", "S2"], ["S1", "S2"], ["S1", "S2", "S3"]]
+        ["S1"],
+        ["S1"],
+        ["S1", "S2"],
+        ["S1", "S2"],
+        ["S1", "S2", "S3"],
+    ]
     assert states[2][0]["content"] == first_s1 and states[3][0]["content"] != first_s1
     final = [{"id": s.id, "title": s.title, "content": s.content} for s in env.report.sections]
     assert states[-1] == final

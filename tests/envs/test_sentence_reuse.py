@@ -1,4 +1,5 @@
 """When the writer has nothing better, the Collector reuses the retrieved sentences (reuse_sources on)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,13 +12,19 @@ from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.sentence_reuse import is_prose, pick_source_sentences, supported_share, why_reuse
 
 TOPIC = "Asynchronous programming in Python with asyncio"
-CHUNK = SourceRef("tasks.txt", None, "c1",
-                  "The function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop. "
-                  "The function asyncio.gather runs awaitables concurrently and returns their results in order. "
-                  "\n\n```python\nimport asyncio\n```\n\n"
-                  "Cancelling a Task raises CancelledError inside the wrapped coroutine at its next await.")
-GOOD = ("## Tasks\nThe function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop. "
-        "The function asyncio.gather runs awaitables concurrently and returns their results in order.")
+CHUNK = SourceRef(
+    "tasks.txt",
+    None,
+    "c1",
+    "The function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop. "
+    "The function asyncio.gather runs awaitables concurrently and returns their results in order. "
+    "\n\n```python\nimport asyncio\n```\n\n"
+    "Cancelling a Task raises CancelledError inside the wrapped coroutine at its next await.",
+)
+GOOD = (
+    "## Tasks\nThe function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop. "
+    "The function asyncio.gather runs awaitables concurrently and returns their results in order."
+)
 
 
 def collect(prose: str, sources=(CHUNK,), report=None):
@@ -27,19 +34,40 @@ def collect(prose: str, sources=(CHUNK,), report=None):
     async def call(agent, kind, messages, max_tokens):
         return replies.pop(0)
 
-    result = asyncio.run(Collector(reuse_sources=True).run(
-        call=call, report=report, contributions=[("DataAnalyst", "notes")], objective="Tasks in asyncio",
-        sources=list(sources)))
+    result = asyncio.run(
+        Collector(reuse_sources=True).run(
+            call=call,
+            report=report,
+            contributions=[("DataAnalyst", "notes")],
+            objective="Tasks in asyncio",
+            sources=list(sources),
+        )
+    )
     return result, report
 
 
-@pytest.mark.parametrize("prose,why", [
-    ("## The sky is blue.\nThe sky is blue.", "too short"),
-    ("## " + prompts.task_for("LeadArchitect", "drafting") + "\n" + prompts.task_for("DataAnalyst", "drafting")
-     + " " + prompts.TASK["Reviewer"] + " " + prompts.TASK["DataAnalyst"], "echoes the prompt"),
-    ("## Market\nMarketing teams expect rapid adoption across many consumer segments next year. Several startups "
-     "announced ambitious partnerships with automakers recently.", "not supported"),
-])
+@pytest.mark.parametrize(
+    "prose,why",
+    [
+        ("## The sky is blue.\nThe sky is blue.", "too short"),
+        (
+            "## "
+            + prompts.task_for("LeadArchitect", "drafting")
+            + "\n"
+            + prompts.task_for("DataAnalyst", "drafting")
+            + " "
+            + prompts.TASK["Reviewer"]
+            + " "
+            + prompts.TASK["DataAnalyst"],
+            "echoes the prompt",
+        ),
+        (
+            "## Market\nMarketing teams expect rapid adoption across many consumer segments next year. Several startups "
+            "announced ambitious partnerships with automakers recently.",
+            "not supported",
+        ),
+    ],
+)
 def test_junk_prose_gives_way_to_source_sentences(prose, why):
     result, report = collect(prose)
     assert result.status == "appended" and why in result.reused_sources
@@ -79,4 +107,5 @@ def test_helpers():
     assert supported_share(GOOD, [CHUNK.text]) == 1.0
     assert why_reuse(GOOD.split("\n", 1)[1], "Tasks", [CHUNK.text]) is None
     assert pick_source_sentences([CHUNK], focus="gather results") == [
-        "The function asyncio.gather runs awaitables concurrently and returns their results in order."]
+        "The function asyncio.gather runs awaitables concurrently and returns their results in order."
+    ]

@@ -1,4 +1,5 @@
 """algos.evaluation matches rliable's statistics (and their definitions) on fixed inputs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +9,13 @@ from scipy import stats as sps
 pytest.importorskip("rliable")
 from rliable import library, metrics  # noqa: E402
 
-from algos.evaluation import (aggregate_iqm, curve_bands, interval_estimates, probability_of_improvement,  # noqa: E402
-                              score_matrix)
+from algos.evaluation import (
+    aggregate_iqm,
+    curve_bands,
+    interval_estimates,
+    probability_of_improvement,  # noqa: E402
+    score_matrix,
+)
 
 X = np.array([[0.10, 0.50, 0.90], [0.20, 0.55, 0.80], [0.15, 0.60, 0.95], [0.30, 0.40, 0.70], [0.25, 0.45, 0.85]])
 Y = np.array([[0.12, 0.52, 0.60], [0.12, 0.52, 0.60], [0.12, 0.52, 0.60]])
@@ -25,8 +31,9 @@ def test_interval_matches_rliable():
     # arch's bootstrap is not reproducible from a passed RandomState alone, so the two runs
     # agree up to resampling noise (percentiles of 3000 resamples: well under 0.02 here).
     ours = interval_estimates({"x": X}, reps=3000, seed=3)["x"]
-    points, cis = library.get_interval_estimates({"x": X}, lambda s: np.array([metrics.aggregate_iqm(s)]), reps=3000,
-                                                 random_state=np.random.RandomState(3))
+    points, cis = library.get_interval_estimates(
+        {"x": X}, lambda s: np.array([metrics.aggregate_iqm(s)]), reps=3000, random_state=np.random.RandomState(3)
+    )
     assert ours.point == pytest.approx(float(points["x"][0]))
     assert (ours.low, ours.high) == pytest.approx((float(cis["x"][0][0]), float(cis["x"][1][0])), abs=0.02)
     assert ours.low < ours.point < ours.high

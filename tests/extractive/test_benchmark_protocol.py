@@ -1,4 +1,5 @@
 """experiments/benchmark.py on a tiny budget writes every file of its results folder."""
+
 from __future__ import annotations
 
 import json
@@ -20,17 +21,41 @@ def test_tiny_protocol_writes_every_result_file(tmp_path, corpus, isolated_cache
     from benchmark import RESULT_FILES
 
     tasks = tmp_path / "tasks.json"
-    tasks.write_text(json.dumps({"tasks": [dict(TASK, id="ssb-train"), dict(TASK, id="ssb-a", split="holdout"),
-                                           dict(TASK, id="ssb-b", split="holdout", topic="Dendrites in batteries")]}))
+    tasks.write_text(
+        json.dumps(
+            {
+                "tasks": [
+                    dict(TASK, id="ssb-train"),
+                    dict(TASK, id="ssb-a", split="holdout"),
+                    dict(TASK, id="ssb-b", split="holdout", topic="Dendrites in batteries"),
+                ]
+            }
+        )
+    )
     out = tmp_path / "results"
-    overrides = ["env=report_writing_extractive", "rag=hashing", "judge.embedding=hashing", f"env.corpus={corpus}",
-                 f"env.tasks={tasks}", "env.max_rounds=4"]
-    cmd = [sys.executable, str(ROOT / "experiments" / "benchmark.py"), "benchmark.seeds=[0,1]",
-           "benchmark.train_episodes=3", "benchmark.log_every=1", "benchmark.fixed=[handcrafted,preset:chain,random]",
-           "benchmark.fixed_runs=2", "benchmark.workers=1", "benchmark.reps=200", f"benchmark.out={out}",
-           f"benchmark.ship={tmp_path / 'shipped'}",
-           "benchmark.overrides=[" + ",".join(f"'{o}'" for o in overrides) + "]",
-           "benchmark.train_overrides=['algo.batch_size=2','algo.learning_starts=2','algo.target_update=soft']"]
+    overrides = [
+        "env=report_writing_extractive",
+        "rag=hashing",
+        "judge.embedding=hashing",
+        f"env.corpus={corpus}",
+        f"env.tasks={tasks}",
+        "env.max_rounds=4",
+    ]
+    cmd = [
+        sys.executable,
+        str(ROOT / "experiments" / "benchmark.py"),
+        "benchmark.seeds=[0,1]",
+        "benchmark.train_episodes=3",
+        "benchmark.log_every=1",
+        "benchmark.fixed=[handcrafted,preset:chain,random]",
+        "benchmark.fixed_runs=2",
+        "benchmark.workers=1",
+        "benchmark.reps=200",
+        f"benchmark.out={out}",
+        f"benchmark.ship={tmp_path / 'shipped'}",
+        "benchmark.overrides=[" + ",".join(f"'{o}'" for o in overrides) + "]",
+        "benchmark.train_overrides=['algo.batch_size=2','algo.learning_starts=2','algo.target_update=soft']",
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT), QMIX_CACHE_DIR=str(isolated_cache))
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -1,4 +1,5 @@
 """The extractive team: who talks to whom changes the report and its cost."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,10 @@ def test_a_researcher_that_never_reaches_the_collector_scores_lower(make_env):
     cut_off = [joint(Reviewer=APPEND)] * 4  # the Researcher works alone; the Reviewer has only deficiencies
     direct = [joint(Researcher=APPEND)] * 4
     relayed = [joint(Reviewer=T.query(1)), joint(Reviewer=APPEND)] * 2  # Researcher -> Reviewer -> Collector
-    scores = {name: play(make_env(), rounds)["report_score"]
-              for name, rounds in [("cut_off", cut_off), ("direct", direct), ("relayed", relayed)]}
+    scores = {
+        name: play(make_env(), rounds)["report_score"]
+        for name, rounds in [("cut_off", cut_off), ("direct", direct), ("relayed", relayed)]
+    }
     assert scores["cut_off"] == 0.0
     assert scores["direct"] > scores["cut_off"]
     assert scores["relayed"] > scores["cut_off"]
@@ -100,8 +103,10 @@ def test_roles_follow_their_rules(make_env):
     _, _, _, _, infos = env.step(joint(LeadArchitect=T.query(1), DataAnalyst=T.query(1)))
     out = infos["Researcher"]["round_outputs"]
     assert not out["LeadArchitect"].startswith("OBJECTIVE: Background")
-    assert all(any(ch.isdigit() for ch in line) or " is " in line or " are " in line or "provide" in line
-               for line in out["DataAnalyst"].splitlines())
+    assert all(
+        any(ch.isdigit() for ch in line) or " is " in line or " are " in line or "provide" in line
+        for line in out["DataAnalyst"].splitlines()
+    )
 
 
 def test_sections_carry_their_heading_and_references(make_env):

@@ -1,5 +1,6 @@
 """Fixtures for the handcrafted pipeline tests: a scripted TEST DOUBLE team whose answers
 depend on the role and phase in the prompt, a stub retriever, and the report env."""
+
 from __future__ import annotations
 
 import re
@@ -14,12 +15,16 @@ TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
 
 
 class StubRetriever(_StubRetriever):
-    def __init__(self, texts=('Sorting networks compare and swap pairs of values in a fixed order.',)):
+    def __init__(self, texts=("Sorting networks compare and swap pairs of values in a fixed order.",)):
         super().__init__(texts)
 
 
-ROLE_OF_SYSTEM = {"You are the Lead Architect": "LeadArchitect", "You are the Researcher": "Researcher",
-                  "You are the Data Analyst": "DataAnalyst", "You are the Reviewer": "Reviewer"}
+ROLE_OF_SYSTEM = {
+    "You are the Lead Architect": "LeadArchitect",
+    "You are the Researcher": "Researcher",
+    "You are the Data Analyst": "DataAnalyst",
+    "You are the Reviewer": "Reviewer",
+}
 _PHASE_ROUND = re.compile(r"Objective \((\w+) round (\d+)")
 
 DEFAULT_ANSWERS = {
@@ -79,10 +84,17 @@ class TeamScript:
 def make_env(script: TeamScript, *, retriever=None, team=None, max_rounds: int = 40, **kw):
     from envs.report_writing import ReportWritingEnv
 
-    return ReportWritingEnv(team=team or TEAM, llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE,
-                            max_rounds=max_rounds, min_rounds_before_terminate=1,
-                            backend=ScriptedBackend(responder=script), retriever=retriever or StubRetriever(),
-                            **{"infos": "full", **kw})  # these tests read the round's text from step's infos
+    return ReportWritingEnv(
+        team=team or TEAM,
+        llm={"backend": "scripted"},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        max_rounds=max_rounds,
+        min_rounds_before_terminate=1,
+        backend=ScriptedBackend(responder=script),
+        retriever=retriever or StubRetriever(),
+        **{"infos": "full", **kw},
+    )  # these tests read the round's text from step's infos
 
 
 def make_policy(env, **cfg):

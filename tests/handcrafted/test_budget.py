@@ -1,4 +1,5 @@
 """Fair budgets: the handcrafted pipeline fits the round budget the learners get."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,10 +12,20 @@ from .conftest import TeamScript, make_env, make_policy, run_pipeline
 def test_fit_rounds_keeps_a_schedule_that_fits_and_compacts_one_that_does_not():
     assert hp.fit_rounds(hp.DEFAULT_ROUNDS, 24) == hp.DEFAULT_ROUNDS
     assert hp.fit_rounds(hp.DEFAULT_ROUNDS, None) == hp.DEFAULT_ROUNDS
-    assert hp.fit_rounds(hp.DEFAULT_ROUNDS, 4) == {"planning": 1, "research": 1, "drafting": 2, "review": 0,
-                                                   "revision": 0}
-    assert hp.fit_rounds(hp.DEFAULT_ROUNDS, 7) == {"planning": 1, "research": 1, "drafting": 2, "review": 1,
-                                                   "revision": 2}
+    assert hp.fit_rounds(hp.DEFAULT_ROUNDS, 4) == {
+        "planning": 1,
+        "research": 1,
+        "drafting": 2,
+        "review": 0,
+        "revision": 0,
+    }
+    assert hp.fit_rounds(hp.DEFAULT_ROUNDS, 7) == {
+        "planning": 1,
+        "research": 1,
+        "drafting": 2,
+        "review": 1,
+        "revision": 2,
+    }
     for budget in range(1, 30):
         fitted = hp.fit_rounds(hp.DEFAULT_ROUNDS, budget)
         assert sum(fitted.values()) <= budget

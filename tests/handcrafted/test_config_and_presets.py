@@ -1,4 +1,5 @@
 """Phase config validation, outline/correction parsing, and the preset topologies on the env."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,20 +13,34 @@ from .conftest import TEAM, TeamScript, make_env
 SPEC = algos.EnvSpec(agents=list(TEAM), obs_dim=4, n_actions=len(TEAM) + 5, state_dim=0)
 
 
-@pytest.mark.parametrize("cfg, words", [
-    ({"patterns": {"drafting": [{"required": ["LeadArchitect", "Writer"]}]}},
-     ["phase drafting", "round pattern 0", "required", "'Writer'"]),
-    ({"patterns": {"review": [{"required": ["Reviewer"]}, {"required": ["Reviewer"], "optional": ["Editor"]}]}},
-     ["phase review", "round pattern 1", "optional", "'Editor'"]),
-    ({"patterns": {"research": [{"required": ["Researcher"], "edges": [["Researcher", "Ghost"]]}]}},
-     ["phase research", "unknown receiver 'Ghost'"]),
-    ({"patterns": {"research": [{"required": ["Researcher"], "edges": [["DataAnalyst", "Collector"]]}]}},
-     ["phase research", "sender 'DataAnalyst' does not run"]),
-    ({"patterns": {"research": [{"required": ["Researcher"], "extra": 1}]}}, ["algo.patterns.research[0]", "extra"]),
-    ({"rounds": {"writing": 3}}, ["algo.rounds", "unknown phase 'writing'"]),
-    ({"rounds": {"drafting": -1}}, ["algo.rounds.drafting", "-1"]),
-    ({"skip_strategy": "sometimes"}, ["algo.skip_strategy", "'sometimes'", "temporal_heuristic"]),
-])
+@pytest.mark.parametrize(
+    "cfg, words",
+    [
+        (
+            {"patterns": {"drafting": [{"required": ["LeadArchitect", "Writer"]}]}},
+            ["phase drafting", "round pattern 0", "required", "'Writer'"],
+        ),
+        (
+            {"patterns": {"review": [{"required": ["Reviewer"]}, {"required": ["Reviewer"], "optional": ["Editor"]}]}},
+            ["phase review", "round pattern 1", "optional", "'Editor'"],
+        ),
+        (
+            {"patterns": {"research": [{"required": ["Researcher"], "edges": [["Researcher", "Ghost"]]}]}},
+            ["phase research", "unknown receiver 'Ghost'"],
+        ),
+        (
+            {"patterns": {"research": [{"required": ["Researcher"], "edges": [["DataAnalyst", "Collector"]]}]}},
+            ["phase research", "sender 'DataAnalyst' does not run"],
+        ),
+        (
+            {"patterns": {"research": [{"required": ["Researcher"], "extra": 1}]}},
+            ["algo.patterns.research[0]", "extra"],
+        ),
+        ({"rounds": {"writing": 3}}, ["algo.rounds", "unknown phase 'writing'"]),
+        ({"rounds": {"drafting": -1}}, ["algo.rounds.drafting", "-1"]),
+        ({"skip_strategy": "sometimes"}, ["algo.skip_strategy", "'sometimes'", "temporal_heuristic"]),
+    ],
+)
 def test_bad_phase_config_is_refused_naming_what_and_where(cfg, words):
     with pytest.raises(ValueError) as err:
         algos.build("handcrafted", SPEC, cfg)
@@ -35,7 +50,9 @@ def test_bad_phase_config_is_refused_naming_what_and_where(cfg, words):
 
 def test_default_phases_need_their_agents_in_the_team():
     spec = algos.EnvSpec(agents=["LeadArchitect", "Researcher", "DataAnalyst"], obs_dim=4, n_actions=8, state_dim=0)
-    with pytest.raises(PhaseConfigError, match="phase review, round pattern 0: required names unknown agent 'Reviewer'"):
+    with pytest.raises(
+        PhaseConfigError, match="phase review, round pattern 0: required names unknown agent 'Reviewer'"
+    ):
         algos.build("handcrafted", spec)
 
 

@@ -1,4 +1,5 @@
 """evaluate.py eval.compare: the fixed policies on the same held-out episodes, one table."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ def test_parse_entry():
 
     assert parse_entry("preset:ring") == ("preset:ring", "preset", {"topology": "ring"})
     assert parse_entry("handcrafted:skip_strategy=always_include;rounds.drafting=4") == (
-        "handcrafted:skip_strategy=always_include;rounds.drafting=4", "handcrafted",
-        {"skip_strategy": "always_include", "rounds.drafting": 4})
+        "handcrafted:skip_strategy=always_include;rounds.drafting=4",
+        "handcrafted",
+        {"skip_strategy": "always_include", "rounds.drafting": 4},
+    )
     with pytest.raises(KeyError, match="unknown algorithm 'nope'"):
         parse_entry("nope")
 
@@ -28,12 +31,29 @@ def test_evaluate_compares_every_fixed_policy_in_one_table(tmp_path):
     out = tmp_path / "eval" / "metrics.json"
     env = dict(os.environ, QMIX_CACHE_DIR=str(tmp_path / "cache"))
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "experiments" / "evaluate.py"), "env=report_writing", "llm=scripted",
-         "rag=hashing", "judge=reference", "judge.embedding=hashing", "algo=handcrafted",
-         "algo.rounds={planning: 1, research: 1, drafting: 2, review: 1, revision: 2}", "env.max_rounds=8",
-         "eval.episodes=1", f"eval.compare=[{','.join(POLICIES)}]", f"eval.out={out}", "logger.wandb=false",
-         f"hydra.run.dir={tmp_path / 'run'}"],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "evaluate.py"),
+            "env=report_writing",
+            "llm=scripted",
+            "rag=hashing",
+            "judge=reference",
+            "judge.embedding=hashing",
+            "algo=handcrafted",
+            "algo.rounds={planning: 1, research: 1, drafting: 2, review: 1, revision: 2}",
+            "env.max_rounds=8",
+            "eval.episodes=1",
+            f"eval.compare=[{','.join(POLICIES)}]",
+            f"eval.out={out}",
+            "logger.wandb=false",
+            f"hydra.run.dir={tmp_path / 'run'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((out.parent / "comparison.json").read_text())
     assert [r["policy"] for r in result["rows"]] == POLICIES

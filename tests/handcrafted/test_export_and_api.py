@@ -1,4 +1,5 @@
 """Export (Markdown, LaTeX, PDF), the write_report API and command, and bad input."""
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,11 @@ NASTY = "Costs 5% & more_than $3 {x} #1 ^2 ~ \\path <a|b> — “quoted” naïv
 
 def sample_report() -> ReportState:
     rep = ReportState(topic="Sorting & searching")
-    rep.append("Methods_1", "First **key** point. " + NASTY + "\n\n- item one\n- item two",
-               [SourceRef("a.pdf", 3, "c1"), SourceRef("b.md", None, "c2")])
+    rep.append(
+        "Methods_1",
+        "First **key** point. " + NASTY + "\n\n- item one\n- item two",
+        [SourceRef("a.pdf", 3, "c1"), SourceRef("b.md", None, "c2")],
+    )
     rep.append("Results", "Second section.", [SourceRef("b.md", None, "c2")])
     rep.note_deficiency("quantum sorting")
     return rep
@@ -44,11 +48,30 @@ def test_latex_escapes_model_text():
     body = tex.split(r"\maketitle", 1)[1]
     text = body.split(r"\section{Results}")[0].split("Costs", 1)[1].split(r"\begin{itemize}")[0]
     for special in "%&#_{}":  # never bare in the model's text
-        assert re.search(rf"(?<!\\){re.escape(special)}", text.replace(r"\textbackslash{}", "").replace(
-            r"\textasciicircum{}", "").replace(r"\textasciitilde{}", "")) is None, special
+        assert (
+            re.search(
+                rf"(?<!\\){re.escape(special)}",
+                text.replace(r"\textbackslash{}", "")
+                .replace(r"\textasciicircum{}", "")
+                .replace(r"\textasciitilde{}", ""),
+            )
+            is None
+        ), special
     assert "<a|b>" not in text and "\\path" not in text.replace(r"\textbackslash{}path", "")
-    for escaped in (r"5\% ", r"\& more", r"more\_than", r"\$3", r"\{x\}", r"\#1", r"\textbackslash{}path",
-                    r"$<$a$|$b$>$", r"\textbf{key}", "naive", "``quoted''", "---"):
+    for escaped in (
+        r"5\% ",
+        r"\& more",
+        r"more\_than",
+        r"\$3",
+        r"\{x\}",
+        r"\#1",
+        r"\textbackslash{}path",
+        r"$<$a$|$b$>$",
+        r"\textbf{key}",
+        "naive",
+        "``quoted''",
+        "---",
+    ):
         assert escaped in body, escaped
     assert all(ord(c) < 128 for c in tex) and "\x07" not in tex
     assert r"\cite{ref1,ref2}" in body and r"\bibitem{ref2} b.md" in body
@@ -81,24 +104,39 @@ def test_empty_report_is_marked_short():
 
 # -- the API ---------------------------------------------------------------------------
 def api_kwargs(tmp_path, script=None, retriever=None, **kw):
-    return dict(data_root=tmp_path / "data", output_root=tmp_path / "out", llm={"backend": "scripted"},
-                rag=HASHING_RAG, judge=HASHING_JUDGE, backend=ScriptedBackend(responder=script or TeamScript()),
-                retriever=retriever, pdf=False, **kw)
+    return dict(
+        data_root=tmp_path / "data",
+        output_root=tmp_path / "out",
+        llm={"backend": "scripted"},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        backend=ScriptedBackend(responder=script or TeamScript()),
+        retriever=retriever,
+        pdf=False,
+        **kw,
+    )
 
 
 def docs_folder(tmp_path) -> Path:
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / "sorting.md").write_text("# Sorting networks\n\nA sorting network compares and swaps pairs of "
-                                       "values in a fixed order. Batcher's networks have depth log squared n.\n")
+    (folder / "sorting.md").write_text(
+        "# Sorting networks\n\nA sorting network compares and swaps pairs of "
+        "values in a fixed order. Batcher's networks have depth log squared n.\n"
+    )
     return folder
 
 
 def test_write_report_api_returns_report_tokens_and_files(tmp_path):
     from agents_llm import write_report
 
-    result = asyncio.run(write_report("Sorting networks", docs_folder(tmp_path),
-                                      **api_kwargs(tmp_path, algo={"rounds": {"research": 2, "drafting": 4}})))
+    result = asyncio.run(
+        write_report(
+            "Sorting networks",
+            docs_folder(tmp_path),
+            **api_kwargs(tmp_path, algo={"rounds": {"research": 2, "drafting": 4}}),
+        )
+    )
     assert len(result.report.sections) == 2 and not result.short
     assert result.tokens["total_tokens"] == result.tokens["prompt_tokens"] + result.tokens["completion_tokens"] > 0
     assert "LeadArchitect" in result.tokens["by_caller"]
@@ -116,8 +154,11 @@ def test_no_relevant_documents_gives_a_marked_short_report(tmp_path):
     """Nothing retrieved: every section is skipped and the report says what is missing
     (the searches that found nothing, noted as gaps in PLANNING)."""
     script = TeamScript()  # its Researcher searches for "sorting networks"
-    result = asyncio.run(__import__("agents_llm").write_report(
-        "Dragon biology", docs_folder(tmp_path), **api_kwargs(tmp_path, script, retriever=StubRetriever(texts=()))))
+    result = asyncio.run(
+        __import__("agents_llm").write_report(
+            "Dragon biology", docs_folder(tmp_path), **api_kwargs(tmp_path, script, retriever=StubRetriever(texts=()))
+        )
+    )
     assert result.short and result.report.sections == []
     # the Researcher's off-topic query ("sorting networks") fell back to the topic, which found nothing
     assert result.report.deficient_topics == ["Dragon biology"]
@@ -136,11 +177,14 @@ def _folder(tmp_path, name, files=()):
     return folder
 
 
-@pytest.mark.parametrize("make_docs, words", [
-    (lambda t: t / "missing", ["docs path does not exist", "missing"]),
-    (lambda t: _folder(t, "empty"), ["no document to read in", "empty", "the folder is empty"]),
-    (lambda t: _folder(t, "odd", ["x.xyz"]), ["no document to read in", "odd", "x.xyz"]),
-])
+@pytest.mark.parametrize(
+    "make_docs, words",
+    [
+        (lambda t: t / "missing", ["docs path does not exist", "missing"]),
+        (lambda t: _folder(t, "empty"), ["no document to read in", "empty", "the folder is empty"]),
+        (lambda t: _folder(t, "odd", ["x.xyz"]), ["no document to read in", "odd", "x.xyz"]),
+    ],
+)
 def test_bad_docs_fail_before_any_model_call(tmp_path, make_docs, words):
     from agents_llm.api import ReportInputError, run_report
 
@@ -158,7 +202,9 @@ def test_unknown_agent_in_phase_config_fails_before_any_model_call(tmp_path):
 
     script = TeamScript()
     bad = {"patterns": {"drafting": [{"required": ["LeadArchitect", "Editor"]}]}}
-    with pytest.raises(PhaseConfigError, match="phase drafting, round pattern 0: required names unknown agent 'Editor'"):
+    with pytest.raises(
+        PhaseConfigError, match="phase drafting, round pattern 0: required names unknown agent 'Editor'"
+    ):
         run_report("Sorting networks", docs_folder(tmp_path), **api_kwargs(tmp_path, script, algo=bad))
     assert script.calls == [] and not (tmp_path / "out").exists()
 
@@ -186,15 +232,31 @@ def test_a_run_that_breaks_keeps_the_report_so_far(tmp_path):
 # -- the command -----------------------------------------------------------------------
 def run_cli(tmp_path, *args):
     env = dict(os.environ, QMIX_CACHE_DIR=str(tmp_path / "cache"))
-    return subprocess.run([sys.executable, str(ROOT / "experiments" / "write_report.py"), *args,
-                           "llm=scripted", "rag=hashing", "judge.embedding=hashing", "export.pdf=false",
-                           f"output_root={tmp_path / 'out'}", f"data_root={tmp_path / 'data'}"],
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    return subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "write_report.py"),
+            *args,
+            "llm=scripted",
+            "rag=hashing",
+            "judge.embedding=hashing",
+            "export.pdf=false",
+            f"output_root={tmp_path / 'out'}",
+            f"data_root={tmp_path / 'data'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
+    )
 
 
 def test_command_writes_the_report(tmp_path):
     docs = docs_folder(tmp_path)
-    proc = run_cli(tmp_path, "task=Sorting networks", f"docs={docs}", "algo.rounds.drafting=2", "algo.rounds.research=1")
+    proc = run_cli(
+        tmp_path, "task=Sorting networks", f"docs={docs}", "algo.rounds.drafting=2", "algo.rounds.research=1"
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Report: Sorting networks" in proc.stdout and "PDF skipped: export.pdf=false" in proc.stdout
     out = next((tmp_path / "out").iterdir())
@@ -212,12 +274,19 @@ def test_command_reports_bad_input_clearly(tmp_path):
 def test_write_report_shows_per_round_progress_when_asked_and_stays_quiet_by_default(tmp_path, capsys):
     from agents_llm.api import run_report
 
-    run_report("Sorting networks", docs_folder(tmp_path), progress="plain",
-               **api_kwargs(tmp_path, TeamScript(), algo={"rounds": {"research": 1, "drafting": 2}}))
+    run_report(
+        "Sorting networks",
+        docs_folder(tmp_path),
+        progress="plain",
+        **api_kwargs(tmp_path, TeamScript(), algo={"rounds": {"research": 1, "drafting": 2}}),
+    )
     err = capsys.readouterr().err
     assert "round 1/" in err and "tokens" in err, err  # the first round's line: round, tokens (score once scored)
     assert "write_report episode 1/1" in err and "eta" in err, err
     (tmp_path / "again").mkdir()
-    run_report("Sorting networks", docs_folder(tmp_path / "again"),
-               **api_kwargs(tmp_path / "again", TeamScript(), algo={"rounds": {"research": 1, "drafting": 2}}))
+    run_report(
+        "Sorting networks",
+        docs_folder(tmp_path / "again"),
+        **api_kwargs(tmp_path / "again", TeamScript(), algo={"rounds": {"research": 1, "drafting": 2}}),
+    )
     assert "round 1/" not in capsys.readouterr().err, "the Python API is quiet unless asked"

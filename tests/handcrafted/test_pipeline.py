@@ -3,6 +3,7 @@
 Every test runs whole episodes through `env.step_plan` and asserts on the trace, the
 prompts the agents received and the report the env holds.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -45,12 +46,17 @@ def test_phases_run_in_order_with_their_round_budgets():
 
 
 def test_round_patterns_cycle_within_a_phase():
-    three = [{"required": ["LeadArchitect"]},
-             {"required": ["LeadArchitect", "Researcher"], "edges": [["LeadArchitect", "Researcher"]]},
-             {"required": ["Reviewer", "LeadArchitect"], "edges": ["Reviewer->LeadArchitect"]}]
+    three = [
+        {"required": ["LeadArchitect"]},
+        {"required": ["LeadArchitect", "Researcher"], "edges": [["LeadArchitect", "Researcher"]]},
+        {"required": ["Reviewer", "LeadArchitect"], "edges": ["Reviewer->LeadArchitect"]},
+    ]
     env = make_env(TeamScript())
-    policy = make_policy(env, rounds={"planning": 1, "research": 7, "drafting": 0, "review": 0, "revision": 0},
-                         patterns={"research": three})
+    policy = make_policy(
+        env,
+        rounds={"planning": 1, "research": 7, "drafting": 0, "review": 0, "revision": 0},
+        patterns={"research": three},
+    )
     rounds, _ = run_pipeline(env, policy)
     research = [r for r in rounds if r["phase"] == "research"]
     assert len(research) == 7
@@ -58,14 +64,19 @@ def test_round_patterns_cycle_within_a_phase():
     for k, r in enumerate(research):
         assert sorted(r["agents"]) == sorted(expected_acting[k % 3]), f"research round {k + 1}"
         edges = [(e["sender"], e["receiver"]) for e in r["edges"]]
-        assert edges == [tuple(e) if not isinstance(e, str) else tuple(e.split("->")) for e in three[k % 3].get("edges", [])]
+        assert edges == [
+            tuple(e) if not isinstance(e, str) else tuple(e.split("->")) for e in three[k % 3].get("edges", [])
+        ]
 
 
-@pytest.mark.parametrize("phase, role, signal", [
-    ("research", "Researcher", voc.RESEARCH_EXHAUSTED),
-    ("drafting", "LeadArchitect", voc.DRAFTING_COMPLETE),
-    ("revision", "LeadArchitect", voc.REVISION_COMPLETE),
-])
+@pytest.mark.parametrize(
+    "phase, role, signal",
+    [
+        ("research", "Researcher", voc.RESEARCH_EXHAUSTED),
+        ("drafting", "LeadArchitect", voc.DRAFTING_COMPLETE),
+        ("revision", "LeadArchitect", voc.REVISION_COMPLETE),
+    ],
+)
 def test_each_exit_signal_ends_its_phase(phase, role, signal):
     """The signal comes in the phase's round 3; the phase ends there, the next one starts."""
     budgets = {"planning": 1, "research": 6, "drafting": 8, "review": 1, "revision": 8}
@@ -84,7 +95,7 @@ def test_each_exit_signal_ends_its_phase(phase, role, signal):
     env = make_env(TeamScript({(role, phase.upper()): answer, **extra}))
     seq = phases_of(run_pipeline(env, make_policy(env, rounds=budgets))[0])
     assert seq.count(phase) == 3, seq
-    after = seq[seq.index(phase) + 3:]
+    after = seq[seq.index(phase) + 3 :]
     following = {"research": "drafting", "drafting": "review", "revision": None}[phase]
     assert (after[0] if after else None) == following
     # Without the signal the phase runs longer.
@@ -95,25 +106,33 @@ def test_each_exit_signal_ends_its_phase(phase, role, signal):
 def test_section_sentinels_advance_through_the_outline():
     """After an append the LeadArchitect gets SECTION_COMPLETE and the next title; when
     nothing is appended, SECTION_SKIPPED and the title after it."""
+
     def analyst(role, phase, rnd, request):
         # The section "Beta results" has only absence markers: the Collector skips it.
-        return "[RESEARCH_EXHAUSTED]" if "Beta results" in request.messages[-1][1] else "Sorting networks compare pairs."
+        return (
+            "[RESEARCH_EXHAUSTED]" if "Beta results" in request.messages[-1][1] else "Sorting networks compare pairs."
+        )
 
     script = TeamScript({("DataAnalyst", "DRAFTING"): analyst})
     env = make_env(script)
     rounds, _ = run_pipeline(env, make_policy(env, rounds={"drafting": 10, "review": 0, "revision": 0}))
     lead = [u for _, u in script.prompts_of("LeadArchitect", "DRAFTING")]
     assert len(lead) == 3
-    assert "Section to write now (1 of 3): Alpha methods" in lead[0] and voc.NOTICES[voc.SECTION_COMPLETE] not in lead[0]
+    assert (
+        "Section to write now (1 of 3): Alpha methods" in lead[0] and voc.NOTICES[voc.SECTION_COMPLETE] not in lead[0]
+    )
     assert f"{voc.NOTICES[voc.SECTION_COMPLETE]} Section to write now (2 of 3): Beta results" in lead[1]
     assert f"{voc.NOTICES[voc.SECTION_SKIPPED]} Section to write now (3 of 3): Gamma limits" in lead[2]
-    statuses = [r["collector"]["status"] for r in rounds if r["phase"] == "drafting" and r["collector"]["status"] != "idle"]
+    statuses = [
+        r["collector"]["status"] for r in rounds if r["phase"] == "drafting" and r["collector"]["status"] != "idle"
+    ]
     assert statuses == ["appended", "skipped", "appended"]
     assert len(env.report.sections) == 2
 
 
 def test_no_evidence_skips_the_writing_round():
     """A Researcher with nothing for a section: its writing round is not run at all."""
+
     def researcher(role, phase, rnd, request):
         return voc.RESEARCH_EXHAUSTED if "Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
 
@@ -128,14 +147,18 @@ def test_no_evidence_skips_the_writing_round():
 
 
 def test_revision_replaces_the_tagged_section_in_place_and_advances_corrections():
-    script = TeamScript({
-        ("Reviewer", "REVIEW"): "[SECTION_ID: S2] give the depth\n[SECTION_ID: S3] name a use",
-        ("LeadArchitect", "REVIEW"): "ok",
-        # the rewrite carries the tag of the section it corrects
-        ("DataAnalyst", "REVISION"): lambda r, p, rnd, req: (
-            "[SECTION_ID: S2] Depth bounds the time." if "[SECTION_ID: S2] (" in req.messages[-1][1]
-            else "[SECTION_ID: S3] Networks sort in hardware."),
-    })
+    script = TeamScript(
+        {
+            ("Reviewer", "REVIEW"): "[SECTION_ID: S2] give the depth\n[SECTION_ID: S3] name a use",
+            ("LeadArchitect", "REVIEW"): "ok",
+            # the rewrite carries the tag of the section it corrects
+            ("DataAnalyst", "REVISION"): lambda r, p, rnd, req: (
+                "[SECTION_ID: S2] Depth bounds the time."
+                if "[SECTION_ID: S2] (" in req.messages[-1][1]
+                else "[SECTION_ID: S3] Networks sort in hardware."
+            ),
+        }
+    )
     script.answers[("LeadArchitect", "REVISION")] = "Apply it."
     env = make_env(script)
     policy = make_policy(env, rounds={"revision": 4})
@@ -157,8 +180,12 @@ def test_revision_replaces_the_tagged_section_in_place_and_advances_corrections(
 
 
 def test_revision_follows_the_writers_tag_over_the_assignment():
-    script = TeamScript({("Reviewer", "REVIEW"): "[SECTION_ID: S1] too short",
-                         ("DataAnalyst", "REVISION"): "[SECTION_ID: S3] Networks sort in hardware."})
+    script = TeamScript(
+        {
+            ("Reviewer", "REVIEW"): "[SECTION_ID: S1] too short",
+            ("DataAnalyst", "REVISION"): "[SECTION_ID: S3] Networks sort in hardware.",
+        }
+    )
     env = make_env(script)
     run_pipeline(env, make_policy(env, rounds={"revision": 2}))
     assert [s.revision for s in env.report.sections] == [0, 0, 1]
@@ -167,11 +194,13 @@ def test_revision_follows_the_writers_tag_over_the_assignment():
 
 def _planning_researcher_runs(strategy, first_answer, gate="YES"):
     """Whether the optional Researcher of PLANNING round 2 ran, after saying `first_answer` in round 1."""
-    script = TeamScript({("Researcher", "PLANNING"): lambda r, p, rnd, req: first_answer if rnd == 1 else "More."},
-                        gate=gate)
+    script = TeamScript(
+        {("Researcher", "PLANNING"): lambda r, p, rnd, req: first_answer if rnd == 1 else "More."}, gate=gate
+    )
     env = make_env(script)
-    rounds, _ = run_pipeline(env, make_policy(env, skip_strategy=strategy,
-                                              rounds={"planning": 2, "research": 0, "drafting": 0}))
+    rounds, _ = run_pipeline(
+        env, make_policy(env, skip_strategy=strategy, rounds={"planning": 2, "research": 0, "drafting": 0})
+    )
     assert [r["phase"] for r in rounds] == ["planning", "planning"]
     return "Researcher" in rounds[1]["agents"], rounds, script
 

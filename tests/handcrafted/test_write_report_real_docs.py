@@ -5,6 +5,7 @@ Slow: one short handcrafted run per installed model (about 2.5 minutes each on a
 qwen2.5-coder-0.5b is skipped unless its `qwen05` extra is installed).
 The documents are technical prose written for this test (how Python's asyncio works).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -26,7 +27,8 @@ DOCS = {
         "multitasking rather than from several threads running at once.\n\n"
         "A blocking call such as a long computation or a synchronous file read stops the whole loop. Such work "
         "should be moved to a thread pool with asyncio.to_thread or to a process pool, so that other tasks keep "
-        "running.\n"),
+        "running.\n"
+    ),
     "coroutines.txt": (
         "A coroutine function is declared with async def. Calling it does not run its body; it returns a "
         "coroutine object that must be awaited or scheduled on the event loop.\n\n"
@@ -34,7 +36,8 @@ DOCS = {
         "objects can be awaited: coroutines, tasks and futures. While the coroutine is suspended, the event loop "
         "is free to run other work.\n\n"
         "Forgetting to await a coroutine is a common mistake. The coroutine object is then never executed, and "
-        "Python emits a RuntimeWarning saying that the coroutine was never awaited.\n"),
+        "Python emits a RuntimeWarning saying that the coroutine was never awaited.\n"
+    ),
     "tasks.txt": (
         "A task wraps a coroutine and schedules it to run on the event loop as soon as possible. The function "
         "asyncio.create_task returns a Task object, and the coroutine starts running concurrently with the code "
@@ -43,7 +46,8 @@ DOCS = {
         "the order in which they were passed. If one of them raises an exception, gather propagates it to the "
         "caller unless return_exceptions is set to true.\n\n"
         "A running task can be cancelled with its cancel method. Cancellation raises a CancelledError inside the "
-        "wrapped coroutine at its next suspension point, which gives the coroutine a chance to clean up.\n"),
+        "wrapped coroutine at its next suspension point, which gives the coroutine a chance to clean up.\n"
+    ),
     "timeouts.txt": (
         "Network code must not wait forever. The function asyncio.wait_for waits for an awaitable with a "
         "timeout and cancels it when the timeout expires, raising TimeoutError in the caller.\n\n"
@@ -51,12 +55,21 @@ DOCS = {
         "the deadline passes, the tasks inside the block are cancelled and the error is raised when the block "
         "exits.\n\n"
         "Timeouts combine with task groups. An asyncio.TaskGroup waits for all the tasks it created, and when "
-        "one task fails, the group cancels the remaining tasks before it raises the error.\n"),
+        "one task fails, the group cancels the remaining tasks before it raises the error.\n"
+    ),
 }
 ROUNDS = {"planning": 1, "research": 1, "drafting": 4, "review": 0, "revision": 0}
-MODELS = ["smollm2-135m", pytest.param("qwen2.5-coder-0.5b", marks=pytest.mark.xfail(
-    strict=True, reason="known failure, measured: 2 sections but 0 of 18 sentences from the documents "
-                        "(qwen paraphrases in its own words, which the prose check does not replace)"))]
+MODELS = [
+    "smollm2-135m",
+    pytest.param(
+        "qwen2.5-coder-0.5b",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="known failure, measured: 2 sections but 0 of 18 sentences from the documents "
+            "(qwen paraphrases in its own words, which the prose check does not replace)",
+        ),
+    ),
+]
 
 
 def overlap(sentence: str, source: str) -> float:
@@ -80,17 +93,27 @@ def test_write_report_on_real_documents_quotes_them_with_references(tmp_path, mo
     docs.mkdir()
     for name, text in DOCS.items():
         (docs / name).write_text(text)
-    result = asyncio.run(write_report(
-        "Asynchronous programming in Python with asyncio", docs, data_root=tmp_path / "data",
-        output_root=tmp_path / "out", algo={"rounds": ROUNDS}, pdf=False,
-        llm={"backend": "llamacpp", "model": model},
-        rag={"embedding": {"backend": "hashing"}}, judge={"kind": "reference", "embedding": "hashing"}))
+    result = asyncio.run(
+        write_report(
+            "Asynchronous programming in Python with asyncio",
+            docs,
+            data_root=tmp_path / "data",
+            output_root=tmp_path / "out",
+            algo={"rounds": ROUNDS},
+            pdf=False,
+            llm={"backend": "llamacpp", "model": model},
+            rag={"embedding": {"backend": "hashing"}},
+            judge={"kind": "reference", "embedding": "hashing"},
+        )
+    )
     report = result.report
     source_sentences = [s for text in DOCS.values() for s in sentences(text)]
     report_sentences = [s for sec in report.sections for s in sentences(sec.content) if len(words(s)) >= 4]
     quoted = [s for s in report_sentences if max(overlap(s, src) for src in source_sentences) >= 0.7]
-    print(f"\n{model}: {result.seconds:.0f} s, {result.rounds} rounds, {len(report.sections)} sections, "
-          f"{len(quoted)}/{len(report_sentences)} sentences from the documents\n{report.to_markdown()}")
+    print(
+        f"\n{model}: {result.seconds:.0f} s, {result.rounds} rounds, {len(report.sections)} sections, "
+        f"{len(quoted)}/{len(report_sentences)} sentences from the documents\n{report.to_markdown()}"
+    )
     assert len(report.sections) >= 2, report.to_markdown()
     assert report_sentences and len(quoted) / len(report_sentences) >= 0.6, report_sentences
     md = (result.output_dir / "report.md").read_text()

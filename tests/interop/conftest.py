@@ -1,4 +1,5 @@
 """Fixtures for the interop tests: the report env on the scripted TEST DOUBLE backend."""
+
 from __future__ import annotations
 
 from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, StubRetriever, isolated_cache  # noqa: F401 (fixture)
@@ -9,7 +10,14 @@ def report_env(**overrides):
     from agents_llm.backends.scripted import ScriptedBackend
     from envs.report_writing import ReportWritingEnv
 
-    cfg = dict(llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=3,
-               min_rounds_before_terminate=1, backend=ScriptedBackend(), retriever=StubRetriever())
+    cfg = dict(
+        llm={"backend": "scripted"},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        max_rounds=3,
+        min_rounds_before_terminate=1,
+        backend=ScriptedBackend(),
+        retriever=StubRetriever(),
+    )
     cfg.update(overrides)
     return ReportWritingEnv(**cfg)

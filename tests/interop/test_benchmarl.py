@@ -7,6 +7,7 @@ without its video dependencies, on the project's torch). The test runs there, fo
 ``BENCHMARL_PYTHON`` (or the current interpreter when it has BenchMARL), and skips
 with the reason otherwise.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
 
-SCRIPT = r'''
+SCRIPT = r"""
 import json, sys, tempfile
 import torch
 from benchmarl.algorithms import QmixConfig
@@ -49,7 +50,7 @@ with set_exploration_type(ExplorationType.DETERMINISTIC), torch.no_grad():
     episode = experiment.test_env.rollout(max_steps=2, policy=experiment.policy)
 print(json.dumps({"return": episode["next", "agents", "reward"][..., 0, 0].sum().item(),
                   "actions": episode["agents", "action"].tolist(), "group_map": experiment.test_env.group_map}))
-'''
+"""
 
 
 def _benchmarl_python() -> str | None:
@@ -67,8 +68,10 @@ def _benchmarl_python() -> str | None:
 def test_benchmarl_qmix_learns_the_two_step_optimum_on_our_task():
     python = _benchmarl_python()
     if python is None:
-        pytest.skip("BenchMARL is not installed (it needs torchrl<0.12, beside the bench extra's 0.14.1): "
-                    "run `make benchmarl-env` and set BENCHMARL_PYTHON=.venv-benchmarl/bin/python")
+        pytest.skip(
+            "BenchMARL is not installed (it needs torchrl<0.12, beside the bench extra's 0.14.1): "
+            "run `make benchmarl-env` and set BENCHMARL_PYTHON=.venv-benchmarl/bin/python"
+        )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     res = subprocess.run([python, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-4000:]

@@ -1,4 +1,5 @@
 """The report env's default infos are what TorchRL can stack; the text stays reachable."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,8 @@ KEYS = set(STACKABLE_TEAM) | set(STACKABLE_AGENT) | {"comm_adjacency"}
 
 def _is_stackable(value) -> bool:
     return isinstance(value, (bool, int, float, np.integer, np.floating)) or (
-        isinstance(value, np.ndarray) and value.dtype.kind in "biuf")
+        isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+    )
 
 
 def test_default_infos_have_the_same_numeric_keys_at_reset_and_every_step_and_the_text_is_in_last_round_info():

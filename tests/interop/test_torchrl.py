@@ -1,4 +1,5 @@
 """TorchRL trains on the project's envs: PettingZooWrapper, check_env_specs, QMixer + QMixerLoss."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -93,27 +94,52 @@ def test_torchrl_qmixer_and_qmixer_loss_learn_the_two_step_optimum():
     n_agents = len(env.group_map[TEAM_GROUP])
     obs_key = (TEAM_GROUP, "observation", "observation")
     n_actions = env.full_action_spec[TEAM_GROUP, "action"].space.n
-    net = MultiAgentMLP(n_agent_inputs=env.observation_spec[obs_key].shape[-1], n_agent_outputs=n_actions,
-                        n_agents=n_agents, centralised=False, share_params=True, depth=1, num_cells=32,
-                        activation_class=nn.ReLU)
+    net = MultiAgentMLP(
+        n_agent_inputs=env.observation_spec[obs_key].shape[-1],
+        n_agent_outputs=n_actions,
+        n_agents=n_agents,
+        centralised=False,
+        share_params=True,
+        depth=1,
+        num_cells=32,
+        activation_class=nn.ReLU,
+    )
     qnet = SafeSequential(
         TensorDictModule(net, in_keys=[obs_key], out_keys=[(TEAM_GROUP, "action_value")]),
-        QValueModule(action_value_key=(TEAM_GROUP, "action_value"), spec=env.full_action_spec, action_space=None,
-                     out_keys=[env.action_key, (TEAM_GROUP, "action_value"), (TEAM_GROUP, "chosen_action_value")]))
+        QValueModule(
+            action_value_key=(TEAM_GROUP, "action_value"),
+            spec=env.full_action_spec,
+            action_space=None,
+            out_keys=[env.action_key, (TEAM_GROUP, "action_value"), (TEAM_GROUP, "chosen_action_value")],
+        ),
+    )
     frames = 1200
-    explore = TensorDictSequential(qnet, EGreedyModule(eps_init=1.0, eps_end=0.05, annealing_num_steps=frames // 2,
-                                                       action_key=env.action_key, spec=env.full_action_spec))
-    mixer = TensorDictModule(QMixer(state_shape=env.observation_spec["state"].shape, mixing_embed_dim=16,
-                                    n_agents=n_agents, device="cpu"),
-                             in_keys=[(TEAM_GROUP, "chosen_action_value"), "state"], out_keys=["chosen_action_value"])
+    explore = TensorDictSequential(
+        qnet,
+        EGreedyModule(
+            eps_init=1.0,
+            eps_end=0.05,
+            annealing_num_steps=frames // 2,
+            action_key=env.action_key,
+            spec=env.full_action_spec,
+        ),
+    )
+    mixer = TensorDictModule(
+        QMixer(state_shape=env.observation_spec["state"].shape, mixing_embed_dim=16, n_agents=n_agents, device="cpu"),
+        in_keys=[(TEAM_GROUP, "chosen_action_value"), "state"],
+        out_keys=["chosen_action_value"],
+    )
     loss = QMixerLoss(qnet, mixer, delay_value=True)
-    loss.set_keys(action_value=(TEAM_GROUP, "action_value"), local_value=(TEAM_GROUP, "chosen_action_value"),
-                  global_value="chosen_action_value", action=env.action_key)
+    loss.set_keys(
+        action_value=(TEAM_GROUP, "action_value"),
+        local_value=(TEAM_GROUP, "chosen_action_value"),
+        global_value="chosen_action_value",
+        action=env.action_key,
+    )
     loss.make_value_estimator(ValueEstimators.TD0, gamma=0.99)
     target_update = SoftUpdate(loss, eps=0.95)
     optim = torch.optim.Adam(loss.parameters(), lr=5e-3)
-    buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(2000), sampler=SamplerWithoutReplacement(),
-                                    batch_size=64)
+    buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(2000), sampler=SamplerWithoutReplacement(), batch_size=64)
     for data in Collector(env, explore, frames_per_batch=40, total_frames=frames):
         data.set(("next", "reward"), data.get(("next", TEAM_GROUP, "reward")).mean(-2))  # the team reward
         buffer.extend(data.reshape(-1))

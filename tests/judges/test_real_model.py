@@ -4,6 +4,7 @@ A 135M model is no judge of quality; what this checks is the plumbing on a real 
 (grammar-constrained schema output, context sizes, fallback) and it records whether the
 model's answers were schema-valid.
 """
+
 import asyncio
 import time
 
@@ -14,28 +15,53 @@ from agents_llm.judges import make_judge, make_reward_tracker
 from agents_llm.report_state import ReportState, SourceRef
 
 SECTIONS = [
-    ("Solid electrolytes",
-     "Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre at room "
-     "temperature. Sulfide electrolytes conduct even better but react with moisture and release hydrogen "
-     "sulfide, so they must be processed in dry rooms.",
-     [SourceRef("review.pdf", 4, "c1", "LLZO garnets reach about 1 mS/cm at 25 C; sulfides exceed 10 mS/cm "
-                                      "but are moisture sensitive.")]),
-    ("Lithium metal anodes",
-     "A lithium metal anode raises the energy density of a cell because it replaces the graphite host. "
-     "Dendrites can still grow along grain boundaries of the electrolyte at high current densities.",
-     [SourceRef("anodes.pdf", 2, "c7", "Dendrites penetrate ceramic electrolytes along grain boundaries "
-                                       "above a critical current density.")]),
-    ("Outlook for electric vehicles",
-     "Automakers plan pilot lines before large-scale production. Cost, manufacturing yield and cycle life "
-     "decide when solid-state packs reach mass-market electric vehicles.",
-     []),
+    (
+        "Solid electrolytes",
+        "Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre at room "
+        "temperature. Sulfide electrolytes conduct even better but react with moisture and release hydrogen "
+        "sulfide, so they must be processed in dry rooms.",
+        [
+            SourceRef(
+                "review.pdf",
+                4,
+                "c1",
+                "LLZO garnets reach about 1 mS/cm at 25 C; sulfides exceed 10 mS/cm but are moisture sensitive.",
+            )
+        ],
+    ),
+    (
+        "Lithium metal anodes",
+        "A lithium metal anode raises the energy density of a cell because it replaces the graphite host. "
+        "Dendrites can still grow along grain boundaries of the electrolyte at high current densities.",
+        [
+            SourceRef(
+                "anodes.pdf",
+                2,
+                "c7",
+                "Dendrites penetrate ceramic electrolytes along grain boundaries above a critical current density.",
+            )
+        ],
+    ),
+    (
+        "Outlook for electric vehicles",
+        "Automakers plan pilot lines before large-scale production. Cost, manufacturing yield and cycle life "
+        "decide when solid-state packs reach mass-market electric vehicles.",
+        [],
+    ),
 ]
 
 
 @pytest.mark.slow
 def test_llm_judge_on_smollm2_scores_a_small_report_without_crashing(record_property):
-    backend = make_backend({"backend": "llamacpp", "model": "smollm2-135m", "n_threads": 1, "timeout_s": 120.0,
-                            "retry": {"max_attempts": 2, "backoff_s": 0.0}})
+    backend = make_backend(
+        {
+            "backend": "llamacpp",
+            "model": "smollm2-135m",
+            "n_threads": 1,
+            "timeout_s": 120.0,
+            "retry": {"max_attempts": 2, "backoff_s": 0.0},
+        }
+    )
     judge = make_judge({"kind": "llm"}, backend=backend)
     tracker = make_reward_tracker(judge, {"kind": "llm"})
     report = ReportState("Solid-state batteries for electric vehicles")
@@ -59,5 +85,7 @@ def test_llm_judge_on_smollm2_scores_a_small_report_without_crashing(record_prop
     record_property("score", result.score)
     record_property("append_scoring_seconds", round(elapsed, 2))
     record_property("judge_tokens", ledger.total.total)
-    print(f"\nSmolLM2 judge: score={result.score:.3f} flagged={result.flagged} reason={result.reason!r} "
-          f"components={result.components} append scoring {elapsed:.1f} s, tokens={ledger.total.total}")
+    print(
+        f"\nSmolLM2 judge: score={result.score:.3f} flagged={result.flagged} reason={result.reason!r} "
+        f"components={result.components} append scoring {elapsed:.1f} s, tokens={ledger.total.total}"
+    )

@@ -7,16 +7,24 @@ from agents_llm.judges.reference import DEFAULT_WEIGHTS, GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from rag.embeddings import HashingEmbedding
 
-SOURCE = SourceRef("review.pdf", 4, "c1",
-                   "Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre. "
-                   "Lithium dendrites still grow along grain boundaries at high current densities. "
-                   "Interfacial resistance falls when the anode is coated with a thin alumina layer.")
-GROUNDED = ("Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre. "
-            "Lithium dendrites still grow along grain boundaries at high current densities. "
-            "Interfacial resistance falls when the anode is coated with a thin alumina layer.")
-UNGROUNDED = ("Marketing teams expect rapid adoption across many consumer segments next year. "
-              "Several startups announced ambitious partnerships with automakers recently. "
-              "Investors remain optimistic about future valuations in this sector.")
+SOURCE = SourceRef(
+    "review.pdf",
+    4,
+    "c1",
+    "Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre. "
+    "Lithium dendrites still grow along grain boundaries at high current densities. "
+    "Interfacial resistance falls when the anode is coated with a thin alumina layer.",
+)
+GROUNDED = (
+    "Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre. "
+    "Lithium dendrites still grow along grain boundaries at high current densities. "
+    "Interfacial resistance falls when the anode is coated with a thin alumina layer."
+)
+UNGROUNDED = (
+    "Marketing teams expect rapid adoption across many consumer segments next year. "
+    "Several startups announced ambitious partnerships with automakers recently. "
+    "Investors remain optimistic about future valuations in this sector."
+)
 
 
 def judge(**kw) -> ReferenceJudge:
@@ -44,9 +52,12 @@ def test_same_input_same_score_also_across_judge_instances():
     assert 0.0 < a.score < 1.0 and a.calls == 0 and not a.flagged
     assert set(a.components) == {"coverage", "grounding", "redundancy", "structure"}
     w, c = DEFAULT_WEIGHTS, a.components
-    assert a.score == pytest.approx(c["coverage"] ** w["coverage"] * c["grounding"] ** w["grounding"]
-                                    * c["redundancy"] ** w["redundancy"]
-                                    * (1 - w["structure"] + w["structure"] * c["structure"]))
+    assert a.score == pytest.approx(
+        c["coverage"] ** w["coverage"]
+        * c["grounding"] ** w["grounding"]
+        * c["redundancy"] ** w["redundancy"]
+        * (1 - w["structure"] + w["structure"] * c["structure"])
+    )
 
 
 def test_grounded_section_scores_higher_on_grounding_than_an_ungrounded_one():
@@ -60,8 +71,10 @@ def test_grounded_section_scores_higher_on_grounding_than_an_ungrounded_one():
 
 
 def test_paraphrase_is_partly_grounded():
-    paraphrase = ("LLZO garnet electrolytes conduct lithium ions at roughly one millisiemens per centimetre. "
-                  "At high current densities dendrites grow along the grain boundaries.")
+    paraphrase = (
+        "LLZO garnet electrolytes conduct lithium ions at roughly one millisiemens per centimetre. "
+        "At high current densities dendrites grow along the grain boundaries."
+    )
     g = judge().score_sync(report_with(("Electrolytes", paraphrase, [SOURCE]))).components["grounding"]
     full = judge().score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE]))).components["grounding"]
     assert 0.0 < g < full
@@ -69,12 +82,20 @@ def test_paraphrase_is_partly_grounded():
 
 def test_duplicated_sentences_lower_redundancy():
     clean = judge().score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE]), ("Market", UNGROUNDED, [])))
-    repeated = judge().score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE]),
-                                              ("Market", UNGROUNDED + " " + GROUNDED, [])))
-    near = judge().score_sync(report_with(
-        ("Electrolytes", GROUNDED, [SOURCE]),
-        ("Market", UNGROUNDED + " Garnet-type LLZO electrolytes reach ionic conductivities near one "
-                                "millisiemens per centimetre!", [])))
+    repeated = judge().score_sync(
+        report_with(("Electrolytes", GROUNDED, [SOURCE]), ("Market", UNGROUNDED + " " + GROUNDED, []))
+    )
+    near = judge().score_sync(
+        report_with(
+            ("Electrolytes", GROUNDED, [SOURCE]),
+            (
+                "Market",
+                UNGROUNDED + " Garnet-type LLZO electrolytes reach ionic conductivities near one "
+                "millisiemens per centimetre!",
+                [],
+            ),
+        )
+    )
     assert clean.components["redundancy"] == 1.0
     g, u = len(GROUNDED) - 2, len(UNGROUNDED) - 2  # characters in each block's three sentences
     assert repeated.components["redundancy"] == pytest.approx(1 - g / (2 * g + u))  # the second copy counts
@@ -122,15 +143,27 @@ def test_configured_key_terms_and_the_reports_own_count_towards_coverage():
 def test_structure_prefers_more_balanced_sections_under_fitting_headings():
     alumina = "Alumina coatings on the anode lower the interfacial resistance of garnet cells considerably."
     one = judge(target_sections=3).score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE])))
-    three = judge(target_sections=3).score_sync(report_with(
-        ("Electrolytes", GROUNDED, [SOURCE]), ("Investors and startups", UNGROUNDED, []),
-        ("Alumina coatings", alumina, [])))
-    lopsided = judge(target_sections=3).score_sync(report_with(
-        ("Electrolytes", GROUNDED * 5, [SOURCE]), ("Investors and startups", UNGROUNDED[:60], []),
-        ("", alumina[:60], [])))
-    wrong_headings = judge(target_sections=3).score_sync(report_with(
-        ("Investors and startups", GROUNDED, [SOURCE]), ("Alumina coatings", UNGROUNDED, []),
-        ("Electrolytes", alumina, [])))
+    three = judge(target_sections=3).score_sync(
+        report_with(
+            ("Electrolytes", GROUNDED, [SOURCE]),
+            ("Investors and startups", UNGROUNDED, []),
+            ("Alumina coatings", alumina, []),
+        )
+    )
+    lopsided = judge(target_sections=3).score_sync(
+        report_with(
+            ("Electrolytes", GROUNDED * 5, [SOURCE]),
+            ("Investors and startups", UNGROUNDED[:60], []),
+            ("", alumina[:60], []),
+        )
+    )
+    wrong_headings = judge(target_sections=3).score_sync(
+        report_with(
+            ("Investors and startups", GROUNDED, [SOURCE]),
+            ("Alumina coatings", UNGROUNDED, []),
+            ("Electrolytes", alumina, []),
+        )
+    )
     assert three.components["structure"] > one.components["structure"]
     assert three.components["structure"] > lopsided.components["structure"]
     assert three.components["structure"] > wrong_headings.components["structure"]
@@ -151,6 +184,7 @@ def test_any_embedding_callable_is_accepted_and_only_new_texts_are_embedded():
     def embed(texts):
         seen.extend(texts)
         return hashing.embed_documents(texts)
+
     j = ReferenceJudge(embed)
     report = report_with(("Electrolytes", GROUNDED, [SOURCE]))
     j.score_sync(report)

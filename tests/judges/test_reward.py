@@ -60,8 +60,9 @@ def test_rewards_of_a_sequence_of_appends_are_the_weighted_deltas():
 
 
 def test_flagged_judgment_holds_the_score_and_the_next_good_one_pays_the_difference():
-    judge = ScoresInOrder([JudgeResult(0.3), JudgeResult(0.0, flagged=True, reason="macro: LLMOutputError"),
-                           JudgeResult(0.6)])
+    judge = ScoresInOrder(
+        [JudgeResult(0.3), JudgeResult(0.0, flagged=True, reason="macro: LLMOutputError"), JudgeResult(0.6)]
+    )
     tracker = RewardTracker(judge, w_score=1.0, w_length=0.0)
     steps = [asyncio.run(tracker.after_append(_report_of_length(1000))) for _ in range(3)]
     assert [s.reward for s in steps] == pytest.approx([0.3, 0.0, 0.3])

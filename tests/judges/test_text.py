@@ -34,16 +34,28 @@ def test_bad_unit_or_size_is_refused():
 
 def test_sentences_split_at_ends_but_not_inside_abbreviations():
     assert sentences("It works, e.g. here. Next one! And 3 more?\n\n- a list item") == [
-        "It works, e.g. here.", "Next one!", "And 3 more?", "- a list item"]
+        "It works, e.g. here.",
+        "Next one!",
+        "And 3 more?",
+        "- a list item",
+    ]
 
 
-@pytest.mark.parametrize("line,kind", [
-    ("The asyncio.run function executes a coroutine and returns its result.", "prose"),
-    ("Heaps keep a[k] <= a[2*k+1] for all k, so a[0] is always the smallest element.", "prose"),
-    ("def get_facts():", "code"), ("facts = []", "code"), ("console.log(\"done\")", "code"),
-    ("raise ValueError('Source must be a list or tuple of strings')", "code"), ("</code></pre>", "code"),
-    ("SELECT name FROM users WHERE id = 3;", "code"), ("## Tasks", "other"), ("- deque", "other"),
-])
+@pytest.mark.parametrize(
+    "line,kind",
+    [
+        ("The asyncio.run function executes a coroutine and returns its result.", "prose"),
+        ("Heaps keep a[k] <= a[2*k+1] for all k, so a[0] is always the smallest element.", "prose"),
+        ("def get_facts():", "code"),
+        ("facts = []", "code"),
+        ('console.log("done")', "code"),
+        ("raise ValueError('Source must be a list or tuple of strings')", "code"),
+        ("</code></pre>", "code"),
+        ("SELECT name FROM users WHERE id = 3;", "code"),
+        ("## Tasks", "other"),
+        ("- deque", "other"),
+    ],
+)
 def test_line_kind_tells_prose_from_code_by_shape_not_language(line, kind):
     from agents_llm.judges.text import line_kind
 

@@ -3,6 +3,7 @@
 Fast run: the hashing embedding. Slow run: MiniLM, the default. The figures per topic
 and per degradation are printed by experiments/bench_judge.py.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -11,14 +12,32 @@ import platform
 import pytest
 
 from agents_llm.judges import make_judge
-from agents_llm.judges.validity import (DEGRADATIONS, JUNK, JUNK_CEILING, load_good_reports, other_report,
-                                        score_suite, violations)
+from agents_llm.judges.validity import (
+    DEGRADATIONS,
+    JUNK,
+    JUNK_CEILING,
+    load_good_reports,
+    other_report,
+    score_suite,
+    violations,
+)
 from envs.corpora import STDLIB_MODULES, stdlib_documents
 from envs.tasks import load_tasks
 
-REQUIRED_KINDS = {"empty", "stock_sentence", "prompt_echo", "headings_only", "off_topic", "wrong_citations",
-                  "citations_removed", "sentences_repeated", "sections_duplicated", "first_paragraph", "padded",
-                  "shuffled_headings"}
+REQUIRED_KINDS = {
+    "empty",
+    "stock_sentence",
+    "prompt_echo",
+    "headings_only",
+    "off_topic",
+    "wrong_citations",
+    "citations_removed",
+    "sentences_repeated",
+    "sections_duplicated",
+    "first_paragraph",
+    "padded",
+    "shuffled_headings",
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +55,10 @@ def test_six_good_multi_section_reports_on_shipped_topics(reports):
         assert good.extra_section.sources and good.extra_section.title not in {s.title for s in good.sections}
 
 
-@pytest.mark.skipif(platform.python_version_tuple()[:2] != ("3", "11"),
-                    reason="the cited passages were cut from Python 3.11's docstrings")
+@pytest.mark.skipif(
+    platform.python_version_tuple()[:2] != ("3", "11"),
+    reason="the cited passages were cut from Python 3.11's docstrings",
+)
 def test_every_cited_passage_is_verbatim_text_of_the_default_corpus(reports):
     cited = {src.source for good in reports for src in good.sources.values()}
     modules = [m for m in STDLIB_MODULES if f"{m}.md" in cited]

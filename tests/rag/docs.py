@@ -40,8 +40,10 @@ def write_pdf(path: Path, pages: Sequence[Optional[str]], hidden: Sequence[Optio
             content = b"BT /F1 11 Tf 14 TL 72 760 Td " + b" ".join(lines) + b" ET"
             secret = hidden[len(page_ids)] if len(page_ids) < len(hidden) else None
             if secret:
-                content += (b" BT 3 Tr /F1 11 Tf 72 300 Td " + _pdf_string(secret) + b" Tj ET"
-                            b" BT 0 Tr 1 1 1 rg /F1 1 Tf 72 200 Td " + _pdf_string(secret) + b" Tj ET")
+                content += (
+                    b" BT 3 Tr /F1 11 Tf 72 300 Td " + _pdf_string(secret) + b" Tj ET"
+                    b" BT 0 Tr 1 1 1 rg /F1 1 Tf 72 200 Td " + _pdf_string(secret) + b" Tj ET"
+                )
         stream = add(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
         page_ids.append(
             add(

@@ -7,16 +7,28 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-_INCIDENT = ("Incident report for pump assembly {part}: the mechanical seal {event} after {hours} operating hours; "
-             "the crew {action} and logged the fault for the quarterly maintenance review.")
+_INCIDENT = (
+    "Incident report for pump assembly {part}: the mechanical seal {event} after {hours} operating hours; "
+    "the crew {action} and logged the fault for the quarterly maintenance review."
+)
 
 DOCUMENTS: Dict[str, str] = {
-    "incident_qx7741b.md": _INCIDENT.format(part="QX-7741-B", event="leaked coolant", hours=3200, action="replaced the seal"),
-    "incident_qx7714b.md": _INCIDENT.format(part="QX-7714-B", event="overheated", hours=2900, action="cleaned the cooling jacket"),
-    "incident_qx7741d.md": _INCIDENT.format(part="QX-7741-D", event="cracked", hours=4100, action="ordered a new seal kit"),
-    "incident_qx4177b.md": _INCIDENT.format(part="QX-4177-B", event="wore unevenly", hours=3600, action="realigned the shaft"),
+    "incident_qx7741b.md": _INCIDENT.format(
+        part="QX-7741-B", event="leaked coolant", hours=3200, action="replaced the seal"
+    ),
+    "incident_qx7714b.md": _INCIDENT.format(
+        part="QX-7714-B", event="overheated", hours=2900, action="cleaned the cooling jacket"
+    ),
+    "incident_qx7741d.md": _INCIDENT.format(
+        part="QX-7741-D", event="cracked", hours=4100, action="ordered a new seal kit"
+    ),
+    "incident_qx4177b.md": _INCIDENT.format(
+        part="QX-4177-B", event="wore unevenly", hours=3600, action="realigned the shaft"
+    ),
     "incident_rk7741b.md": _INCIDENT.format(part="RK-7741-B", event="seized", hours=1500, action="flushed the housing"),
-    "incident_qx7741c.md": _INCIDENT.format(part="QX-7741-C", event="vibrated", hours=2200, action="balanced the impeller"),
+    "incident_qx7741c.md": _INCIDENT.format(
+        part="QX-7741-C", event="vibrated", hours=2200, action="balanced the impeller"
+    ),
     "error_codes.md": "Controller fault E-4471 means the inlet pressure transducer is out of range; fault E-4417 means the outlet valve did not close.",
     "error_codes_b.md": "Controller fault E-4714 means the motor drive tripped on overcurrent; fault E-1447 means the flow meter lost its signal.",
     "photosynthesis.md": "Photosynthesis lets green plants convert sunlight, water and carbon dioxide into glucose and oxygen inside their chloroplasts.",

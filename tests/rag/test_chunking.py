@@ -5,8 +5,7 @@ from rag.embeddings import bundled_minilm_path
 from rag.tokenization import HuggingFaceTokenizer, WordTokenizer
 
 TEXT = " ".join(
-    f"Sentence {i} describes Valve-{i % 7} pressure of {i * 3} kPa in the CamelCase Subsystem."
-    for i in range(120)
+    f"Sentence {i} describes Valve-{i % 7} pressure of {i * 3} kPa in the CamelCase Subsystem." for i in range(120)
 )
 
 

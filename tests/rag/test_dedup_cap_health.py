@@ -15,8 +15,10 @@ from tests.rag.labelled_set import DOCUMENTS, QUERIES, recall_at_k
 
 
 def _vector_recall(store) -> float:
-    hits = [recall_at_k([r.source for r in query(store, text, mode="vector", top_k=5)], relevant)
-            for text, relevant in QUERIES]
+    hits = [
+        recall_at_k([r.source for r in query(store, text, mode="vector", top_k=5)], relevant)
+        for text, relevant in QUERIES
+    ]
     return sum(hits) / len(hits)
 
 
@@ -53,7 +55,10 @@ def test_identical_text_in_two_files_is_stored_once_and_keeps_every_location(tmp
 
     [hit] = [r for r in query(store, "QX-7741-B seal", top_k=5) if r.text == shared]
     assert sorted((name, page) for name, _, page in hit.locations) == [
-        ("manual.pdf", 1), ("manual.pdf", 3), ("notes.md", None)]
+        ("manual.pdf", 1),
+        ("manual.pdf", 3),
+        ("notes.md", None),
+    ]
     buffer = SourceBuffer()
     buffer.add([hit])
     assert render_references(buffer.flush()) == "[1] manual.pdf, pp. 1, 3\n[2] notes.md"

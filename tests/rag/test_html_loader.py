@@ -1,4 +1,5 @@
 """The HTML loader keeps a page's headings and prose and drops scripts, styles and navigation."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,8 +36,18 @@ PAGE = """<!DOCTYPE html>
 </body></html>
 """
 
-CHROME = ("SCRIPT-TEXT", "injected", "color: red", "HEADER-LINK", "NAV-ITEM", "RELATED-BAR", "SIDEBAR-TEXT",
-          "FOOTER-TEXT", "HIDDEN-TEXT", "\u00b6")
+CHROME = (
+    "SCRIPT-TEXT",
+    "injected",
+    "color: red",
+    "HEADER-LINK",
+    "NAV-ITEM",
+    "RELATED-BAR",
+    "SIDEBAR-TEXT",
+    "FOOTER-TEXT",
+    "HIDDEN-TEXT",
+    "\u00b6",
+)
 
 
 def test_html_keeps_headings_paragraphs_lists_tables_and_code_and_drops_page_chrome():
@@ -59,8 +70,9 @@ def test_html_keeps_headings_paragraphs_lists_tables_and_code_and_drops_page_chr
 
 
 def test_a_page_without_a_main_landmark_keeps_its_body_and_uses_the_title():
-    text = html_to_text("<html><head><title>Pumps</title></head><body><nav>menu</nav>"
-                        "<p>Centrifugal pumps add head.</p></body></html>")
+    text = html_to_text(
+        "<html><head><title>Pumps</title></head><body><nav>menu</nav><p>Centrifugal pumps add head.</p></body></html>"
+    )
     assert text.splitlines()[0] == "# Pumps"
     assert "Centrifugal pumps add head." in text and "menu" not in text
 
@@ -86,8 +98,10 @@ def test_html_with_only_chrome_is_rejected_with_a_reason(tmp_path):
         load_document(page)
 
 
-@pytest.mark.skipif(not Path("/usr/share/doc/python3/html/library/json.html").is_file(),
-                    reason="Debian's python3-doc is not installed (make system-deps installs it)")
+@pytest.mark.skipif(
+    not Path("/usr/share/doc/python3/html/library/json.html").is_file(),
+    reason="Debian's python3-doc is not installed (make system-deps installs it)",
+)
 def test_real_sphinx_page_from_python3_doc():
     text = load_document("/usr/share/doc/python3/html/library/json.html").text
     assert text.startswith("# json") and "## Basic Usage" in text

@@ -7,13 +7,28 @@ from rag.lexical import RankBM25Index, bm25_tokens
 
 
 def test_tokens_keep_identifiers_whole_and_in_parts():
-    assert bm25_tokens("The QX-7741-B pump and err_4471.") == ["qx-7741-b", "qx", "7741", "b", "pump", "err_4471", "err", "4471"]
+    assert bm25_tokens("The QX-7741-B pump and err_4471.") == [
+        "qx-7741-b",
+        "qx",
+        "7741",
+        "b",
+        "pump",
+        "err_4471",
+        "err",
+        "4471",
+    ]
 
 
 def test_postings_scores_equal_rank_bm25_formula():
     index = RankBM25Index()
-    texts = ["pump seal leak pump", "seal kit order", "valve stem packing", "pump motor winding heat",
-             "coolant pump impeller wear", "unrelated words entirely"]
+    texts = [
+        "pump seal leak pump",
+        "seal kit order",
+        "valve stem packing",
+        "pump motor winding heat",
+        "coolant pump impeller wear",
+        "unrelated words entirely",
+    ]
     index.add([f"d{i}" for i in range(len(texts))], texts)
     index.search("pump", 1)  # builds the scorer
     scorer = index._scorer

@@ -1,4 +1,5 @@
 """bm25s behind the lexical interface ranks like the postings backend; auto picks by size."""
+
 from __future__ import annotations
 
 import random
@@ -7,8 +8,10 @@ import pytest
 
 from rag.lexical import AutoLexicalIndex, BM25sIndex, RankBM25Index, build_lexical_index
 
-WORDS = ("garnet electrolyte lithium anode cathode conductivity sulfide oxide polymer interface dendrite "
-         "separator voltage capacity cycle temperature pressure coating ceramic QX-7741-B err_4471").split()
+WORDS = (
+    "garnet electrolyte lithium anode cathode conductivity sulfide oxide polymer interface dendrite "
+    "separator voltage capacity cycle temperature pressure coating ceramic QX-7741-B err_4471"
+).split()
 
 
 def _corpus(n=400, seed=0):
@@ -16,8 +19,17 @@ def _corpus(n=400, seed=0):
     return [f"c{i}" for i in range(n)], [" ".join(rng.choices(WORDS, k=rng.randint(3, 30))) for i in range(n)]
 
 
-@pytest.mark.parametrize("query", ["garnet electrolyte conductivity", "QX-7741-B", "lithium lithium dendrite",
-                                   "err_4471 separator", "unknownword", "ceramic coating at high temperature"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "garnet electrolyte conductivity",
+        "QX-7741-B",
+        "lithium lithium dendrite",
+        "err_4471 separator",
+        "unknownword",
+        "ceramic coating at high temperature",
+    ],
+)
 def test_bm25s_ranks_like_the_rank_bm25_backend(query):
     ids, texts = _corpus()
     ours, theirs = RankBM25Index(), BM25sIndex()

@@ -9,11 +9,14 @@ from tests.rag.docs import write_docx, write_encrypted_pdf, write_pdf
 
 
 def test_pdf_pages_are_marked_and_chunks_carry_page_numbers(tmp_path):
-    pdf = write_pdf(tmp_path / "manual.pdf", [
-        "Introduction to the pump manual\nalpha bravo charlie",
-        "Seal replacement for QX-7741-B\ndelta echo foxtrot",
-        "Warranty terms and conditions\ngolf hotel india",
-    ])
+    pdf = write_pdf(
+        tmp_path / "manual.pdf",
+        [
+            "Introduction to the pump manual\nalpha bravo charlie",
+            "Seal replacement for QX-7741-B\ndelta echo foxtrot",
+            "Warranty terms and conditions\ngolf hotel india",
+        ],
+    )
     document = load_document(pdf)
     assert document.kind == "pdf" and document.page_count == 3
     pages = split_pages(document.text)

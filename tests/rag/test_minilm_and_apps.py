@@ -19,12 +19,16 @@ REPO = Path(__file__).resolve().parents[2]
 def test_minilm_loads_offline_and_chunks_fit_its_window(tmp_path):
     embedding = MiniLMEmbedding()
     assert embedding.identity.endswith(":384") and embedding.max_tokens == 256
-    vectors = embedding.embed_documents(["A cat sat on the mat.", "A kitten rested on the rug.", "Quarterly tax filing deadlines."])
+    vectors = embedding.embed_documents(
+        ["A cat sat on the mat.", "A kitten rested on the rug.", "Quarterly tax filing deadlines."]
+    )
     assert vectors.shape == (3, 384)
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2]) + 0.2
 
     store = open_store(make_rag_cfg(tmp_path / "store", embedding__backend="minilm"), embedding=embedding)
-    long_page = " ".join(f"Measurement {i} of the heat-exchanger outlet reads {i * 1.7:.1f} degrees." for i in range(150))
+    long_page = " ".join(
+        f"Measurement {i} of the heat-exchanger outlet reads {i * 1.7:.1f} degrees." for i in range(150)
+    )
     pdf = write_pdf(tmp_path / "long.pdf", [long_page[:3000], long_page[3000:6000]])
     report = ingest_paths(store, pdf)
     assert report.chunks_added > 4
@@ -46,20 +50,43 @@ def test_ingest_and_query_apps_end_to_end(tmp_path):
     (docs / "empty.txt").write_bytes(b"")
     store = tmp_path / "store"
     env = {**os.environ, "HYDRA_FULL_ERROR": "1"}
-    common = ["rag=hashing", f"rag.store.path={store}", "rag.ingest.progress=false", f"hydra.run.dir={tmp_path / 'run'}"]
-    ingest = subprocess.run([sys.executable, "experiments/ingest.py", f"docs={docs}", *common],
-                            cwd=REPO, capture_output=True, text=True, env=env, timeout=120)
+    common = [
+        "rag=hashing",
+        f"rag.store.path={store}",
+        "rag.ingest.progress=false",
+        f"hydra.run.dir={tmp_path / 'run'}",
+    ]
+    ingest = subprocess.run(
+        [sys.executable, "experiments/ingest.py", f"docs={docs}", *common],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert ingest.returncode == 0, ingest.stderr
     assert "1 file(s) ingested, 0 unchanged, 1 skipped" in ingest.stdout
     assert "empty.txt: empty file (0 bytes)" in ingest.stdout
 
-    asked = subprocess.run([sys.executable, "experiments/query.py", "q=[QX-7741-B,NO_QUERY]", *common],
-                           cwd=REPO, capture_output=True, text=True, env=env, timeout=120)
+    asked = subprocess.run(
+        [sys.executable, "experiments/query.py", "q=[QX-7741-B,NO_QUERY]", *common],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert asked.returncode == 0, asked.stderr
     assert "1. a.md" in asked.stdout and "QX-7741-B pump seal" in asked.stdout
 
-    wrong = subprocess.run([sys.executable, "experiments/query.py", "q=x", "rag.query.top_k=many", *common],
-                           cwd=REPO, capture_output=True, text=True, env=env, timeout=120)
+    wrong = subprocess.run(
+        [sys.executable, "experiments/query.py", "q=x", "rag.query.top_k=many", *common],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert wrong.returncode != 0 and "rag.query.top_k" in wrong.stderr
 
 
@@ -76,8 +103,14 @@ def test_apps_report_bad_paths_links_and_health_in_unique_run_folders(tmp_path):
 
     def run(script, *args):
         # From tmp_path, without hydra.run.dir: the run folder comes from conf/*.yaml.
-        return subprocess.run([sys.executable, str(REPO / "experiments" / script), *args, *common],
-                              cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+        return subprocess.run(
+            [sys.executable, str(REPO / "experiments" / script), *args, *common],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
 
     missing = run("ingest.py", f"docs={tmp_path / 'nonexistent'}")
     assert missing.returncode == 2, missing.stdout + missing.stderr

@@ -118,7 +118,9 @@ def test_no_server_fails_fast_naming_the_endpoint():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     started = time.perf_counter()
-    with pytest.raises(EmbeddingServerError, match=rf"cannot reach Ollama embed endpoint http://127.0.0.1:{port}/api/embed"):
+    with pytest.raises(
+        EmbeddingServerError, match=rf"cannot reach Ollama embed endpoint http://127.0.0.1:{port}/api/embed"
+    ):
         _embedding(f"http://127.0.0.1:{port}", max_retries=1).embed_documents(["alpha"])
     assert time.perf_counter() - started < 5
 
@@ -131,8 +133,13 @@ def test_chunk_that_never_fits_is_reported_and_its_file_skipped(tmp_path):
     with StandIn(poison="POISON", max_batch=8) as server:
         with pytest.raises(EmbeddingRejectedError, match="rejected input 0"):
             _embedding(server.host, min_truncated_chars=8).embed_documents(["POISON pill " * 4])
-        cfg = make_rag_cfg(tmp_path / "store", embedding__backend="ollama", embedding__ollama__host=server.host,
-                           embedding__ollama__retry_wait_s=0.01, embedding__ollama__min_truncated_chars=30)
+        cfg = make_rag_cfg(
+            tmp_path / "store",
+            embedding__backend="ollama",
+            embedding__ollama__host=server.host,
+            embedding__ollama__retry_wait_s=0.01,
+            embedding__ollama__min_truncated_chars=30,
+        )
         store = open_store(cfg)
         report = ingest_paths(store, docs)
     assert report.ingested == [str(docs / "good.txt")]
@@ -147,8 +154,12 @@ def test_truncated_chunks_are_reported_per_file(tmp_path):
     (docs / "long.txt").write_text(" ".join(f"word{i}" for i in range(120)))
     (docs / "short.txt").write_text("brief note")
     with StandIn(max_chars=300) as server:
-        cfg = make_rag_cfg(tmp_path / "store", embedding__backend="ollama", embedding__ollama__host=server.host,
-                           embedding__ollama__retry_wait_s=0.01)
+        cfg = make_rag_cfg(
+            tmp_path / "store",
+            embedding__backend="ollama",
+            embedding__ollama__host=server.host,
+            embedding__ollama__retry_wait_s=0.01,
+        )
         report = ingest_paths(open_store(cfg), docs)
     assert len(report.ingested) == 2
     assert len(report.warnings) == 1

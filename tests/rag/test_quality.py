@@ -12,8 +12,10 @@ from tests.rag.labelled_set import DOCUMENTS, QUERIES, recall_at_k
 def _recalls(store) -> dict:
     recalls = {}
     for mode in ("hybrid", "vector", "bm25"):
-        per_query = [recall_at_k([r.source for r in query(store, text, mode=mode, top_k=5)], relevant)
-                     for text, relevant in QUERIES]
+        per_query = [
+            recall_at_k([r.source for r in query(store, text, mode=mode, top_k=5)], relevant)
+            for text, relevant in QUERIES
+        ]
         recalls[mode] = sum(per_query) / len(per_query)
     return recalls
 
@@ -28,7 +30,9 @@ def _ingest_labelled_set(store, folder):
 
 def _check(recalls, label, capsys):
     with capsys.disabled():
-        print(f"\n[{label}] recall@5 hybrid={recalls['hybrid']:.3f} vector={recalls['vector']:.3f} bm25={recalls['bm25']:.3f}")
+        print(
+            f"\n[{label}] recall@5 hybrid={recalls['hybrid']:.3f} vector={recalls['vector']:.3f} bm25={recalls['bm25']:.3f}"
+        )
     assert recalls["hybrid"] >= recalls["vector"]
     assert recalls["hybrid"] >= recalls["bm25"]
 

@@ -56,8 +56,12 @@ def test_hybrid_scores_are_rrf_of_both_paths(filled_store):
     top = results[0]
     assert top.source == "bearings.md"
     assert top.scores["vector_distance"] is not None and top.scores["bm25"] is not None
-    vector_rank = [r.chunk_id for r in query(filled_store, "bearing lubricant temperature", mode="vector", top_k=6)].index(top.chunk_id) + 1
-    bm25_rank = [r.chunk_id for r in query(filled_store, "bearing lubricant temperature", mode="bm25", top_k=6)].index(top.chunk_id) + 1
+    vector_rank = [
+        r.chunk_id for r in query(filled_store, "bearing lubricant temperature", mode="vector", top_k=6)
+    ].index(top.chunk_id) + 1
+    bm25_rank = [r.chunk_id for r in query(filled_store, "bearing lubricant temperature", mode="bm25", top_k=6)].index(
+        top.chunk_id
+    ) + 1
     assert top.scores["rrf"] == pytest.approx(1 / (60 + vector_rank) + 1 / (60 + bm25_rank))
     assert [r.scores["rrf"] for r in results] == sorted((r.scores["rrf"] for r in results), reverse=True)
 

@@ -8,27 +8,42 @@ from tests.rag.docs import write_docx, write_pdf
 
 
 def _build_corpus(folder):
-    write_pdf(folder / "manual.pdf", [
-        "Pump manual introduction\nThe pump moves coolant through the loop.",
-        "Seal replacement\nReplace the mechanical seal of QX-7741-B every 4000 hours.",
-        "Warranty\nThe warranty covers defects for two years.",
-    ])
-    write_docx(folder / "materials.docx", "Materials", ["Housing alloys were tested."],
-               [["Alloy", "Yield"], ["Inconel 718", "1030 MPa"], ["Ti-6Al-4V", "880 MPa"]])
+    write_pdf(
+        folder / "manual.pdf",
+        [
+            "Pump manual introduction\nThe pump moves coolant through the loop.",
+            "Seal replacement\nReplace the mechanical seal of QX-7741-B every 4000 hours.",
+            "Warranty\nThe warranty covers defects for two years.",
+        ],
+    )
+    write_docx(
+        folder / "materials.docx",
+        "Materials",
+        ["Housing alloys were tested."],
+        [["Alloy", "Yield"], ["Inconel 718", "1030 MPa"], ["Ti-6Al-4V", "880 MPa"]],
+    )
     (folder / "notes.md").write_text("# Notes\n\nBearing temperature stayed below 70 C during trials.\n")
     (folder / "legacy.txt").write_bytes("Résumé of the Zürich façade inspection.".encode("latin-1"))
 
 
 def _snapshot(store):
-    return {chunk_id: (entry["text"], entry["metadata"].get("page"))
-            for chunk_id, entry in store.get_chunks(
-                [i for record in store.sources.values() for i in record.chunk_ids]).items()}
+    return {
+        chunk_id: (entry["text"], entry["metadata"].get("page"))
+        for chunk_id, entry in store.get_chunks(
+            [i for record in store.sources.values() for i in record.chunk_ids]
+        ).items()
+    }
 
 
 def test_ingest_records_pages_tables_and_sources(store, docs_dir):
     _build_corpus(docs_dir)
     report = ingest_paths(store, docs_dir)
-    assert sorted(p.split("/")[-1] for p in report.ingested) == ["legacy.txt", "manual.pdf", "materials.docx", "notes.md"]
+    assert sorted(p.split("/")[-1] for p in report.ingested) == [
+        "legacy.txt",
+        "manual.pdf",
+        "materials.docx",
+        "notes.md",
+    ]
     assert report.skipped == [] and report.chunks_added == len(store) > 0
 
     seal = query(store, "QX-7741-B seal replacement", top_k=1)[0]
@@ -74,8 +89,11 @@ def test_partly_changed_file_keeps_unchanged_chunks_and_updates_their_file_hash(
     store = open_store(cfg)
     pdf = write_pdf(docs_dir / "two.pdf", ["first page words stay the same here", "second page original"])
     ingest_paths(store, pdf)
-    page_one_id = next(i for i, e in store.get_chunks(store.sources[str(pdf.resolve())].chunk_ids).items()
-                       if e["metadata"]["page"] == 1)
+    page_one_id = next(
+        i
+        for i, e in store.get_chunks(store.sources[str(pdf.resolve())].chunk_ids).items()
+        if e["metadata"]["page"] == 1
+    )
     write_pdf(pdf, ["first page words stay the same here", "second page rewritten"])
     report = ingest_paths(store, pdf)
     assert (report.chunks_added, report.chunks_replaced, report.chunks_unchanged) == (1, 1, 1)
@@ -105,13 +123,19 @@ def test_bm25_and_store_agree_after_restart(rag_cfg, store, docs_dir):
     (docs_dir / "notes.md").write_text("# Notes\n\nLubricant viscosity dropped after 300 hours.\n")
     ingest_paths(store, docs_dir / "notes.md")
     questions = ["QX-7741-B", "lubricant viscosity", "Inconel yield", "Zürich façade"]
-    before = {q: [(r.chunk_id, round(r.scores["bm25"] or 0, 6)) for r in query(store, q, mode="bm25")] for q in questions}
+    before = {
+        q: [(r.chunk_id, round(r.scores["bm25"] or 0, 6)) for r in query(store, q, mode="bm25")] for q in questions
+    }
     del store
 
     reopened = open_store(rag_cfg, embedding=HashingEmbedding())
     assert reopened.consistency_problems() == []
-    assert set(reopened.sources) == {str((docs_dir / n).resolve()) for n in ("manual.pdf", "materials.docx", "notes.md")}
-    after = {q: [(r.chunk_id, round(r.scores["bm25"] or 0, 6)) for r in query(reopened, q, mode="bm25")] for q in questions}
+    assert set(reopened.sources) == {
+        str((docs_dir / n).resolve()) for n in ("manual.pdf", "materials.docx", "notes.md")
+    }
+    after = {
+        q: [(r.chunk_id, round(r.scores["bm25"] or 0, 6)) for r in query(reopened, q, mode="bm25")] for q in questions
+    }
     assert after == before
     assert after["Zürich façade"] == [] and after["lubricant viscosity"]
 

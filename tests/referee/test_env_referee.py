@@ -1,4 +1,5 @@
 """The referee inside the report env: flags in infos, trace and counts; the penalty changes only flagged rounds."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,9 +19,18 @@ def make_env(referee=None):
 
     # TEST DOUBLE team: the Collector writes a stock sentence over and over; sources are off-topic.
     backend = ScriptedBackend(rules=[(r"technical writer", STOCK)])
-    return ReportWritingEnv(team=TEAM, llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE,
-                            max_rounds=3, min_rounds_before_terminate=1, backend=backend, referee=referee,
-                            infos="full", retriever=StubRetriever(["Version 0.4.2 fixes a packaging error in the wheel metadata."]))
+    return ReportWritingEnv(
+        team=TEAM,
+        llm={"backend": "scripted"},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        max_rounds=3,
+        min_rounds_before_terminate=1,
+        backend=backend,
+        referee=referee,
+        infos="full",
+        retriever=StubRetriever(["Version 0.4.2 fixes a packaging error in the wheel metadata."]),
+    )
 
 
 def run(env, rounds=2):
@@ -81,5 +91,11 @@ def test_the_training_config_penalises_and_documents_it():
     from envs.report_writing import ReportWritingEnv
 
     with pytest.raises(ValueError, match="env.referee: unknown key"):
-        ReportWritingEnv(team=TEAM, llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE,
-                         backend=ScriptedBackend(), referee={"penalise": True})
+        ReportWritingEnv(
+            team=TEAM,
+            llm={"backend": "scripted"},
+            rag=HASHING_RAG,
+            judge=HASHING_JUDGE,
+            backend=ScriptedBackend(),
+            referee={"penalise": True},
+        )

@@ -1,16 +1,45 @@
 """The referee flags each kind of degradation on hand-written sections, and stays silent on good,
 grounded ones (hashing embedding: fast, deterministic)."""
+
 from __future__ import annotations
 
 import pytest
 
 from agents_llm.judges import RewardTracker
-from agents_llm.referee import (FLAG_KINDS, JUDGE_FALLBACK, MARKUP, PADDING, PROMPT_ECHO, REPETITION, SCORE_JUMP,
-                                UNSUPPORTED, Referee, RefereeConfig, flag_counts, grounder_for, make_referee_config)
+from agents_llm.referee import (
+    FLAG_KINDS,
+    JUDGE_FALLBACK,
+    MARKUP,
+    PADDING,
+    PROMPT_ECHO,
+    REPETITION,
+    SCORE_JUMP,
+    UNSUPPORTED,
+    Referee,
+    RefereeConfig,
+    flag_counts,
+    grounder_for,
+    make_referee_config,
+)
 from agents_llm.report_state import ReportState
 
-from .sections import (CHANGELOG_CHUNK, CODE_JUNK, FILLER, GOOD_LOOP, GOOD_TASKS, LOOP_CHUNK, LOOPING_PHRASE, OFF_TOPIC,
-                       PROMPT_ECHO as ECHO_TEXT, STOCK, STOCK_LOOPED, TASK_CHUNK, TOPIC, append, hashing_judge)
+from .sections import (
+    CHANGELOG_CHUNK,
+    CODE_JUNK,
+    FILLER,
+    GOOD_LOOP,
+    GOOD_TASKS,
+    LOOP_CHUNK,
+    LOOPING_PHRASE,
+    OFF_TOPIC,
+    PROMPT_ECHO as ECHO_TEXT,
+    STOCK,
+    STOCK_LOOPED,
+    TASK_CHUNK,
+    TOPIC,
+    append,
+    hashing_judge,
+)
 
 
 def referee(**kw) -> Referee:
@@ -105,8 +134,14 @@ def test_padding_length_up_score_flat_or_down_but_not_for_a_good_section():
 def test_judge_fallback_is_flagged_with_its_reason():
     ref, report = referee(), ReportState(TOPIC)
     append(report, GOOD_LOOP, LOOP_CHUNK)
-    flags = ref.review_round(report, scored={"judge_score": 0.0, "judge_flagged": True,
-                                             "judge_reason": "macro judge: malformed JSON after 2 attempts"})
+    flags = ref.review_round(
+        report,
+        scored={
+            "judge_score": 0.0,
+            "judge_flagged": True,
+            "judge_reason": "macro judge: malformed JSON after 2 attempts",
+        },
+    )
     assert kinds(flags) == [JUDGE_FALLBACK] and "malformed JSON" in flags[0].reason
 
 
@@ -124,8 +159,11 @@ def test_penalty_caps_a_flagged_round_at_zero_and_spares_agent_output_flags():
     flags = review_append(off, ReportState(TOPIC), STOCK_LOOPED, CHANGELOG_CHUNK)
     assert flags and off.adjust(0.3, flags) == 0.3
     counts = flag_counts(flags)
-    assert set(counts) == {f"referee/{k}" for k in FLAG_KINDS} | {"referee/flags", "referee/report_flags",
-                                                                 "referee/agent_flags"}
+    assert set(counts) == {f"referee/{k}" for k in FLAG_KINDS} | {
+        "referee/flags",
+        "referee/report_flags",
+        "referee/agent_flags",
+    }
     assert counts["referee/repetition"] == 1 and counts["referee/flags"] == len(flags)
 
 
@@ -145,7 +183,8 @@ def test_per_append_rewards_junk_first_earns_nothing_good_later_earns_positive()
     """Per-append rewards with hand-written sections: a junk first append (off-topic text citing a
     chunk) earns nothing, a later good, grounded, non-redundant section earns a positive reward."""
     (junk, junk_flags), (good, good_flags) = per_append_rewards(
-        hashing_judge(), [(OFF_TOPIC, LOOP_CHUNK), (GOOD_TASKS, TASK_CHUNK)])
+        hashing_judge(), [(OFF_TOPIC, LOOP_CHUNK), (GOOD_TASKS, TASK_CHUNK)]
+    )
     assert junk <= 0.0 and UNSUPPORTED in junk_flags
     assert good > 0.05 and good_flags == []
 
@@ -183,7 +222,8 @@ def test_per_append_rewards_code_junk_first_earns_nothing_good_later_earns_posit
     append(report, CODE_JUNK, LOOP_CHUNK)
     assert judge.score_sync(report).score == 0.0  # no prose: no content for the judge either
     (junk, junk_flags), (good, good_flags), (good2, good2_flags) = per_append_rewards(
-        judge, [(CODE_JUNK, LOOP_CHUNK), (GOOD_LOOP, LOOP_CHUNK), (GOOD_TASKS, TASK_CHUNK)])
+        judge, [(CODE_JUNK, LOOP_CHUNK), (GOOD_LOOP, LOOP_CHUNK), (GOOD_TASKS, TASK_CHUNK)]
+    )
     assert junk <= 0.0 and MARKUP in junk_flags and PROMPT_ECHO not in junk_flags
     assert good > 0.05 and good_flags == []
     assert good2 > 0.0 and good2_flags == []

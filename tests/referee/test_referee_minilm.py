@@ -1,4 +1,5 @@
 """The referee's grounding check with MiniLM (the default embedding): slow, it loads the model."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,8 +8,18 @@ from agents_llm.judges import ReferenceJudge
 from agents_llm.referee import UNSUPPORTED, Referee
 from agents_llm.report_state import ReportState
 
-from .sections import (CHANGELOG_CHUNK, FILLER, GOOD_LOOP, GOOD_TASKS, LOOP_CHUNK, OFF_TOPIC, STOCK, TASK_CHUNK,
-                       TOPIC, append)
+from .sections import (
+    CHANGELOG_CHUNK,
+    FILLER,
+    GOOD_LOOP,
+    GOOD_TASKS,
+    LOOP_CHUNK,
+    OFF_TOPIC,
+    STOCK,
+    TASK_CHUNK,
+    TOPIC,
+    append,
+)
 from .test_referee import per_append_rewards
 
 pytestmark = pytest.mark.slow
@@ -39,8 +50,9 @@ def test_grounded_sections_pass_with_minilm(minilm_judge, text, source):
 def test_per_append_rewards_stock_sentence_first_then_good_sections(minilm_judge):
     """The default run's failure: "The sky is blue." citing a changelog earns nothing; the good,
     grounded sections after it earn a positive reward and raise no flag."""
-    rewards = per_append_rewards(minilm_judge, [(STOCK, CHANGELOG_CHUNK), (GOOD_LOOP, LOOP_CHUNK),
-                                                (GOOD_TASKS, TASK_CHUNK)])
+    rewards = per_append_rewards(
+        minilm_judge, [(STOCK, CHANGELOG_CHUNK), (GOOD_LOOP, LOOP_CHUNK), (GOOD_TASKS, TASK_CHUNK)]
+    )
     (junk, junk_flags), (good, good_flags), (good2, good2_flags) = rewards
     print("per-append rewards (MiniLM reference judge, after the referee):", rewards)
     assert junk <= 0.0 and UNSUPPORTED in junk_flags

@@ -1,6 +1,7 @@
 """The referee on the judge validity suite: silent on every good report, and the code/markup and prompt-echo
 flags firing on their degradations over every topic; variants the suite does not generate (other tags,
 other languages, other echo phrasings) are flagged too."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,8 +38,15 @@ def test_good_reports_raise_no_flag(reports, grounder):
         assert section_flags(with_extra, grounder) == [[] for _ in with_extra.sections], good.task_id
 
 
-@pytest.mark.parametrize("kind,flag", [("code_markup", MARKUP), ("echo_headings", PROMPT_ECHO),
-                                       ("echo_rephrased", PROMPT_ECHO), ("prompt_echo", PROMPT_ECHO)])
+@pytest.mark.parametrize(
+    "kind,flag",
+    [
+        ("code_markup", MARKUP),
+        ("echo_headings", PROMPT_ECHO),
+        ("echo_rephrased", PROMPT_ECHO),
+        ("prompt_echo", PROMPT_ECHO),
+    ],
+)
 def test_flag_fires_on_every_section_of_its_degradation_on_every_topic(reports, grounder, kind, flag):
     for i, good in enumerate(reports):
         flags = section_flags(DEGRADATIONS[kind](good, other_report(reports, i)), grounder)
@@ -59,13 +67,18 @@ def test_code_flag_has_reason_and_evidence(reports, grounder):
 
 # Held out from the generator: tags, languages and phrasings that CODE_STYLES and ECHO_FRAMES do not use.
 UNSEEN_MARKUP = {
-    "html_divs": ('<div class="card">\n  <span id="loop">event loop</span>\n  <svg width="10" height="10"></svg>\n'
-                  '</div>\n<ul><li><a href="#tasks">tasks</a></li></ul>'),
-    "rust": ("use std::collections::HashMap;\nfn main() {\n    let mut tasks = HashMap::new();\n"
-             "    tasks.insert(\"loop\", 1);\n    println!(\"{:?}\", tasks);\n}"),
+    "html_divs": (
+        '<div class="card">\n  <span id="loop">event loop</span>\n  <svg width="10" height="10"></svg>\n'
+        '</div>\n<ul><li><a href="#tasks">tasks</a></li></ul>'
+    ),
+    "rust": (
+        "use std::collections::HashMap;\nfn main() {\n    let mut tasks = HashMap::new();\n"
+        '    tasks.insert("loop", 1);\n    println!("{:?}", tasks);\n}'
+    ),
     "yaml": "event_loop:\n  debug: true\n  tasks:\n    - name: gather\n      timeout: 10\n    - name: create_task",
-    "go": ("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tch := make(chan int)\n\tgo worker(ch)\n"
-           "\tfmt.Println(<-ch)\n}"),
+    "go": (
+        'package main\n\nimport "fmt"\n\nfunc main() {\n\tch := make(chan int)\n\tgo worker(ch)\n\tfmt.Println(<-ch)\n}'
+    ),
     "latex": ("\\\\begin{itemize}\n\\\\item \\\\texttt{asyncio.run}\n\\\\item $O(n \\\\log n)$\n\\\\end{itemize}"),
     "python_repl": ">>> import asyncio\n>>> asyncio.run(main())\nhello\n>>> loop = asyncio.get_event_loop()",
 }
@@ -106,9 +119,11 @@ def test_echo_bodies_the_generator_does_not_write_are_flagged(body, grounder):
 
 
 def test_prose_that_mentions_code_inline_is_not_markup(grounder):
-    text = ("The asyncio.run(main()) call creates an event loop, runs the coroutine and closes the loop. "
-            "Heaps keep a[k] <= a[2*k+1] for every k, so a[0] is always the smallest element.\n"
-            "Use asyncio.create_task to schedule a coroutine on the running event loop.")
+    text = (
+        "The asyncio.run(main()) call creates an event loop, runs the coroutine and closes the loop. "
+        "Heaps keep a[k] <= a[2*k+1] for every k, so a[0] is always the smallest element.\n"
+        "Use asyncio.create_task to schedule a coroutine on the running event loop."
+    )
     report = ReportState(TOPIC)
     added = report.append("Running coroutines", text, [LOOP_CHUNK])
     assert MARKUP not in [f.kind for f in Referee(grounder=grounder).review_round(report, changed_section=added.id)]

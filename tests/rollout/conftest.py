@@ -1,4 +1,5 @@
 """Fixtures for the rollout tests: experiments/ importable, one torch thread, stores in a temp cache."""
+
 import sys
 from pathlib import Path
 

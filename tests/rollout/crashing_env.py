@@ -1,6 +1,7 @@
 """A plugin env for the Ray fault tests: the two-step game, except that an episode
 reset with a seed in ``crash_once`` kills its process mid-episode the first time (a
 marker file in ``marker_dir`` remembers it), one in ``crash_always`` every time."""
+
 import os
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """Episodes in flight against OpenAI-compatible servers: the stand-in batching server
 (tests/batching_server.py: fixed latency up to its slots, then queueing), the server
 presets, and a server that refuses connections."""
+
 import asyncio
 import os
 import subprocess
@@ -27,8 +28,9 @@ def test_stand_in_decodes_up_to_its_slots_then_queues():
         backend = OpenAIBackend("stand-in", base_url=server.url)
 
         async def eight():
-            return await asyncio.gather(*(backend.chat([{"role": "user", "content": f"q{i}"}], max_tokens=8)
-                                          for i in range(8)))
+            return await asyncio.gather(
+                *(backend.chat([{"role": "user", "content": f"q{i}"}], max_tokens=8) for i in range(8))
+            )
 
         t0 = time.perf_counter()
         replies = asyncio.run(eight())
@@ -60,8 +62,15 @@ def report_env_factory(base_url, **llm):
     def make():
         from envs.report_writing import ReportWritingEnv
 
-        return ReportWritingEnv(llm={"backend": "openai"}, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=3,
-                                min_rounds_before_terminate=1, backend=backend)
+        return ReportWritingEnv(
+            llm={"backend": "openai"},
+            rag=HASHING_RAG,
+            judge=HASHING_JUDGE,
+            max_rounds=3,
+            min_rounds_before_terminate=1,
+            backend=backend,
+        )
+
     return make, backend
 
 
@@ -102,8 +111,10 @@ def test_server_that_slows_then_refuses_connections(caplog):
             back = runner.run_episodes([(4, 4)], explore=False)
     assert len(slow.results) == 2 and not slow.failures
     assert not down.results and [f.index for f in down.failures] == [2, 3]
-    assert all("all LLM calls failed" in f.reason and "cannot reach the server" in f.reason and server.url in f.reason
-               for f in down.failures), down.failures
+    assert all(
+        "all LLM calls failed" in f.reason and "cannot reach the server" in f.reason and server.url in f.reason
+        for f in down.failures
+    ), down.failures
     assert "episode 2 (seed 2) dropped" in caplog.text
     assert len(back.results) == 1  # the same runner and client go on once the server is back
 
@@ -113,18 +124,37 @@ def test_training_against_a_dead_server_stops_with_a_checkpoint_and_the_endpoint
     url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
     out = tmp_path / "run"
     env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
-    proc = subprocess.run([sys.executable, str(ROOT / "experiments" / "train.py"), "llm=llamacpp_server",
-                           f"llm.base_url={url}", "llm.retry.backoff_s=0.05", "rag=hashing", "judge.embedding=hashing",
-                           "algo=random", "train.episodes=4", "rollout.num_envs=2", "logger=csv",
-                           "logger.progress=quiet", f"hydra.run.dir={out}"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "train.py"),
+            "llm=llamacpp_server",
+            f"llm.base_url={url}",
+            "llm.retry.backoff_s=0.05",
+            "rag=hashing",
+            "judge.embedding=hashing",
+            "algo=random",
+            "train.episodes=4",
+            "rollout.num_envs=2",
+            "logger=csv",
+            "logger.progress=quiet",
+            f"hydra.run.dir={out}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode != 0
     assert "every episode of 0..1 failed" in proc.stderr and url in proc.stderr, proc.stderr[-3000:]
     assert (out / "checkpoints" / "last.pt").exists() and "Resume with" in proc.stderr
 
 
-@pytest.mark.parametrize("preset, mode, slots", [("vllm", "json_schema", 64), ("sglang", "json_schema", 64),
-                                                 ("llamacpp_server", "json_object_schema", 8)])
+@pytest.mark.parametrize(
+    "preset, mode, slots",
+    [("vllm", "json_schema", 64), ("sglang", "json_schema", 64), ("llamacpp_server", "json_object_schema", 8)],
+)
 def test_server_presets_build_the_openai_backend_with_their_slots(preset, mode, slots):
     from hydra import compose, initialize_config_dir
 

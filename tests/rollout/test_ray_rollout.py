@@ -1,6 +1,7 @@
 """Rollouts on Ray actors (rollout.backend=ray): a local cluster with 2 workers gives
 the episodes and the learner the in-process runner gives; a worker that dies
 mid-episode has its episodes re-run (or dropped, logged) and training goes on."""
+
 import logging
 
 import pytest
@@ -42,8 +43,18 @@ def test_two_ray_workers_match_the_in_process_runner_through_a_crash_and_a_kill(
     ray_algo = algos.build("qmix", spec, LEARNER, seed=4)
     from algos.training.ray_rollout import RayRollout
 
-    runner = RayRollout("crashing_two_step_v0", env_kwargs, ray_algo, spec, algo_name="qmix", algo_cfg=LEARNER,
-                        num_envs=2, workers=2, episode_retries=1, plugins=[PLUGIN])
+    runner = RayRollout(
+        "crashing_two_step_v0",
+        env_kwargs,
+        ray_algo,
+        spec,
+        algo_name="qmix",
+        algo_cfg=LEARNER,
+        num_envs=2,
+        workers=2,
+        episode_retries=1,
+        plugins=[PLUGIN],
+    )
     try:
         pids = runner.worker_pids()
         assert len(set(pids)) == 2
@@ -83,4 +94,3 @@ def test_two_ray_workers_match_the_in_process_runner_through_a_crash_and_a_kill(
     sa, sb = ref_algo.state_dict(), ray_algo.state_dict()
     for net in ("agent", "mixer"):
         assert all(torch.equal(sa[net][k], sb[net][k]) for k in sa[net]), net
-

@@ -1,4 +1,5 @@
 """train.py / evaluate.py with episodes in flight (rollout.*), as a user runs them."""
+
 import csv
 import os
 import subprocess
@@ -11,15 +12,27 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = str(ROOT / "experiments" / "train.py")
 EVALUATE = str(ROOT / "experiments" / "evaluate.py")
-SMALL = ["logger=csv", "env=two_step", "algo.batch_size=8", "algo.learning_starts=8", "algo.target_update_interval=5",
-         "algo.hidden_dim=16", "train.episodes=24", "train.log_every=4", "train.eval_every=12", "train.eval_episodes=3",
-         "train.checkpoint_every=0", "logger.progress=quiet"]
+SMALL = [
+    "logger=csv",
+    "env=two_step",
+    "algo.batch_size=8",
+    "algo.learning_starts=8",
+    "algo.target_update_interval=5",
+    "algo.hidden_dim=16",
+    "train.episodes=24",
+    "train.log_every=4",
+    "train.eval_every=12",
+    "train.eval_episodes=3",
+    "train.checkpoint_every=0",
+    "logger.progress=quiet",
+]
 
 
 def run(args, cwd, script=TRAIN, timeout=600):
     env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
-    return subprocess.run([sys.executable, script, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, script, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def train(tmp_path, name, *overrides):
@@ -56,10 +69,12 @@ def test_train_gives_the_same_learner_for_one_and_four_envs(tmp_path):
 
 @pytest.mark.slow
 def test_bad_rollout_settings_fail_at_start_naming_the_setting(tmp_path):
-    for override, message in (("rollout.num_envs=0", "rollout.num_envs must be an integer >= 1, got 0"),
-                              ("rollout.sync_every=-1", "rollout.sync_every must be an integer >= 1"),
-                              ("rollout.workers=2", "rollout.workers=2 needs rollout.backend=ray"),
-                              ("rollout.backend=spark", "rollout.backend must be 'local' or 'ray'")):
+    for override, message in (
+        ("rollout.num_envs=0", "rollout.num_envs must be an integer >= 1, got 0"),
+        ("rollout.sync_every=-1", "rollout.sync_every must be an integer >= 1"),
+        ("rollout.workers=2", "rollout.workers=2 needs rollout.backend=ray"),
+        ("rollout.backend=spark", "rollout.backend must be 'local' or 'ray'"),
+    ):
         proc = run([*SMALL, f"hydra.run.dir={tmp_path / 'bad'}", override], tmp_path)
         assert proc.returncode != 0 and message in proc.stderr, (override, proc.stderr[-1500:])
 
@@ -70,8 +85,11 @@ def test_evaluate_a_checkpoint_with_envs_in_flight_matches_the_sequential_loop(t
     metrics = []
     for n in (1, 3):
         out = tmp_path / f"eval{n}.json"
-        proc = run([f"checkpoint={run_dir}", "eval.episodes=5", f"eval.out={out}", f"rollout.num_envs={n}",
-                    "logger=csv"], tmp_path, script=EVALUATE)
+        proc = run(
+            [f"checkpoint={run_dir}", "eval.episodes=5", f"eval.out={out}", f"rollout.num_envs={n}", "logger=csv"],
+            tmp_path,
+            script=EVALUATE,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         import json
 

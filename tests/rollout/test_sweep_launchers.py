@@ -1,5 +1,6 @@
 """Sweeps through Hydra's submitit launcher (the [slurm] extra), in its local mode:
 each job of the sweep a separate process started by submitit, as on a SLURM cluster."""
+
 import csv
 import os
 import subprocess
@@ -17,11 +18,28 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_submitit_local_runs_every_job_of_a_sweep(tmp_path):
     sweep = tmp_path / "sweep"
     env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
-    proc = subprocess.run([sys.executable, str(ROOT / "experiments" / "train.py"), "-m", "hydra/launcher=submitit_local",
-                           "hydra.launcher.timeout_min=10", "env=two_step", "algo=random", "logger=csv",
-                           "logger.progress=quiet", "train.episodes=4", "train.log_every=2", "seed=0,1",
-                           f"hydra.sweep.dir={sweep}"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=900)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "train.py"),
+            "-m",
+            "hydra/launcher=submitit_local",
+            "hydra.launcher.timeout_min=10",
+            "env=two_step",
+            "algo=random",
+            "logger=csv",
+            "logger.progress=quiet",
+            "train.episodes=4",
+            "train.log_every=2",
+            "seed=0,1",
+            f"hydra.sweep.dir={sweep}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     runs = sorted(p.parent for p in sweep.glob("*/train.csv"))
     assert len(runs) == 2, list(sweep.rglob("*"))[:40]

@@ -2,6 +2,7 @@
 episodes and the same learnt parameters whatever the number of envs, on the matrix
 games and the report env (scripted TEST DOUBLE backend), for learners and fixed
 policies, the handcrafted pipeline's plans included; faults and bad settings."""
+
 from __future__ import annotations
 
 import warnings
@@ -27,8 +28,9 @@ def train_in_blocks(make_env, algo, spec, *, num_envs: int, block: int, total: i
     episodes = []
     with VectorRollout(make_env, algo, spec, num_envs=num_envs) as runner:
         for first in range(0, total, block):
-            done = runner.run_episodes([(i, seed * 1_000_003 + i) for i in range(first, min(first + block, total))],
-                                       explore=True)
+            done = runner.run_episodes(
+                [(i, seed * 1_000_003 + i) for i in range(first, min(first + block, total))], explore=True
+            )
             assert not done.failures
             for r in done.results:
                 algo.observe(r.episode)
@@ -41,7 +43,9 @@ def assert_same_episodes(a, b):
     assert [r.index for r in a] == [r.index for r in b]
     for x, y in zip(a, b):
         for key in ("obs", "avail", "state", "actions", "rewards", "adj"):
-            np.testing.assert_array_equal(getattr(x.episode, key), getattr(y.episode, key), err_msg=f"episode {x.index} {key}")
+            np.testing.assert_array_equal(
+                getattr(x.episode, key), getattr(y.episode, key), err_msg=f"episode {x.index} {key}"
+            )
         assert x.episode.terminated == y.episode.terminated
         assert x.stats.infos == y.stats.infos
 
@@ -61,7 +65,9 @@ def test_matrix_game_learner_is_the_same_for_one_and_eight_envs(algo_name):
     runs = []
     for n in (1, 8):
         algo = algos.build(algo_name, spec, LEARNER, seed=5)
-        runs.append((train_in_blocks(lambda: envs.make("two_step_v0"), algo, spec, num_envs=n, block=8, total=32), algo))
+        runs.append(
+            (train_in_blocks(lambda: envs.make("two_step_v0"), algo, spec, num_envs=n, block=8, total=32), algo)
+        )
     assert_same_episodes(runs[0][0], runs[1][0])
     assert_same_parameters(runs[0][1], runs[1][1])
     assert runs[0][1].n_updates == 29  # it really learnt along the way
@@ -73,8 +79,15 @@ def report_env_factory(backend):
     def make():
         from envs.report_writing import ReportWritingEnv
 
-        return ReportWritingEnv(llm={"backend": "scripted"}, rag=HASHING_RAG, judge=HASHING_JUDGE, max_rounds=3,
-                                min_rounds_before_terminate=1, backend=backend)
+        return ReportWritingEnv(
+            llm={"backend": "scripted"},
+            rag=HASHING_RAG,
+            judge=HASHING_JUDGE,
+            max_rounds=3,
+            min_rounds_before_terminate=1,
+            backend=backend,
+        )
+
     return make
 
 
@@ -98,8 +111,10 @@ def test_fixed_policies_match_the_sequential_loop_on_the_report_env():
     make = report_env_factory(ScriptedBackend())
     env = make()
     spec = algos.EnvSpec.from_env(env)
-    for name, cfg in (("handcrafted", {"rounds": {"planning": 1, "research": 1, "drafting": 2, "review": 0,
-                                                   "revision": 0}}), ("preset", {"topology": "ring"})):
+    for name, cfg in (
+        ("handcrafted", {"rounds": {"planning": 1, "research": 1, "drafting": 2, "review": 0, "revision": 0}}),
+        ("preset", {"topology": "ring"}),
+    ):
         policy = algos.build(name, spec, cfg, seed=0)
         sequential = [run_episode(env, policy, spec, explore=False, seed=100 + i) for i in range(3)]
         with VectorRollout(make, algos.build(name, spec, cfg, seed=0), spec, num_envs=3) as runner:
@@ -111,8 +126,11 @@ def test_fixed_policies_match_the_sequential_loop_on_the_report_env():
             np.testing.assert_array_equal(ep.rewards, r.episode.rewards, err_msg=name)
             assert st.infos == r.stats.infos and st.action_counts.tolist() == r.stats.action_counts.tolist()
             # the time-limit record the learners' TD target reads (envs/__init__.py) is the same too
-            assert (ep.terminated, ep.truncated, ep.time_limit_observable) == \
-                (r.episode.terminated, r.episode.truncated, r.episode.time_limit_observable), name
+            assert (ep.terminated, ep.truncated, ep.time_limit_observable) == (
+                r.episode.terminated,
+                r.episode.truncated,
+                r.episode.time_limit_observable,
+            ), name
 
 
 def test_greedy_evaluation_matches_the_sequential_evaluate():
@@ -210,5 +228,7 @@ def test_missing_ray_is_a_clear_message(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_ray)
-    with pytest.raises(ImportError, match=r"rollout.backend=ray needs Ray, an optional extra: pip install -e '.\[ray\]'"):
+    with pytest.raises(
+        ImportError, match=r"rollout.backend=ray needs Ray, an optional extra: pip install -e '.\[ray\]'"
+    ):
         ray_rollout.import_ray()

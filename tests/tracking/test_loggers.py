@@ -1,4 +1,5 @@
 """Loggers without W&B's process: names, groups, the CSV header, TensorBoard hparams."""
+
 from __future__ import annotations
 
 import csv
@@ -18,8 +19,13 @@ def test_csv_header_is_stable_episode_and_t_env_first_and_later_metrics_widen_wi
     resumed = CSVLogger(path)  # a resumed run appends under the same header
     resumed.log({"loss": 0.1, "return": 3.0, "t_env": 12.0, "epsilon": 0.1}, 15)
     with open(path, newline="") as f:
-        assert list(csv.DictReader(f))[-1] == {"episode": "15", "t_env": "12.0", "return": "3.0", "epsilon": "0.1",
-                                               "loss": "0.1"}
+        assert list(csv.DictReader(f))[-1] == {
+            "episode": "15",
+            "t_env": "12.0",
+            "return": "3.0",
+            "epsilon": "0.1",
+            "loss": "0.1",
+        }
 
 
 def test_group_is_readable_the_same_for_every_seed_and_the_hash_is_a_tag():
@@ -37,8 +43,17 @@ def test_group_is_readable_the_same_for_every_seed_and_the_hash_is_a_tag():
 
 
 def test_action_shares_and_hparams_are_read_off_the_logged_names():
-    metrics = {"eval/act/Researcher/0": 0.25, "eval/act/Researcher/3": 0.75, "eval/act/Researcher/top": 0.75,
-               "train/act/Researcher/0": 1.0, "eval/return": 2.0}
+    metrics = {
+        "eval/act/Researcher/0": 0.25,
+        "eval/act/Researcher/3": 0.75,
+        "eval/act/Researcher/top": 0.75,
+        "train/act/Researcher/0": 1.0,
+        "eval/return": 2.0,
+    }
     assert action_shares(metrics, "eval") == {"Researcher": {0: 0.25, 3: 0.75}}
     assert flat_hparams({"algo": {"lr": 1e-3, "team": ["a", "b"], "x": None}, "seed": 1}) == {
-        "algo.lr": 1e-3, "algo.team": '["a", "b"]', "algo.x": "null", "seed": 1}
+        "algo.lr": 1e-3,
+        "algo.team": '["a", "b"]',
+        "algo.x": "null",
+        "seed": 1,
+    }

@@ -3,6 +3,7 @@
 W&B's run.finish() returns before its service process has written the run file (a bare
 7-byte header was read right after finish() in 1 of 4 in-process runs); RunLoggers.close()
 waits for it. A few runs in a row, each read the moment close() returns, catch the race."""
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,20 @@ def test_each_run_file_holds_its_row_and_the_report_envs_action_names_when_close
     names = env_action_names(env, env.action_space(env.possible_agents[0]).n)
     assert names == env.action_names()
     agent = env.possible_agents[1]
-    cfg = OmegaConf.create({"algo": {"name": "random"}, "env": {"name": "report_writing_v0"}, "seed": 0,
-                            "logger": {"tensorboard": False, "wandb": True, "wandb_mode": "offline",
-                                       "wandb_project": "test", "wandb_entity": None}})
+    cfg = OmegaConf.create(
+        {
+            "algo": {"name": "random"},
+            "env": {"name": "report_writing_v0"},
+            "seed": 0,
+            "logger": {
+                "tensorboard": False,
+                "wandb": True,
+                "wandb_mode": "offline",
+                "wandb_project": "test",
+                "wandb_entity": None,
+            },
+        }
+    )
     for run in range(RUNS):
         counts = np.zeros((len(env.possible_agents), len(names)), np.int64)
         counts[1, run] = 3  # a different action per run: the table read back is this run's

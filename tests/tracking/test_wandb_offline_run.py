@@ -1,4 +1,5 @@
 """What a researcher sees in W&B, read back from the offline run files W&B would upload."""
+
 from __future__ import annotations
 
 import csv
@@ -16,16 +17,31 @@ from tests.tracking.wandb_records import history_rows, offline_run_file, read_re
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # W&B's service process and two train/evaluate subprocesses
 
-SMALL = ["env=two_step", "algo.batch_size=8", "algo.learning_starts=8", "algo.target_update_interval=5",
-         "algo.hidden_dim=16", "algo.lr=0.002", "train.episodes=20", "train.log_every=5", "train.eval_every=10",
-         "train.eval_episodes=2"]
+SMALL = [
+    "env=two_step",
+    "algo.batch_size=8",
+    "algo.learning_starts=8",
+    "algo.target_update_interval=5",
+    "algo.hidden_dim=16",
+    "algo.lr=0.002",
+    "train.episodes=20",
+    "train.log_every=5",
+    "train.eval_every=10",
+    "train.eval_episodes=2",
+]
 
 
 def _run(script: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("WANDB_MODE", None)  # offline must come from logger=wandb itself
-    return subprocess.run([sys.executable, str(ROOT / "experiments" / script), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "experiments" / script), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_and_named_actions(tmp_path):
@@ -72,12 +88,17 @@ def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_a
     tb = EventAccumulator(str(run_dir / "tensorboard"))
     tb.Reload()
     assert {f"train/{c}" for c in header[1:]} <= set(tb.Tags()["scalars"])
-    start = plugin_data_pb2.HParamsPluginData.FromString(tb.PluginTagToContent("hparams")["_hparams_/session_start_info"])
+    start = plugin_data_pb2.HParamsPluginData.FromString(
+        tb.PluginTagToContent("hparams")["_hparams_/session_start_info"]
+    )
     assert start.session_start_info.hparams["algo.lr"].number_value == pytest.approx(0.002)
 
     # evaluate.py: a run of job type eval in the same group
-    res = _run("evaluate.py", [f"checkpoint={run_dir}", "logger=wandb", "eval.episodes=2",
-                               f"eval.out={tmp_path / 'ev' / 'metrics.json'}"], tmp_path)
+    res = _run(
+        "evaluate.py",
+        [f"checkpoint={run_dir}", "logger=wandb", "eval.episodes=2", f"eval.out={tmp_path / 'ev' / 'metrics.json'}"],
+        tmp_path,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     ev = read_records(offline_run_file(tmp_path / "ev"))
     ev_run = records_of(ev, "run")[0]
@@ -85,4 +106,3 @@ def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_a
     assert f"cfg-{config_hash(ckpt['config'])}" in ev_run.tags  # the trained configuration's hash
     ev_rows = history_rows(ev)
     assert ev_rows[0]["episode"] == 20 and "eval/return" in ev_rows[0]
-

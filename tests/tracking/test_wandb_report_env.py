@@ -6,6 +6,7 @@ In-process on purpose: W&B's ``run.finish()`` returns before its service process
 written the run file, so a file read right after it could be a bare header; the logger's
 ``close()`` waits for it (algos/training/loggers.py), and this test reads the files the
 moment train() and evaluate_run() return."""
+
 from __future__ import annotations
 
 import json
@@ -20,11 +21,27 @@ from tests.tracking.wandb_records import history_rows, offline_run_file, read_re
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # per case: the root config (torch, algos), W&B's service, 4+2+1 report episodes
 
-OVERRIDES = ["env=report_writing", "llm=scripted", "rag=hashing", "judge=reference", "judge.embedding=hashing",
-             "logger=wandb", "logger.tensorboard=false", "logger.progress=quiet", "algo=qmix", "env.max_rounds=2",
-             "env.min_rounds_before_terminate=1", "env.summary_dim=8", "algo.hidden_dim=16", "train.episodes=4",
-             "train.log_every=2", "train.eval_every=2", "train.eval_episodes=1", "train.checkpoint_every=0",
-             "eval.episodes=1"]
+OVERRIDES = [
+    "env=report_writing",
+    "llm=scripted",
+    "rag=hashing",
+    "judge=reference",
+    "judge.embedding=hashing",
+    "logger=wandb",
+    "logger.tensorboard=false",
+    "logger.progress=quiet",
+    "algo=qmix",
+    "env.max_rounds=2",
+    "env.min_rounds_before_terminate=1",
+    "env.summary_dim=8",
+    "algo.hidden_dim=16",
+    "train.episodes=4",
+    "train.log_every=2",
+    "train.eval_every=2",
+    "train.eval_episodes=1",
+    "train.checkpoint_every=0",
+    "eval.episodes=1",
+]
 
 
 def _compose(overrides: list[str]):
@@ -64,7 +81,8 @@ def experiments_on_path(monkeypatch):
 # whose episodes reach the loggers through another path.
 @pytest.mark.parametrize("rollout", [[], ["rollout.num_envs=2"]], ids=["sequential", "concurrent"])
 def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_group_and_job_types(
-        tmp_path, experiments_on_path, rollout):
+    tmp_path, experiments_on_path, rollout
+):
     import torch
 
     from train import make_env, train
@@ -116,8 +134,16 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
     from evaluate import evaluate_run
 
     ev_dir = tmp_path / "ev"
-    ev_cfg = _compose(["logger=wandb", "logger.tensorboard=false", "logger.progress=quiet", f"checkpoint={run_dir}",
-                       "eval.episodes=1", f"eval.out={ev_dir / 'metrics.json'}"])
+    ev_cfg = _compose(
+        [
+            "logger=wandb",
+            "logger.tensorboard=false",
+            "logger.progress=quiet",
+            f"checkpoint={run_dir}",
+            "eval.episodes=1",
+            f"eval.out={ev_dir / 'metrics.json'}",
+        ]
+    )
     result = evaluate_run(ev_cfg)
     ev_file = offline_run_file(ev_dir)
     ev = read_records(ev_file)

@@ -7,6 +7,7 @@ CRC32, a length and a type: full, or first/middle/last pieces of a long one), ea
 ``wandb.proto.wandb_internal_pb2.Record``. Decoding with wandb's own protobuf schema is
 what ``wandb sync`` uploads, so a test that reads these records sees what W&B will see.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,8 @@ def _frames(data: bytes) -> Iterator[tuple[int, bytes]]:
         if left < HEADER:  # a block's tail too short for a header is padding
             pos += left
             continue
-        crc, length, kind = struct.unpack("<IHB", data[pos:pos + HEADER])
-        body = data[pos + HEADER:pos + HEADER + length]
+        crc, length, kind = struct.unpack("<IHB", data[pos : pos + HEADER])
+        body = data[pos + HEADER : pos + HEADER + length]
         if kind == 0 and length == 0:  # zero padding
             pos += left
             continue
@@ -70,7 +71,9 @@ def history_rows(records: list[Any]) -> list[dict[str, Any]]:
     rows = []
     for r in records:
         if r.WhichOneof("record_type") == "history":
-            rows.append({(item.key or "/".join(item.nested_key)): json.loads(item.value_json) for item in r.history.item})
+            rows.append(
+                {(item.key or "/".join(item.nested_key)): json.loads(item.value_json) for item in r.history.item}
+            )
     return rows
 
 

@@ -1,4 +1,5 @@
 """Shared helpers for the viz tests: synthetic traces on disk and a headless browser."""
+
 from __future__ import annotations
 
 import json
@@ -35,6 +36,7 @@ def save_trace(tmp_path):
         path = tmp_path / name
         path.write_text(json.dumps(doc), encoding="utf-8")
         return path
+
     return save
 
 

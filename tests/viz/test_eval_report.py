@@ -11,8 +11,14 @@ N_ACTIONS = 9
 
 def _metrics(score: float, tokens: float, favourite: int = 0, top: float = 0.5, drop=()) -> dict:
     """Metrics as experiments/evaluate.py writes them (mean metrics + act/<agent>/<a> frequencies)."""
-    m = {"return": score * 2, "return_std": 0.1, "length": 12.0, "report_score": score, "length_score": 0.4,
-         "tokens": tokens}
+    m = {
+        "return": score * 2,
+        "return_std": 0.1,
+        "length": 12.0,
+        "report_score": score,
+        "length_score": 0.4,
+        "tokens": tokens,
+    }
     for agent in AGENTS:
         for a in range(N_ACTIONS):
             m[f"act/{agent}/{a}"] = top if a == favourite else (1 - top) / (N_ACTIONS - 1)
@@ -22,10 +28,24 @@ def _metrics(score: float, tokens: float, favourite: int = 0, top: float = 0.5, 
 
 def _write(path, algo: str, metrics: dict, split: str | None = None):
     path.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"algo": algo, "env": "report_writing_v0", "source": {"kind": "fixed_policy"}, "episodes": 3,
-           "seconds": 1.0, "metrics": metrics,
-           "per_episode": [{"return": 1.0, "length": 12, "actions": [], "report_score": metrics.get("report_score", 0)
-                            + d, "tokens": metrics.get("tokens", 0) + 100 * d} for d in (-0.05, 0.0, 0.05)]}
+    doc = {
+        "algo": algo,
+        "env": "report_writing_v0",
+        "source": {"kind": "fixed_policy"},
+        "episodes": 3,
+        "seconds": 1.0,
+        "metrics": metrics,
+        "per_episode": [
+            {
+                "return": 1.0,
+                "length": 12,
+                "actions": [],
+                "report_score": metrics.get("report_score", 0) + d,
+                "tokens": metrics.get("tokens", 0) + 100 * d,
+            }
+            for d in (-0.05, 0.0, 0.05)
+        ],
+    }
     if split:
         doc["split"] = split
     path.write_text(json.dumps(doc))
@@ -51,8 +71,11 @@ def test_report_marks_the_front_compares_splits_and_flags_collapsed_agents(tmp_p
     assert result.report == tmp_path / "report" / "eval_report.md"
     assert [p.name for p in result.files] == ["score_vs_tokens.png", "action_mix.png", "holdout_vs_train.png"]
     assert result.front == ["qmix (holdout)", "handcrafted (holdout)"]  # by tokens; train points are not ranked
-    rows = {line.split(" | ")[0].strip("| ") + "/" + line.split(" | ")[1]: line for line in md.splitlines()
-            if line.startswith("| ") and not line.startswith("| policy")}
+    rows = {
+        line.split(" | ")[0].strip("| ") + "/" + line.split(" | ")[1]: line
+        for line in md.splitlines()
+        if line.startswith("| ") and not line.startswith("| policy")
+    }
     assert set(rows) == {"qmix/holdout", "qmix/train", "handcrafted/holdout", "random/holdout"}
     assert "| yes |" in rows["qmix/holdout"] and "| yes |" in rows["handcrafted/holdout"]
     assert "| yes |" not in rows["random/holdout"] and "| yes |" not in rows["qmix/train"]

@@ -1,6 +1,7 @@
 """The report panel shows the report's text as it stood at every step, rebuilt from the
 rounds' `collector.content`: it grows with each append, a revision replaces its
 section's text, and older traces without the field fall back to the outline."""
+
 from __future__ import annotations
 
 import copy

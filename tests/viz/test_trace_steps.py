@@ -1,19 +1,43 @@
 import math
 
 from agents_llm.viz.synthetic_trace import make_trace
-from agents_llm.viz.trace_steps import (ACTIVE_FILL, AGENT_STEP, COLLECTOR_STEP, DONE_FILL, EDGE_APPEND, EDGE_IN,
-                                        EDGE_OUT, IDLE_FILL, IDLE_STEP, PENDING_FILL, build_steps, edge_curve,
-                                        edge_style, layout_nodes, node_radius, node_style)
+from agents_llm.viz.trace_steps import (
+    ACTIVE_FILL,
+    AGENT_STEP,
+    COLLECTOR_STEP,
+    DONE_FILL,
+    EDGE_APPEND,
+    EDGE_IN,
+    EDGE_OUT,
+    IDLE_FILL,
+    IDLE_STEP,
+    PENDING_FILL,
+    build_steps,
+    edge_curve,
+    edge_style,
+    layout_nodes,
+    node_radius,
+    node_style,
+)
 
 
 def _round(order, edges, status="idle", votes=()):
     names = ["A", "B", "C"]
-    return {"round": 1, "source": "actions", "phase": None,
-            "actions": {n: {"action": 0, "name": "solo_process", "effective": "solo_process"} for n in names},
-            "denied": [], "terminate_votes": list(votes),
-            "edges": [{"sender": s, "receiver": r, "timing": "fresh"} for s, r in edges],
-            "order": order, "agents": {}, "calls": [], "collector": {"status": status, "reason": ""},
-            "tokens": {"round": 0, "episode": 0}, "report": {"chars": 0, "sections": [], "progress_summary": ""}}
+    return {
+        "round": 1,
+        "source": "actions",
+        "phase": None,
+        "actions": {n: {"action": 0, "name": "solo_process", "effective": "solo_process"} for n in names},
+        "denied": [],
+        "terminate_votes": list(votes),
+        "edges": [{"sender": s, "receiver": r, "timing": "fresh"} for s, r in edges],
+        "order": order,
+        "agents": {},
+        "calls": [],
+        "collector": {"status": status, "reason": ""},
+        "tokens": {"round": 0, "episode": 0},
+        "report": {"chars": 0, "sections": [], "progress_summary": ""},
+    }
 
 
 def _doc(*rounds):
@@ -25,7 +49,11 @@ def test_a_round_is_its_agents_in_execution_order_then_the_collector():
     doc = _doc(_round([["A"], ["C", "B"]], [("A", "Collector"), ("A", "B")], status="appended"))
     steps = build_steps(doc)
     assert [(s.kind, s.agent, s.group) for s in steps] == [
-        (AGENT_STEP, "A", 0), (AGENT_STEP, "C", 1), (AGENT_STEP, "B", 1), (COLLECTOR_STEP, "Collector", None)]
+        (AGENT_STEP, "A", 0),
+        (AGENT_STEP, "C", 1),
+        (AGENT_STEP, "B", 1),
+        (COLLECTOR_STEP, "Collector", None),
+    ]
 
 
 def test_a_round_where_nobody_ran_is_one_idle_step_and_a_skipped_collector_still_shows():

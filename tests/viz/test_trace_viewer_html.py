@@ -69,7 +69,7 @@ def test_a_one_megabyte_response_is_clipped_with_a_notice_unless_asked_for_in_fu
 
 
 def test_clip_escapes_before_counting_is_not_fooled_by_markup():
-    assert clip("<b>" * 3, 4) .startswith("&lt;b&gt;&lt;")
+    assert clip("<b>" * 3, 4).startswith("&lt;b&gt;&lt;")
     assert "2 more characters" in clip("<b>" * 3, 7)
 
 
@@ -87,8 +87,13 @@ def test_write_viewer_puts_the_html_next_to_the_trace_by_default(save_trace):
 
 
 def _visualize(*overrides):
-    return subprocess.run([sys.executable, str(REPO / "experiments" / "visualize.py"), *overrides], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(REPO / "experiments" / "visualize.py"), *overrides],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.slow  # starts Python, Hydra and Bokeh in a subprocess: several seconds on a busy 2-core machine

@@ -13,10 +13,21 @@ N_ACTIONS = 5 + len(AGENTS)
 
 def _row(episode: int, drop=()) -> dict:
     """A train.csv row laid out as experiments/train.py logs it (episode first, act/<agent>/<a> frequencies)."""
-    row = {"episode": episode, "t_env": 20.0 * episode, "wall_s": 1.5 * episode, "return": 0.1 * episode,
-           "length": 20.0, "report_score": min(1.0, 0.02 * episode), "length_score": 0.3, "tokens": 9000.0,
-           "time/episode_s": 3.0, "time/update_s": 0.1, "epsilon": max(0.05, 1 - 0.02 * episode),
-           "buffer_episodes": float(episode), "loss": 1.0 / episode}
+    row = {
+        "episode": episode,
+        "t_env": 20.0 * episode,
+        "wall_s": 1.5 * episode,
+        "return": 0.1 * episode,
+        "length": 20.0,
+        "report_score": min(1.0, 0.02 * episode),
+        "length_score": 0.3,
+        "tokens": 9000.0,
+        "time/episode_s": 3.0,
+        "time/update_s": 0.1,
+        "epsilon": max(0.05, 1 - 0.02 * episode),
+        "buffer_episodes": float(episode),
+        "loss": 1.0 / episode,
+    }
     for i, agent in enumerate(AGENTS):
         favourite = (episode // 10 + i) % N_ACTIONS
         for a in range(N_ACTIONS):
@@ -49,8 +60,10 @@ def test_missing_columns_are_named_and_the_rest_still_plotted(tmp_path):
     _write_csv(tmp_path / "train.csv", [_row(e, drop=("epsilon", "tokens")) for e in (10, 20, 30)])
     result = write_training_plots(tmp_path, tmp_path / "out")
     missing = [n for n in result.notes if "is not in train.csv" in n]
-    assert sorted(missing) == ["column 'epsilon' is not in train.csv: its plot is empty",
-                               "column 'tokens' is not in train.csv: its plot is empty"]
+    assert sorted(missing) == [
+        "column 'epsilon' is not in train.csv: its plot is empty",
+        "column 'tokens' is not in train.csv: its plot is empty",
+    ]
     assert any("eval.csv not found" in n for n in result.notes)
     assert (tmp_path / "out" / "training_curves.png").is_file()
 
@@ -100,8 +113,18 @@ def test_plots_read_what_the_real_csv_logger_writes(tmp_path):
     for episode in (10, 20, 30):
         counts = np.zeros((len(AGENTS), N_ACTIONS), np.int64)
         counts[:, episode // 10] = 5
-        logger.log({"return": 1.0, "report_score": 0.5, "tokens": 100.0, "epsilon": 0.5, "loss": 0.1,
-                    "length": 5.0, **action_distribution(counts, AGENTS)}, episode)
+        logger.log(
+            {
+                "return": 1.0,
+                "report_score": 0.5,
+                "tokens": 100.0,
+                "epsilon": 0.5,
+                "loss": 0.1,
+                "length": 5.0,
+                **action_distribution(counts, AGENTS),
+            },
+            episode,
+        )
     result = write_training_plots(tmp_path)
     assert [p.name for p in result.files] == ["training_curves.png", "action_distribution.png"]
     assert not any("is not in train.csv" in n for n in result.notes)

@@ -1,4 +1,5 @@
 """The viewer in a real headless Chromium, driven through Selenium (skipped without chromium/chromedriver)."""
+
 import time
 
 import pytest
@@ -31,6 +32,7 @@ def panel_text(driver, css_class: str) -> str:
         host = find_deep(driver, f".{css_class}")
         assert host is not None, f"no element .{css_class} on the page"
         return host.shadow_root.find_element(By.CSS_SELECTOR, ".bk-clearfix").text
+
     return fresh(read, f"the .{css_class} panel")
 
 

@@ -18,6 +18,7 @@ section is appended and down when a section is duplicated. `check_judge` runs th
 checks and returns the figures (tests/judges/test_validity.py asserts them,
 experiments/bench_judge.py prints them per judge).
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,9 @@ class GoodReport:
     extra_section: GoodSection
     sources: dict[str, SourceRef] = field(default_factory=dict)
 
-    def state(self, sections: list[GoodSection] | tuple[GoodSection, ...] | None = None,
-              topic: str | None = None) -> ReportState:
+    def state(
+        self, sections: list[GoodSection] | tuple[GoodSection, ...] | None = None, topic: str | None = None
+    ) -> ReportState:
         """A ReportState with these sections (default: the good ones), as the env would hold it."""
         report = ReportState(topic=topic or self.topic, key_terms=list(self.key_terms))
         for sec in self.sections if sections is None else sections:
@@ -77,11 +79,20 @@ def load_good_reports() -> list[GoodReport]:
             continue
         raw = json.loads(entry.read_text(encoding="utf-8"))
         where = f"validity report {entry.name}"
-        sources = {sid: SourceRef(source=s["source"], chunk_id=f"{raw['task_id']}:{sid}", text=s["text"])
-                   for sid, s in raw["sources"].items()}
-        out.append(GoodReport(task_id=raw["task_id"], topic=raw["topic"], key_terms=tuple(raw["key_terms"]),
-                              sections=tuple(_section(s, sources, where) for s in raw["sections"]),
-                              extra_section=_section(raw["extra_section"], sources, where), sources=sources))
+        sources = {
+            sid: SourceRef(source=s["source"], chunk_id=f"{raw['task_id']}:{sid}", text=s["text"])
+            for sid, s in raw["sources"].items()
+        }
+        out.append(
+            GoodReport(
+                task_id=raw["task_id"],
+                topic=raw["topic"],
+                key_terms=tuple(raw["key_terms"]),
+                sections=tuple(_section(s, sources, where) for s in raw["sections"]),
+                extra_section=_section(raw["extra_section"], sources, where),
+                sources=sources,
+            )
+        )
     if not out:
         raise FileNotFoundError(f"no validity reports under {folder}")
     return out
@@ -90,12 +101,16 @@ def load_good_reports() -> list[GoodReport]:
 # -- degradations ------------------------------------------------------------------
 STOCK_SENTENCE = "The sky is blue."
 # What the Collector is told (agents_llm/prompts.py in spirit); a model that has nothing to say returns it.
-ECHO_TEMPLATE = ("Task: Write the next section of the report on {topic}. Use only the evidence below and "
-                 "cite it. Then list two points the section must cover.")
-FILLER = ("This is an important aspect that deserves careful attention. There are many factors to consider "
-          "here. In general, the details depend on the specific situation and requirements. It is worth noting "
-          "that best practices continue to evolve over time. Overall, this area plays a key role in many "
-          "applications.")
+ECHO_TEMPLATE = (
+    "Task: Write the next section of the report on {topic}. Use only the evidence below and "
+    "cite it. Then list two points the section must cover."
+)
+FILLER = (
+    "This is an important aspect that deserves careful attention. There are many factors to consider "
+    "here. In general, the details depend on the specific situation and requirements. It is worth noting "
+    "that best practices continue to evolve over time. Overall, this area plays a key role in many "
+    "applications."
+)
 
 Degradation = Callable[[GoodReport, GoodReport], ReportState]
 
@@ -130,8 +145,12 @@ def off_topic(good: GoodReport, other: GoodReport) -> ReportState:
 
 def wrong_citations(good: GoodReport, other: GoodReport) -> ReportState:
     """The good text, each section citing another topic's chunks instead of its own."""
-    return good.state([GoodSection(s.title, s.content, o.sources)
-                       for s, o in zip(good.sections, _cycle(other.sections, len(good.sections)))])
+    return good.state(
+        [
+            GoodSection(s.title, s.content, o.sources)
+            for s, o in zip(good.sections, _cycle(other.sections, len(good.sections)))
+        ]
+    )
 
 
 def citations_removed(good: GoodReport, other: GoodReport) -> ReportState:
@@ -141,8 +160,9 @@ def citations_removed(good: GoodReport, other: GoodReport) -> ReportState:
 
 def sentences_repeated(good: GoodReport, other: GoodReport) -> ReportState:
     """Every sentence of the good report written twice in a row."""
-    return good.state([GoodSection(s.title, " ".join(f"{t} {t}" for t in sentences(s.content)), s.sources)
-                       for s in good.sections])
+    return good.state(
+        [GoodSection(s.title, " ".join(f"{t} {t}" for t in sentences(s.content)), s.sources) for s in good.sections]
+    )
 
 
 def sections_duplicated(good: GoodReport, other: GoodReport) -> ReportState:
@@ -162,7 +182,7 @@ def padded(good: GoodReport, other: GoodReport) -> ReportState:
         pad = ""
         while len(pad) < len(s.content):
             pad = f"{pad} {FILLER}".strip()
-        out.append(GoodSection(s.title, f"{s.content} {pad[:len(s.content)].rsplit('.', 1)[0]}.", s.sources))
+        out.append(GoodSection(s.title, f"{s.content} {pad[: len(s.content)].rsplit('.', 1)[0]}.", s.sources))
     return good.state(out)
 
 
@@ -178,15 +198,21 @@ def shuffled_headings(good: GoodReport, other: GoodReport) -> ReportState:
 # that it shares the chunk's vocabulary: the hardest case for grounding). {0}..{5}: those words; {6}: the
 # chunk's first sentence, quoted in a string literal as the default run's junk quoted its chunk.
 CODE_STYLES = {
-    "html_python": ("<pre><code>\nimport {0}\ndef {1}_{2}():\n    {3} = []\n    for {4} in {0}.{5}(\"{2}\"):\n"
-                    "        {3}.append({4})\n    raise ValueError('{6}')\n</code></pre>\n"
-                    "<table><tr class=\"row\"><td>{1}</td><td>{2}</td></tr></table>"),
-    "fenced_javascript": ("```javascript\nconst {0} = require('{1}');\nfunction {2}({3}) {{\n"
-                          "  return {0}.{4}({3}, '{5}');\n}}\nconsole.log(\"{6}\");\nmodule.exports = {{ {2} }};\n```"),
-    "json": "{{\n  \"{0}\": [\"{1}\", \"{2}\"],\n  \"{3}\": {{\"{4}\": true, \"{5}\": null}}\n}}",
+    "html_python": (
+        '<pre><code>\nimport {0}\ndef {1}_{2}():\n    {3} = []\n    for {4} in {0}.{5}("{2}"):\n'
+        "        {3}.append({4})\n    raise ValueError('{6}')\n</code></pre>\n"
+        '<table><tr class="row"><td>{1}</td><td>{2}</td></tr></table>'
+    ),
+    "fenced_javascript": (
+        "```javascript\nconst {0} = require('{1}');\nfunction {2}({3}) {{\n"
+        "  return {0}.{4}({3}, '{5}');\n}}\nconsole.log(\"{6}\");\nmodule.exports = {{ {2} }};\n```"
+    ),
+    "json": '{{\n  "{0}": ["{1}", "{2}"],\n  "{3}": {{"{4}": true, "{5}": null}}\n}}',
     "shell": "$ pip install {0}\n$ python -m {1} --{2}={3}\n$ export {4}_{5}=1\n$ {1} --{4} | grep {5} > {3}.log",
-    "xml": ("<section id=\"{0}\">\n  <item name=\"{1}\">{2}</item>\n  <item name=\"{3}\">{4}</item>\n"
-            "  <note ref=\"{5}\"/>\n</section>"),
+    "xml": (
+        '<section id="{0}">\n  <item name="{1}">{2}</item>\n  <item name="{3}">{4}</item>\n'
+        '  <note ref="{5}"/>\n</section>'
+    ),
     "c": "#include <{0}.h>\nint {1}_{2}(int {3}) {{\n    {4}[{3}] = {5};\n    return {3} + 1;\n}}",
 }
 # How an echo comes back rephrased: our instruction restated as the team's plan.
@@ -246,8 +272,12 @@ def echo_headings(good: GoodReport, other: GoodReport) -> ReportState:
     section, from the prompt modules), as a small model titles its sections with the prompt's words."""
     instructions = instruction_sentences()
     offset = sum(map(ord, good.task_id)) % len(instructions)
-    return good.state([GoodSection(instructions[(offset + i) % len(instructions)], s.content, s.sources)
-                       for i, s in enumerate(good.sections)])
+    return good.state(
+        [
+            GoodSection(instructions[(offset + i) % len(instructions)], s.content, s.sources)
+            for i, s in enumerate(good.sections)
+        ]
+    )
 
 
 def echo_rephrased(good: GoodReport, other: GoodReport) -> ReportState:
@@ -291,17 +321,17 @@ JUNK_CEILING = 0.1  # junk must score below this
 BLIND_SPOTS = {
     "reference": {
         "shuffled_headings": "seen only through heading fit (a title's similarity to its own text), a small part "
-                             "of structure: the margin is small",
+        "of structure: the margin is small",
         "reversed claims (not generated)": "grounding measures topical anchoring, not truth: a sentence with its "
-                                           "claim reversed stays grounded",
+        "claim reversed stays grounded",
         "echo_headings": "a title made of our instructions over good text costs only heading fit; the referee's "
-                         "prompt_echo flag (and its penalty) is what makes it pay",
+        "prompt_echo flag (and its penalty) is what makes it pay",
     },
     "referee": {
         "echoes in new words": "prompt_echo needs most of a sentence's trigrams, a label, or 80 % of its content "
-                               "words to be our instructions' words: an echo paraphrased in other vocabulary passes",
+        "words to be our instructions' words: an echo paraphrased in other vocabulary passes",
         "code in prose clothing": "a line of at least three natural words with few code symbols counts as prose "
-                                  "(e.g. 'SELECT name FROM users'); a section is flagged only when most of it is code",
+        "(e.g. 'SELECT name FROM users'); a section is flagged only when most of it is code",
     },
 }
 
@@ -320,8 +350,9 @@ class TopicScores:
     appended_duplicate: float  # good + a copy of its first section
 
 
-def score_suite(score: Callable[[ReportState], float], reports: list[GoodReport] | None = None,
-                kinds: list[str] | None = None) -> list[TopicScores]:
+def score_suite(
+    score: Callable[[ReportState], float], reports: list[GoodReport] | None = None, kinds: list[str] | None = None
+) -> list[TopicScores]:
     """`score` (a report -> float in [0, 1]) on every good report, its degradations and its appends."""
     reports = load_good_reports() if reports is None else reports
     kinds = list(DEGRADATIONS) if kinds is None else kinds
@@ -329,10 +360,15 @@ def score_suite(score: Callable[[ReportState], float], reports: list[GoodReport]
     for i, good in enumerate(reports):
         other = other_report(reports, i)
         degraded = {k: score(DEGRADATIONS[k](good, other)) for k in kinds}
-        out.append(TopicScores(
-            task_id=good.task_id, good=score(good.state()), degraded=degraded,
-            appended_good=score(good.state(list(good.sections) + [good.extra_section])),
-            appended_duplicate=score(good.state(list(good.sections) + [good.sections[0]]))))
+        out.append(
+            TopicScores(
+                task_id=good.task_id,
+                good=score(good.state()),
+                degraded=degraded,
+                appended_good=score(good.state(list(good.sections) + [good.extra_section])),
+                appended_duplicate=score(good.state(list(good.sections) + [good.sections[0]])),
+            )
+        )
     return out
 
 
@@ -348,6 +384,7 @@ def violations(results: list[TopicScores]) -> list[str]:
         if not r.appended_good > r.good:
             problems.append(f"{r.task_id}: appending a good section moves {r.good:.3f} to {r.appended_good:.3f}")
         if not r.appended_duplicate < r.good:
-            problems.append(f"{r.task_id}: appending a duplicate section moves {r.good:.3f} to "
-                            f"{r.appended_duplicate:.3f}")
+            problems.append(
+                f"{r.task_id}: appending a duplicate section moves {r.good:.3f} to {r.appended_duplicate:.3f}"
+            )
     return problems
