@@ -20,16 +20,21 @@ from .referee import echoed_sentences
 from .report_filter import filter_report_text
 from .sentence_reuse import pick_source_sentences, title_from, why_reuse
 from .report_state import ReportState, SourceRef
+from report_protocol.vocabulary import ABSENCE_LEADERS
 
+# The protocol's absence markers (report_protocol.vocabulary), as the model may write them.
+_MARKERS = "|".join(
+    (r"\b" if m[0].isalnum() else "") + re.escape(m) + (r"\b" if m[-1].isalnum() else "") for m in ABSENCE_LEADERS
+)
 # A line made only of these says "there is nothing", not "here is something".
 _ABSENCE = re.compile(
-    r"\[(?:RESEARCH_EXHAUSTED|NO_REVISION_NEEDED)\]|\bNO_QUERY\b|\bstate deficiency\b|\bnot found\b|\bno data\b|"
+    _MARKERS + r"|\bstate deficiency\b|\bnot found\b|\bno data\b|"
     r"\bno (?:relevant )?(?:information|evidence|sources?)\b|\bunavailable\b|\babsent\b|\bnothing relevant\b",
     re.IGNORECASE,
 )
 
 # A line that opens with a marker declares absence, whatever detail follows (the queries tried).
-_MARKER_FIRST = re.compile(r"^\W*(?:\[(?:RESEARCH_EXHAUSTED|NO_REVISION_NEEDED)\]|NO_QUERY\b)")
+_MARKER_FIRST = re.compile(r"^\W*(?:" + _MARKERS + ")")
 
 # (agent, kind, messages, max_tokens) -> text, or None when the call failed (already recorded).
 CallFn = Callable[[str, str, list, int], Awaitable["str | None"]]

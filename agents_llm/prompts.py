@@ -13,7 +13,7 @@ import re
 from typing import Sequence
 
 from rag.guard import guard_untrusted_text
-from report_protocol.vocabulary import NO_QUERY, RESEARCH_EXHAUSTED
+from report_protocol.vocabulary import NO_QUERY, NO_REVISION_NEEDED, RESEARCH_EXHAUSTED
 
 Message = dict[str, str]
 
@@ -72,7 +72,7 @@ PHASE_TASK: dict[str, dict[str, str]] = {
     },
     "section_review": {
         "Reviewer": (
-            "Review the section given below. If it needs no change write [NO_REVISION_NEEDED]; "
+            f"Review the section given below. If it needs no change write {NO_REVISION_NEEDED}; "
             "otherwise list the fixes."
         ),
         "DataAnalyst": "Rewrite the section below applying the review, keeping every supported fact.",

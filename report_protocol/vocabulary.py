@@ -19,11 +19,15 @@ DRAFTING_COMPLETE = "[DRAFTING_COMPLETE]"  # every planned section is written
 REVISION_COMPLETE = "[REVISION_COMPLETE]"  # every correction is applied
 HOLD = "[HOLD]"  # nothing from me this round
 NO_QUERY = "NO_QUERY"  # the Researcher decided not to search
+NO_REVISION_NEEDED = "[NO_REVISION_NEEDED]"  # the Reviewer found nothing to fix in a section
 SIGNALS = (RESEARCH_EXHAUSTED, DRAFTING_COMPLETE, REVISION_COMPLETE, HOLD)
 # Seen in any output of its phase, a signal ends the phase early.
 EXIT_SIGNALS = {RESEARCH: RESEARCH_EXHAUSTED, DRAFTING: DRAFTING_COMPLETE, REVISION: REVISION_COMPLETE}
 # Absence markers: an output holding one does not count as having said something.
 NON_OUTPUT_MARKERS = (HOLD, RESEARCH_EXHAUSTED)
+# A line that opens with one of these declares absence, whatever detail follows (the
+# queries tried): such a line never becomes report text.
+ABSENCE_LEADERS = (RESEARCH_EXHAUSTED, NO_REVISION_NEEDED, NO_QUERY)
 
 # "[SECTION_ID: S3]" names the live section a finding or a rewrite is for.
 SECTION_ID_TAG = "SECTION_ID"
