@@ -121,7 +121,7 @@ def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "t
 # One open handle per store folder, rag config and corpus in a process, on purpose: the
 # folder is one on-disk resource, and separate handles on it in one process made the same
 # episode retrieve different evidence with one env than with four (measured:
-# tests/rollout/test_batching_servers.py); different configs still get different handles.
+# tests/algos/training/test_batching_servers.py); different configs still get different handles.
 _OPEN_LOCK = threading.RLock()
 _OPEN_STORES: dict[tuple[str, str, str], Any] = {}
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from types import SimpleNamespace
 
 import pytest
+
+from agents_llm.backends.scripted import ScriptedBackend
 
 HASHING_RAG = {"embedding": {"backend": "hashing"}}  # fast lexical embedding instead of MiniLM
 HASHING_JUDGE = {"kind": "reference", "embedding": "hashing"}
@@ -39,3 +42,20 @@ class StubRetriever:
             SimpleNamespace(text=t, source=f"doc{i}.md", page=i + 1, chunk_id=f"c{i}", scores={"rrf": 0.5})
             for i, t in enumerate(self.texts)
         ]
+
+
+class SlowForRole(ScriptedBackend):
+    """TEST DOUBLE that hangs on the calls whose system prompt names `role` (to force a timeout)."""
+
+    def __init__(self, role: str, hang_s: float = 5.0, **kw):
+        super().__init__(**kw)
+        self.role, self.hang_s = role, hang_s
+
+    async def _generate(self, request):
+        if any(r == "system" and self.role in c for r, c in request.messages):
+            await asyncio.sleep(self.hang_s)
+        return await super()._generate(request)
+
+
+def scripted(**kw) -> ScriptedBackend:
+    return ScriptedBackend(**kw)

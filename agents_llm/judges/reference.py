@@ -32,7 +32,7 @@ whatever its shape; structure then scales the substance between `1 - w_structure
 1 (w_structure = its share of the weights). Junk (empty, a stock sentence, headings, an
 echo of the prompt) therefore scores near 0 instead of collecting structure points, and
 appending a good section raises the score while appending a copy lowers it. The
-validity suite (agents_llm/judges/validity, tests/judges/test_validity.py,
+validity suite (agents_llm/judges/validity, tests/agents_llm/judges/test_validity.py,
 experiments/bench_judge.py) checks these orderings on six topics.
 
 What it cannot tell, by construction:

@@ -3,29 +3,8 @@ the hashing embedding and a store in a temporary cache folder (built once per se
 
 from __future__ import annotations
 
-import asyncio
-
-
-from agents_llm.backends.scripted import ScriptedBackend
 from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, isolated_cache  # noqa: F401 (fixture)
-from tests.report_doubles import StubRetriever  # noqa: F401
-
-
-class SlowForRole(ScriptedBackend):
-    """TEST DOUBLE that hangs on the calls whose system prompt names `role` (to force a timeout)."""
-
-    def __init__(self, role: str, hang_s: float = 5.0, **kw):
-        super().__init__(**kw)
-        self.role, self.hang_s = role, hang_s
-
-    async def _generate(self, request):
-        if any(r == "system" and self.role in c for r, c in request.messages):
-            await asyncio.sleep(self.hang_s)
-        return await super()._generate(request)
-
-
-def scripted(**kw) -> ScriptedBackend:
-    return ScriptedBackend(**kw)
+from tests.report_doubles import SlowForRole, StubRetriever, scripted  # noqa: F401 (re-exported to the tests)
 
 
 def make_env(**overrides):

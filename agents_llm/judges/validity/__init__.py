@@ -15,7 +15,7 @@ chunk), `echo_headings` (good text under our own instructions as titles) and
 the prompt modules, so a rewording of the prompts carries over. A valid judge scores the good report above every
 degradation on every topic, scores junk (`JUNK`) near zero, and moves up when a good
 section is appended and down when a section is duplicated. `check_judge` runs those
-checks and returns the figures (tests/judges/test_validity.py asserts them,
+checks and returns the figures (tests/agents_llm/judges/test_validity.py asserts them,
 experiments/bench_judge.py prints them per judge).
 """
 

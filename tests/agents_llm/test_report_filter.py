@@ -1,0 +1,47 @@
+from agents_llm.report_filter import filter_report_text
+from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores go to a temp dir)
+
+
+def test_removes_pipeline_jargon_and_next_section_transitions():
+    text = (
+        "PettingZoo models agents acting in parallel. The Lead Architect asked for this section. "
+        "Observations are dictionaries keyed by agent.\n\n"
+        "In the next section, we will discuss wrappers. Rewards are returned per agent. "
+        "[RESEARCH_EXHAUSTED] Nothing else. As an AI language model I cannot browse."
+    )
+    result = filter_report_text(text)
+    assert result.text == (
+        "PettingZoo models agents acting in parallel. Observations are dictionaries keyed by agent."
+        "\n\nRewards are returned per agent."
+    )
+    kinds = sorted({r["kind"] for r in result.removed})
+    assert kinds == ["jargon", "transition"]
+    assert len(result.removed) == 4
+
+
+def test_keeps_clean_text_and_headings_unchanged():
+    text = "## Parallel API\n\nAll agents step together. Each gets an observation."
+    result = filter_report_text(text)
+    assert result.text == text and not result.changed
+
+
+def test_ordinary_words_are_not_jargon():
+    text = "The reviewer of a journal article is a different thing. A round number like 10 is fine."
+    # 'reviewer' is a role name, so the first sentence goes; the second one stays.
+    result = filter_report_text(text)
+    assert result.text == "A round number like 10 is fine."
+
+
+def test_drops_repeated_sentences_and_a_cut_off_fragment():
+    text = (
+        "PettingZoo has a parallel API. Agents act at once.\n\n"
+        "PettingZoo has a parallel API! Each agent has a mask. The report is to be"
+    )
+    result = filter_report_text(text)
+    assert result.text == "PettingZoo has a parallel API. Agents act at once.\n\nEach agent has a mask."
+    assert [r["kind"] for r in result.removed] == ["repetition", "fragment"]
+
+
+def test_drops_empty_and_repeated_headings():
+    result = filter_report_text("## Stepping\n\nAll agents act.\n\n##\n\n###\n\n## Stepping\n\nMasks matter.")
+    assert result.text == "## Stepping\n\nAll agents act.\n\nMasks matter."

@@ -1,0 +1,76 @@
+"""evaluate.py eval.compare: the fixed policies on the same held-out episodes, one table."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores go to a temp dir)
+
+ROOT = Path(__file__).resolve().parents[2]
+POLICIES = ["handcrafted", "preset:solo", "preset:star", "preset:chain", "preset:full", "preset:ring", "random"]
+
+
+def test_parse_entry():
+    from experiments.compare_policies import parse_entry
+
+    assert parse_entry("preset:ring") == ("preset:ring", "preset", {"topology": "ring"})
+    assert parse_entry("handcrafted:skip_strategy=always_include;rounds.drafting=4") == (
+        "handcrafted:skip_strategy=always_include;rounds.drafting=4",
+        "handcrafted",
+        {"skip_strategy": "always_include", "rounds.drafting": 4},
+    )
+    with pytest.raises(KeyError, match="unknown algorithm 'nope'"):
+        parse_entry("nope")
+
+
+def test_evaluate_compares_every_fixed_policy_in_one_table(tmp_path):
+    out = tmp_path / "eval" / "metrics.json"
+    env = dict(os.environ, QMIX_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "evaluate.py"),
+            "env=report_writing",
+            "llm=scripted",
+            "rag=hashing",
+            "judge=reference",
+            "judge.embedding=hashing",
+            "algo=handcrafted",
+            "algo.rounds={planning: 1, research: 1, drafting: 2, review: 1, revision: 2}",
+            "env.max_rounds=8",
+            "eval.episodes=1",
+            f"eval.compare=[{','.join(POLICIES)}]",
+            f"eval.out={out}",
+            "logger.wandb=false",
+            f"hydra.run.dir={tmp_path / 'run'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads((out.parent / "comparison.json").read_text())
+    assert [r["policy"] for r in result["rows"]] == POLICIES
+    assert result["split"] == "holdout"
+    tasks = {r["per_episode"][0]["task"] for r in result["rows"]}
+    assert len(tasks) == 1, "every policy plays the same held-out episode"
+    for row in result["rows"]:
+        m = row["metrics"]
+        assert {"report_score", "length_score", "tokens", "length"} <= set(m), row["policy"]
+        assert m["tokens"] > 0 and 1 <= m["length"] <= 8
+        # the referee's flags per episode, in all and per kind
+        assert {"referee/report_flags", "referee/agent_flags", "referee/repetition"} <= set(m), row["policy"]
+    by = {r["policy"]: r for r in result["rows"]}
+    assert by["preset:ring"]["config"]["topology"] == "ring"
+    assert by["handcrafted"]["config"]["rounds"]["drafting"] == 2  # the composed algo shapes its row
+    md = (out.parent / "comparison.md").read_text()
+    assert "| policy | report score | length score | tokens | rounds |" in md
+    assert "at a budget of 8 rounds" in md and "| report flags | output flags |" in md
+    assert all(f"| {p} |" in md for p in POLICIES)
