@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Sequence
 
 from . import prompts
-from .judges.text import sentences
+from .judges.text import sentences, words
 from .referee import echoed_sentences
 from .report_filter import filter_report_text
-from .sentence_reuse import pick_source_sentences, title_from, why_reuse
+from .sentence_reuse import MIN_BODY_WORDS, ground_in_sources, pick_source_sentences, title_from, why_reuse
 from .report_state import ReportState, SourceRef
 from report_protocol.vocabulary import ABSENCE_LEADERS
 
@@ -60,6 +60,7 @@ class CollectorResult:
     removed_sentences: list[dict] = field(default_factory=list)
     content: str | None = None  # the section's text as written (appended or revised), after the report filter
     reused_sources: str = ""  # why the writer's prose gave way to source sentences ("" = it was kept)
+    grounding: str = ""  # what grounding the kept prose sentence by sentence changed ("" = nothing)
 
     def as_dict(self) -> dict:
         return {
@@ -70,6 +71,7 @@ class CollectorResult:
             "removed_sentences": self.removed_sentences,
             "content": self.content,
             "reused_sources": self.reused_sources,
+            "grounding": self.grounding,
         }
 
 
@@ -128,10 +130,18 @@ class Collector:
         filtered = filter_report_text(body)
         title_filtered = filter_report_text(title).text or f"Section {section_number}"
         src = list(sources)
-        text, reused = filtered.text, ""
+        text, reused, grounding = filtered.text, "", ""
         if self.reuse_sources:
             earlier = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]
-            reason = why_reuse(text, title_filtered, [r.text for r in src if r.text.strip()], earlier)
+            source_texts = [r.text for r in src if r.text.strip()]
+            reason = why_reuse(text, title_filtered, source_texts, earlier)
+            if reason is None and source_texts:
+                grounded, grounding = ground_in_sources(text, source_texts, exclude=earlier)
+                if grounding and len(words(grounded)) < MIN_BODY_WORDS:
+                    reason = f"no sentence of it is supported by one source sentence ({grounding})"
+                    grounding = ""
+                else:
+                    text = grounded
             if reason:
                 picked = pick_source_sentences(src, focus=f"{report.topic} {objective} {text}", exclude=earlier)
                 if not picked:
@@ -173,4 +183,5 @@ class Collector:
             removed_sentences=filtered.removed,
             content=section.content,
             reused_sources=reused,
+            grounding=grounding,
         )

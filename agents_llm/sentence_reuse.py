@@ -7,6 +7,14 @@ echoes the prompt, repeats itself, or most of it is not supported by those sourc
 (lexically: a sentence is supported when most of its content words occur in them), the
 section is written from the best-matching source sentences instead, in their order,
 each cited. Extractive, but true to the sources, which is what a report needs first.
+
+Prose that passes is then grounded sentence by sentence (`ground_in_sources`): a larger
+model (qwen2.5-coder-0.5b) paraphrases, and a paraphrase that merges the vocabulary of
+several chunks reads as supported by their union while no source says it. Each sentence
+is measured against its best single source sentence: one close to it stays in the
+writer's words, one that only paraphrases it gives way to that source sentence, and one
+that no source sentence supports is dropped. The writer still chooses which facts, in
+which order; the words are the sources' wherever the writer's are not.
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ MIN_BODY_WORDS = 6  # a section body shorter than this ("The sky is blue.") says
 SUPPORTED_WORD_SHARE = 0.5  # a sentence is supported when this share of its content words is in the sources
 MIN_SUPPORTED_SHARE = 0.5  # prose is kept when this share of its characters is in supported sentences
 MAX_REUSED_SENTENCES = 4
+KEEP_SHARE = 0.7  # a written sentence stays when this share of its content words is in one source sentence
+SNAP_SHARE = 0.34  # ... and gives way to that source sentence when the share is at least this (else it is dropped)
 MAX_REUSED_CHARS = 700
 
 _CODE_LIKE = re.compile(r"```|[{}<>=;]|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
@@ -58,6 +68,61 @@ def why_reuse(body: str, title: str, source_texts: Sequence[str], earlier: Itera
     if source_texts and supported_share(body, source_texts) < MIN_SUPPORTED_SHARE:
         return "mostly not supported by its sources"
     return None
+
+
+def _best_source_sentence(stems: set[str], candidates: Sequence[tuple[str, set[str]]]) -> tuple[float, str]:
+    """(share of `stems` in the best candidate, that candidate's text); (0.0, "") when there is none."""
+    best_share, best = 0.0, ""
+    for text, cand in candidates:
+        share = len(stems & cand) / len(stems)
+        if share > best_share:
+            best_share, best = share, text
+    return best_share, best
+
+
+def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[str] = ()) -> tuple[str, str]:
+    """`body` with every sentence grounded in one source sentence, and what changed ("" = nothing).
+
+    Per paragraph, per sentence: kept when at least `KEEP_SHARE` of its content words are
+    in one source sentence; replaced by that sentence when the share is at least
+    `SNAP_SHARE` and the source sentence reads as prose; dropped otherwise, and also when
+    its source sentence is already in the section or in the report (`exclude`): the
+    sentence restates a fact the report has. Paragraphs that are headings stay as they are.
+    """
+    candidates = [
+        (src.strip(), content_stems(src)) for text in source_texts for src in sentences(text) if content_stems(src)
+    ]
+    seen = {" ".join(words(s)) for s in exclude}
+    kept = replaced = dropped = 0
+    paragraphs = []
+    for paragraph in re.split(r"\n\s*\n", body):
+        if paragraph.lstrip().startswith("#"):
+            paragraphs.append(paragraph.strip())
+            continue
+        out = []
+        for sentence in sentences(paragraph):
+            stems = content_stems(sentence)
+            if not stems:
+                continue
+            share, source = _best_source_sentence(stems, candidates)
+            said = " ".join(words(source)) in seen  # the fact it states is already in the report
+            if share >= KEEP_SHARE and not said and " ".join(words(sentence)) not in seen:
+                out.append(sentence.strip())
+                kept += 1
+            elif share >= SNAP_SHARE and not said and is_prose(source):
+                out.append(source)
+                replaced += 1
+            else:
+                dropped += 1
+                continue
+            seen.update({" ".join(words(out[-1])), " ".join(words(source))})
+        if out:
+            paragraphs.append(" ".join(out))
+    if not replaced and not dropped:
+        return body, ""
+    total = kept + replaced + dropped
+    note = f"{replaced} of {total} sentences replaced by the source sentence they paraphrase, {dropped} unsupported dropped"
+    return "\n\n".join(paragraphs), note
 
 
 def is_prose(sentence: str) -> bool:

@@ -9,7 +9,7 @@ import pytest
 from agents_llm import prompts
 from agents_llm.collector import Collector
 from agents_llm.report_state import ReportState, SourceRef
-from agents_llm.sentence_reuse import is_prose, pick_source_sentences, supported_share, why_reuse
+from agents_llm.sentence_reuse import ground_in_sources, is_prose, pick_source_sentences, supported_share, why_reuse
 from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores go to a temp dir)
 
 TOPIC = "Asynchronous programming in Python with asyncio"
@@ -110,3 +110,71 @@ def test_helpers():
     assert pick_source_sentences([CHUNK], focus="gather results") == [
         "The function asyncio.gather runs awaitables concurrently and returns their results in order."
     ]
+
+
+# Three chunks, one fact each: a paraphrase can mix their words without any one saying it.
+LOOP = SourceRef(
+    "loop.txt",
+    None,
+    "c2",
+    "The event loop runs on a single thread and switches to another task while one coroutine waits. "
+    "A blocking call such as a long computation stops the whole event loop.",
+)
+
+
+def test_a_sentence_close_to_one_source_sentence_stays_in_the_writers_words():
+    body = "The event loop runs on one single thread and switches to another task while a coroutine waits."
+    grounded, note = ground_in_sources(body, [CHUNK.text, LOOP.text])
+    assert grounded == body and note == ""
+
+
+def test_a_paraphrase_gives_way_to_the_source_sentence_it_paraphrases_and_unsupported_sentences_go():
+    body = (
+        "Asyncio relies on one thread, moving between tasks whenever a coroutine is waiting. "  # paraphrase of LOOP[0]
+        "Python 3.13 removed the global interpreter lock from every build. "  # no source says this
+        "The function asyncio.gather runs awaitables concurrently and returns their results in order."  # verbatim
+    )
+    grounded, note = ground_in_sources(body, [CHUNK.text, LOOP.text])
+    assert grounded.split(". ")[0] + "." == (
+        "The event loop runs on a single thread and switches to another task while one coroutine waits."
+    )
+    assert "interpreter lock" not in grounded
+    assert grounded.endswith(
+        "The function asyncio.gather runs awaitables concurrently and returns their results in order."
+    )
+    assert note == "1 of 3 sentences replaced by the source sentence they paraphrase, 1 unsupported dropped"
+
+
+def test_a_paraphrase_that_mixes_the_vocabulary_of_several_chunks_is_not_kept_as_written():
+    # Supported by the union of the chunks' words (the old whole-section check keeps it) ...
+    mixed = "A blocking coroutine cancels the gather results of every task on the single event loop thread."
+    assert supported_share(mixed, [CHUNK.text, LOOP.text]) == 1.0
+    # ... but no one source sentence says it.
+    grounded, note = ground_in_sources(mixed, [CHUNK.text, LOOP.text])
+    assert grounded != mixed and note
+
+
+def test_grounding_does_not_repeat_a_sentence_already_in_the_report_and_keeps_headings():
+    said = "The function asyncio.gather runs awaitables concurrently and returns their results in order."
+    body = "### Gathering\n\nThe asyncio.gather function runs awaitables concurrently, returning results in order."
+    grounded, note = ground_in_sources(body, [CHUNK.text], exclude=[said])
+    assert grounded == "### Gathering" and "1 unsupported dropped" in note
+
+
+def test_the_collector_grounds_kept_prose_and_says_so_and_falls_back_when_nothing_is_grounded():
+    prose = (
+        "## Tasks and the loop\nThe event loop runs on a single thread and switches to another task while "
+        "one coroutine waits. Every asyncio program must call uvloop before it starts any coroutine at all."
+    )
+    result, report = collect(prose, sources=(CHUNK, LOOP))
+    assert result.status == "appended"
+    assert "uvloop" not in report.sections[0].content
+    assert report.sections[0].content.startswith("The event loop runs on a single thread")
+    assert result.grounding == "0 of 2 sentences replaced by the source sentence they paraphrase, 1 unsupported dropped"
+    assert result.as_dict()["grounding"] == result.grounding
+    # Prose no single source sentence supports: the section comes from the sources instead.
+    unsupported = (
+        "## Tasks\nEvery asyncio program must call uvloop before it starts any coroutine in the whole program."
+    )
+    result, report = collect(unsupported, sources=(CHUNK, LOOP))
+    assert result.reused_sources and "uvloop" not in report.sections[0].content
