@@ -41,7 +41,7 @@ import torch
 from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer
 from .mixers import MIXERS, Mixer, QMixer
-from .networks import GNNRecurrentAgent
+from .networks import AgentInputs, GNNRecurrentAgent
 from .transforms import REWARD_SPREADING, apply_reward_spreading
 
 
@@ -327,9 +327,13 @@ class ValueLearner(Algorithm):
             metrics = self.train_on_batch(self.buffer.sample(self.cfg.batch_size, self.device))
         return metrics
 
-    def _agent_qs(self, net: GNNRecurrentAgent, batch: Batch) -> torch.Tensor:
+    def _agent_inputs(self, batch: Batch) -> AgentInputs:
+        """The batch as the agent network's input, built once for the online and the target network."""
         last = torch.cat([torch.full_like(batch.actions[:, :1], -1), batch.actions], dim=1)  # [B, T+1, N]
-        return net.forward_sequence(batch.obs, last, batch.adj)  # [B, T+1, N, A]
+        return self.agent.prepare(batch.obs, last, batch.adj)
+
+    def _agent_qs(self, net: GNNRecurrentAgent, inputs: AgentInputs) -> torch.Tensor:
+        return net.forward_prepared(inputs)[0]  # [B, T+1, N, A]
 
     def td_targets(
         self,
@@ -376,10 +380,11 @@ class ValueLearner(Algorithm):
         return lam if per_agent else lam.squeeze(-1)
 
     def train_on_batch(self, batch: Batch) -> dict[str, float]:
-        q_all = self._agent_qs(self.agent, batch)  # [B, T+1, N, A]
+        inputs = self._agent_inputs(batch)
+        q_all = self._agent_qs(self.agent, inputs)  # [B, T+1, N, A]
         q_taken = q_all[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)  # [B, T, N]
         with torch.no_grad():
-            tq_all = self._agent_qs(self.target_agent, batch)
+            tq_all = self._agent_qs(self.target_agent, inputs)
             nstep = self.reward_spreading == "nstep"
             if self.cfg.double_q or nstep:
                 a_star = q_all.detach().masked_fill(~batch.avail, -float("inf")).argmax(-1, keepdim=True)
@@ -457,7 +462,11 @@ class ValueLearner(Algorithm):
     def chosen_values(self, batch: Batch) -> torch.Tensor:
         """Online team value of the batch's actions, [B, T]: the mixer's Q_tot, or for
         independent learners the mean of the agents' Q (each estimates the team return)."""
-        q = self._agent_qs(self.agent, batch)[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)
+        q = (
+            self._agent_qs(self.agent, self._agent_inputs(batch))[:, :-1]
+            .gather(-1, batch.actions.unsqueeze(-1))
+            .squeeze(-1)
+        )
         return self.mixer(q, batch.state[:, :-1]) if self.mixer is not None else q.mean(-1)
 
     # --- persistence --------------------------------------------------------------
