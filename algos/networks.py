@@ -36,7 +36,7 @@ whole update's loss and gradients):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.nn as nn
@@ -202,6 +202,8 @@ class AgentInputs:
 
 
 class GNNRecurrentAgent(nn.Module):
+    agent_ids: torch.Tensor  # [N, N] identity, a buffer
+
     def __init__(
         self,
         obs_dim: int,
@@ -275,7 +277,7 @@ class GNNRecurrentAgent(nn.Module):
         e = self._embed(inputs).view(T1, B * N, H)
         h0 = e.new_zeros(B * N, H) if hidden is None else hidden.reshape(B * N, H)
         hs = gru_sequence(self.rnn, e, h0)  # [T1, B * N, H]
-        first, last = self.head[0], self.head[2]
+        first, last = cast(nn.Linear, self.head[0]), cast(nn.Linear, self.head[2])
         z = F.relu(F.linear(hs.view(T1 * B * N, H), first.weight, first.bias), inplace=True)
         q = F.linear(z, last.weight, last.bias)
         return q.view(T1, B, N, self.n_actions).transpose(0, 1), hs[-1].view(B, N, H)

@@ -155,7 +155,7 @@ def masked_epsilon_greedy(q: np.ndarray, mask: np.ndarray, epsilon: float, rng: 
         bad = np.flatnonzero(~mask.any(-1)).tolist()
         raise ValueError(f"agents at indices {bad} have no available action")
     greedy = np.where(mask, q, -np.inf).argmax(-1)
-    explore = rng.random(q.shape[0]) < epsilon
+    explore = np.asarray(rng.random(q.shape[0]) < epsilon)
     if explore.any():
         for i in np.flatnonzero(explore):
             greedy[i] = rng.choice(np.flatnonzero(mask[i]))
@@ -164,6 +164,7 @@ def masked_epsilon_greedy(q: np.ndarray, mask: np.ndarray, epsilon: float, rng: 
 
 class ValueLearner(Algorithm):
     config_class = ValueLearnerConfig
+    cfg: ValueLearnerConfig
     capabilities = Capabilities(learns=True, needs_state=True, recurrent=True, needs_graph=True)
 
     def __init__(self, spec: EnvSpec, cfg: ValueLearnerConfig, *, seed: int = 0, device: str = "cpu"):
@@ -316,7 +317,7 @@ class ValueLearner(Algorithm):
             episode = apply_reward_spreading(episode)
         if self.cfg.reward_scale != 1.0:
             episode = copy.copy(episode)
-            episode.rewards = episode.rewards * np.float32(self.cfg.reward_scale)
+            episode.rewards = np.multiply(episode.rewards, self.cfg.reward_scale, dtype=np.float32)
         self.buffer.add(episode)
 
     def update(self) -> dict[str, float]:
@@ -353,7 +354,7 @@ class ValueLearner(Algorithm):
                 return rewards + gamma * (1.0 - terminated) * next_v
             lam = torch.full_like(rewards, self.cfg.td_lambda)
         T = rewards.shape[1]
-        ys = [None] * T
+        ys: list[torch.Tensor] = []  # y_{T-1}, ..., y_0
         y_next = next_v[:, T - 1]
         for t in range(T - 1, -1, -1):
             boot = next_v[:, t]
@@ -363,9 +364,9 @@ class ValueLearner(Algorithm):
                 cont = torch.where(last, boot, (1 - lam_t) * boot + lam_t * y_next)
             else:
                 cont = boot
-            ys[t] = rewards[:, t] + gamma * (1.0 - terminated[:, t]) * cont
-            y_next = ys[t]
-        return torch.stack(ys, dim=1)
+            y_next = rewards[:, t] + gamma * (1.0 - terminated[:, t]) * cont
+            ys.append(y_next)
+        return torch.stack(ys[::-1], dim=1)
 
     def _block_lambda(self, batch: Batch, a_star: torch.Tensor, per_agent: bool) -> torch.Tensor:
         """lambda_t for ``reward_spreading=nstep``: 1 while round t is inside an append's
@@ -430,10 +431,15 @@ class ValueLearner(Algorithm):
             "target_updates": float(self.n_target_updates),
         }
 
+    def _net_pairs(self) -> list[tuple[torch.nn.Module, torch.nn.Module]]:
+        """(online, target) for the agent network and the mixer."""
+        pairs: list[tuple[torch.nn.Module, torch.nn.Module]] = [(self.agent, self.target_agent)]
+        if self.mixer is not None and self.target_mixer is not None:
+            pairs.append((self.mixer, self.target_mixer))
+        return pairs
+
     def _maybe_update_target(self) -> None:
-        pairs = [(self.agent, self.target_agent)] + (
-            [(self.mixer, self.target_mixer)] if self.mixer is not None else []
-        )
+        pairs = self._net_pairs()
         if self.cfg.target_update == "soft":
             with torch.no_grad():
                 for net, tgt in pairs:
@@ -484,7 +490,7 @@ class ValueLearner(Algorithm):
             },
             buffer_rng=self.buffer.rng.bit_generator.state,
         )
-        if self.mixer is not None:
+        if self.mixer is not None and self.target_mixer is not None:
             sd.update(mixer=self.mixer.state_dict(), target_mixer=self.target_mixer.state_dict())
         if self.cfg.save_buffer:
             sd["buffer"] = self.buffer.state_dict()
@@ -494,7 +500,7 @@ class ValueLearner(Algorithm):
         super().load_state_dict(state)
         self.agent.load_state_dict(state["agent"])
         self.target_agent.load_state_dict(state["target_agent"])
-        if self.mixer is not None:
+        if self.mixer is not None and self.target_mixer is not None:
             self.mixer.load_state_dict(state["mixer"])
             self.target_mixer.load_state_dict(state["target_mixer"])
         self.optimizer.load_state_dict(state["optimizer"])
