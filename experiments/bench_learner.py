@@ -119,9 +119,12 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
     learner._agent_qs = lambda net, b: labelled(
         "online forward" if net is learner.agent else "target forward", agent_qs
     )(net, b)
+    gnn_label = "  of which GNN message passing (forward)"
     for net in (learner.agent, learner.target_agent):
-        for conv in net.convs:
-            conv.forward = labelled("  of which GNN message passing (forward)", conv.forward)
+        for conv in net.convs:  # edge-list layers (sage, gatv2)
+            conv.forward = labelled(gnn_label, conv.forward)
+    dense_graphconv = networks._dense_graphconv  # graphconv: looked up in the module at each call
+    networks._dense_graphconv = labelled(gnn_label, dense_graphconv)
     learner._agent_inputs = labelled("batch preparation (once for both networks)", learner._agent_inputs)
     gru = networks.gru_sequence  # the agents' recurrence, looked up in the module at each call
     networks.gru_sequence = labelled("  of which GRU over the rounds (forward)", gru)
@@ -141,6 +144,7 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
     finally:
         torch.Tensor.backward = backward
         networks.gru_sequence = gru
+        networks._dense_graphconv = dense_graphconv
     events = prof.key_averages()
     ms = lambda x: x / 1e3 / updates  # noqa: E731  (profiler times are in microseconds)
     order = [
