@@ -10,17 +10,33 @@ Parameters are shared by all agents; the agent id one-hot tells them apart.
 
 Batching: the GNN does not depend on the recurrent state, so for training it runs
 *once* over every episode, round and agent of a batch: B x (T+1) graphs of N nodes
-become one block-diagonal graph (node index ``((b * T1) + t) * N + i``). Only the GRU
-steps through time.
+become one block-diagonal graph. Only the GRU steps through time.
 
-Speed (measured with experiments/bench_learner.py): ``graphconv`` runs as
-torch-geometric's ``DenseGraphConv`` on the batch of small dense adjacency matrices --
-the same parameters and arithmetic as ``GraphConv`` over the block-diagonal edge list,
-without the gather/scatter over edges -- and the encoder adds the agent-id and
-last-action columns of its weight by lookup instead of multiplying one-hot columns.
+One batch, two networks: :meth:`GNNRecurrentAgent.prepare` builds what depends on the
+batch alone -- the encoder's input rows (observation ++ id one-hot ++ last-action
+one-hot, time-major: row ``((t * B) + b) * N + i``), the mean-normalised adjacency or
+the block-diagonal edge list -- once; the online and the target network both run on it
+(:meth:`GNNRecurrentAgent.forward_prepared`).
+
+Speed (measured with experiments/bench_learner.py), each with the same parameters and
+the same function as the textbook form (tests/algos/test_learner.py checks both, and a
+whole update's loss and gradients):
+
+* ``graphconv`` is torch-geometric's ``GraphConv(mean)`` computed densely on the batch
+  of small adjacency matrices (the arithmetic of ``DenseGraphConv``, whose parameters it
+  holds): ``lin_rel(mean_j x_j) + lin_root(x_i)`` as ``A_norm @ (x W_rel^T) + x W_root^T
+  + b`` in one ``baddbmm``, with ``A_norm`` normalised once per batch;
+* the GRU keeps ``nn.GRUCell``'s parameters (checkpoints load unchanged) and runs a
+  whole sequence through :func:`gru_sequence`: the input projection is one matmul for all
+  rounds, and the recurrence is a custom autograd function whose backward runs the
+  rounds in one loop and forms the weight gradients with one matmul each, instead of an
+  autograd graph of a dozen nodes per round.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
 
 import torch
 import torch.nn as nn
@@ -32,8 +48,8 @@ from .pyg_codegen import generated_code_in_memory
 # torch_geometric is imported when a layer is built (it takes seconds to import), so
 # fixed policies and plugins that do not use the GNN start fast.
 def _graphconv(d: int) -> nn.Module:
-    # Dense form of GraphConv(d, d, aggr="mean"): identical parameters (lin_rel with bias,
-    # lin_root without) and output; a batched matmul over [G, N, N] replaces the scatter.
+    # Holds GraphConv(d, d, aggr="mean")'s parameters under its names (lin_rel with bias,
+    # lin_root without); the forward is _dense_graphconv below.
     from torch_geometric.nn import DenseGraphConv
 
     return DenseGraphConv(d, d, aggr="mean")
@@ -52,7 +68,7 @@ def _gatv2(d: int) -> nn.Module:
 
 
 GNN_LAYERS = {"graphconv": _graphconv, "sage": _sage, "gatv2": _gatv2}
-DENSE_LAYERS = ("graphconv",)  # layers that take (x [G, N, H], adj [G, N, N]) instead of an edge list
+DENSE_LAYERS = ("graphconv",)  # layers that run on the batch of dense [N, N] matrices instead of an edge list
 
 
 def block_diagonal_edges(adj: torch.Tensor) -> torch.Tensor:
@@ -64,7 +80,130 @@ def block_diagonal_edges(adj: torch.Tensor) -> torch.Tensor:
     return torch.stack([g * n + src, g * n + dst])
 
 
+def mean_adjacency(adj: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """adj [..., N, N] bool (adj[..., j, i] = edge j -> i) -> [G, N, N] with row i the
+    mean over i's in-neighbours (all zeros for a node without any)."""
+    n = adj.shape[-1]
+    a = adj.reshape(-1, n, n).transpose(1, 2).to(dtype)
+    return a / a.sum(-1, keepdim=True).clamp(min=1)
+
+
+def _dense_graphconv(conv: Any, h: torch.Tensor, a_norm: torch.Tensor) -> torch.Tensor:
+    """GraphConv(mean) on a batch of small graphs: h [G, N, H], a_norm [G, N, N] ->
+    lin_rel(mean_j h_j) + lin_root(h_i), the mean taken after lin_rel's weight (they
+    commute), so the aggregation is one baddbmm."""
+    rel = F.linear(h, conv.lin_rel.weight)
+    root = F.linear(h, conv.lin_root.weight, conv.lin_rel.bias)
+    return torch.baddbmm(root, a_norm, rel)
+
+
+# --- the GRU over a sequence --------------------------------------------------------
+def _gru_loop(
+    gi: torch.Tensor, h0: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor, keep: bool
+) -> tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
+    """nn.GRUCell's recurrence over gi [T, R, 3H] (the input projections W_ih x_t + b_ih)
+    from h0 [R, H] -> (hs [T, R, H], what the backward needs when ``keep``):
+
+        r, z = sigmoid(gi_rz + W_hh_rz h + b_hh_rz);  n = tanh(gi_n + r * (W_hn h + b_hn))
+        h' = (1 - z) * n + z * h  (= lerp(n, h, z))
+    """
+    T, R, _ = gi.shape
+    H = h0.shape[-1]
+    w_t = w_hh.t()
+    hs = gi.new_empty(T, R, H)
+    gh_all = gi.new_empty(T, R, 3 * H) if keep else None
+    rz_all = gi.new_empty(T, R, 2 * H) if keep else None
+    n_all = gi.new_empty(T, R, H) if keep else None
+    h = h0
+    for t in range(T):
+        g = gi[t]
+        gh = torch.addmm(b_hh, h, w_t) if gh_all is None else torch.addmm(b_hh, h, w_t, out=gh_all[t])
+        if rz_all is None:
+            rz = torch.add(g[:, : 2 * H], gh[:, : 2 * H])
+        else:
+            rz = torch.add(g[:, : 2 * H], gh[:, : 2 * H], out=rz_all[t])
+        rz.sigmoid_()
+        if n_all is None:
+            n = torch.addcmul(g[:, 2 * H :], rz[:, :H], gh[:, 2 * H :])
+        else:
+            n = torch.addcmul(g[:, 2 * H :], rz[:, :H], gh[:, 2 * H :], out=n_all[t])
+        n.tanh_()
+        h = torch.lerp(n, h, rz[:, H:], out=hs[t])
+    if gh_all is None or rz_all is None or n_all is None:
+        return hs, ()
+    return hs, (gh_all, rz_all, n_all)
+
+
+class _GRUSequence(torch.autograd.Function):
+    """The recurrence of :func:`_gru_loop` with a hand-written backward: one loop back
+    over the rounds carrying dL/dh, then the weight gradients as one matmul over all
+    rounds."""
+
+    @staticmethod
+    def forward(ctx: Any, gi: torch.Tensor, h0: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
+        hs, (gh, rz, n) = _gru_loop(gi, h0, w_hh, b_hh, keep=True)
+        ctx.save_for_backward(h0, w_hh, hs, gh, rz, n)
+        return hs
+
+    @staticmethod
+    def backward(ctx: Any, d_hs: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        h0, w_hh, hs, gh, rz_all, n_all = ctx.saved_tensors
+        T, R, H = hs.shape
+        d_hs = d_hs.contiguous()
+        d_gi = d_hs.new_empty(T, R, 3 * H)  # [dL/d(r, z) pre-sigmoid, dL/d(n) pre-tanh]
+        d_ghn = d_hs.new_empty(T, R, H)  # dL/d(W_hn h + b_hn) = d(n pre-tanh) * r
+        w_rz, w_n = w_hh[: 2 * H], w_hh[2 * H :]
+        carry: torch.Tensor | None = None  # dL/dh_t through the rounds after t
+        for t in range(T - 1, -1, -1):
+            dh = d_hs[t] if carry is None else d_hs[t] + carry
+            rz, n = rz_all[t], n_all[t]
+            h_prev = hs[t - 1] if t > 0 else h0
+            d_rz, d_an = d_gi[t, :, : 2 * H], d_gi[t, :, 2 * H :]
+            dhz = dh * rz[:, H:]  # straight through to h_{t-1}
+            torch.mul(dh - dhz, 1 - n * n, out=d_an)  # (1 - z) dh through tanh
+            torch.mul(d_an, gh[t, :, 2 * H :], out=d_rz[:, :H])  # -> r
+            torch.mul(dh, h_prev - n, out=d_rz[:, H:])  # -> z
+            d_rz.mul_(rz - rz * rz)  # through the sigmoids
+            torch.mul(d_an, rz[:, :H], out=d_ghn[t])
+            carry = torch.addmm(dhz, d_rz, w_rz).addmm_(d_ghn[t], w_n)
+        h_prev_all = torch.cat([h0.unsqueeze(0), hs[:-1]]).reshape(T * R, H)
+        d_rz_all = d_gi[:, :, : 2 * H].reshape(T * R, 2 * H)
+        d_ghn_all = d_ghn.reshape(T * R, H)
+        d_w = d_b = None
+        if ctx.needs_input_grad[2]:
+            d_w = torch.cat([d_rz_all.t() @ h_prev_all, d_ghn_all.t() @ h_prev_all])
+        if ctx.needs_input_grad[3]:
+            d_b = torch.cat([d_rz_all.sum(0), d_ghn_all.sum(0)])
+        d_h0 = carry if ctx.needs_input_grad[1] else None
+        return d_gi, d_h0, d_w, d_b
+
+
+def gru_sequence(cell: nn.GRUCell, x: torch.Tensor, h0: torch.Tensor) -> torch.Tensor:
+    """``cell`` stepped over x [T, R, in] from h0 [R, H] -> hs [T, R, H], the same
+    function as ``h = cell(x[t], h)`` in a loop (and the same gradients)."""
+    T, R, _ = x.shape
+    gi = F.linear(x.reshape(T * R, -1), cell.weight_ih, cell.bias_ih).view(T, R, -1)
+    w_hh, b_hh = cell.weight_hh, cell.bias_hh
+    if torch.is_grad_enabled() and any(v.requires_grad for v in (gi, h0, w_hh, b_hh)):
+        out: torch.Tensor = _GRUSequence.apply(gi, h0, w_hh, b_hh)
+        return out
+    return _gru_loop(gi, h0, w_hh, b_hh, keep=False)[0]
+
+
+@dataclass(frozen=True)
+class AgentInputs:
+    """What one batch gives the network, built once (:meth:`GNNRecurrentAgent.prepare`)
+    and shared by every network of the same architecture (online and target)."""
+
+    x: torch.Tensor  # [T1 * B * N, in_dim] encoder input, time-major rows ((t * B) + b) * N + i
+    graph: torch.Tensor | None  # dense layers: [T1 * B, N, N] mean adjacency; others: edge_index [2, E]; no GNN: None
+    steps: int  # T1
+    batch: int  # B
+
+
 class GNNRecurrentAgent(nn.Module):
+    agent_ids: torch.Tensor  # [N, N] identity, a buffer
+
     def __init__(
         self,
         obs_dim: int,
@@ -94,66 +233,65 @@ class GNNRecurrentAgent(nn.Module):
     def init_hidden(self, batch: int) -> torch.Tensor:
         return self.encoder.weight.new_zeros(batch, self.n_agents, self.hidden_dim)
 
-    def _encode(self, obs: torch.Tensor, last_action: torch.Tensor | None) -> torch.Tensor:
-        """relu(encoder(obs ++ agent id one-hot ++ own last action one-hot)), computed as
-        obs @ W_obs + W_id[:, i] + W_act[:, a] (the one-hot columns are lookups).
-        obs [..., N, D], last_action [..., N] long (-1 = none) -> [..., N, H]."""
-        D, N = self.obs_dim, self.n_agents
-        w = self.encoder.weight  # [H, D + N (+ A)]
-        x = F.linear(obs, w[:, :D], self.encoder.bias) + w[:, D : D + N].t()  # ids broadcast over leading dims
+    # --- inputs -----------------------------------------------------------------------
+    def prepare(self, obs: torch.Tensor, last_action: torch.Tensor | None, adj: torch.Tensor) -> AgentInputs:
+        """obs [B, T1, N, D], last_action [B, T1, N] long (-1 = none yet), adj [B, T1, N, N]
+        bool (adj[..., j, i] = edge j -> i) -> the network's inputs, time-major."""
+        B, T1, N, _ = obs.shape
+        obs_t = obs.transpose(0, 1)
+        parts = [obs_t, self.agent_ids.to(obs.dtype).expand(T1, B, N, N)]
         if self.obs_last_action:
-            table = torch.cat([w.new_zeros(1, self.hidden_dim), w[:, D + N :].t()])  # row 0: no action yet
-            x = x + F.embedding(last_action + 1, table)
-        return F.relu(x)
-
-    def _embed(self, obs: torch.Tensor, last_action: torch.Tensor | None, adj: torch.Tensor) -> torch.Tensor:
-        """obs [..., N, D], adj [..., N, N] -> node embeddings [..., N, H] (one batched graph)."""
-        lead = obs.shape[:-1]
-        h = self._encode(obs, last_action).reshape(-1, self.hidden_dim)
+            if last_action is None:
+                raise ValueError("obs_last_action=True needs last_action")
+            one_hot = F.one_hot(last_action.transpose(0, 1) + 1, self.n_actions + 1)[..., 1:]  # -1 -> all zeros
+            parts.append(one_hot.to(obs.dtype))
+        x = torch.cat(parts, -1).reshape(T1 * B * N, -1)
+        graph: torch.Tensor | None = None
         if len(self.convs):
-            if self.dense_gnn:
-                n = self.n_agents
-                # DenseGraphConv reads adj[g, i, j] as j -> i; ours is adj[g, j, i]
-                a = adj.reshape(-1, n, n).transpose(1, 2).to(h.dtype)
-                h = h.reshape(-1, n, self.hidden_dim)
-                for conv in self.convs:
-                    h = h + F.relu(conv(h, a))
-                h = h.reshape(-1, self.hidden_dim)
-            else:
-                edge_index = block_diagonal_edges(adj)
-                for conv in self.convs:
-                    h = h + F.relu(conv(h, edge_index))
-        return h.reshape(*lead, self.hidden_dim)
+            adj_t = adj.transpose(0, 1)
+            graph = mean_adjacency(adj_t, obs.dtype) if self.dense_gnn else block_diagonal_edges(adj_t)
+        return AgentInputs(x=x, graph=graph, steps=T1, batch=B)
 
-    def forward_step(self, obs, last_action, adj, hidden):
+    # --- forward ----------------------------------------------------------------------
+    def _embed(self, inputs: AgentInputs) -> torch.Tensor:
+        """Encoder and message passing -> node embeddings [T1 * B * N, H]."""
+        h = F.relu(F.linear(inputs.x, self.encoder.weight, self.encoder.bias), inplace=True)
+        if len(self.convs):
+            assert inputs.graph is not None
+            if self.dense_gnn:
+                h = h.view(-1, self.n_agents, self.hidden_dim)
+                for conv in self.convs:
+                    h = h + F.relu(_dense_graphconv(conv, h, inputs.graph), inplace=True)
+                h = h.view(-1, self.hidden_dim)
+            else:
+                for conv in self.convs:
+                    h = h + F.relu(conv(h, inputs.graph))
+        return h
+
+    def forward_prepared(
+        self, inputs: AgentInputs, hidden: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """-> (q [B, T1, N, A], the hidden state after the last round [B, N, H]); ``hidden``
+        [B, N, H] is the state before the first round (zeros when None)."""
+        T1, B, N, H = inputs.steps, inputs.batch, self.n_agents, self.hidden_dim
+        e = self._embed(inputs).view(T1, B * N, H)
+        h0 = e.new_zeros(B * N, H) if hidden is None else hidden.reshape(B * N, H)
+        hs = gru_sequence(self.rnn, e, h0)  # [T1, B * N, H]
+        first, last = cast(nn.Linear, self.head[0]), cast(nn.Linear, self.head[2])
+        z = F.relu(F.linear(hs.view(T1 * B * N, H), first.weight, first.bias), inplace=True)
+        q = F.linear(z, last.weight, last.bias)
+        return q.view(T1, B, N, self.n_actions).transpose(0, 1), hs[-1].view(B, N, H)
+
+    def forward_step(
+        self, obs: torch.Tensor, last_action: torch.Tensor | None, adj: torch.Tensor, hidden: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """One round. obs [B, N, D], last_action [B, N], adj [B, N, N], hidden [B, N, H]
         -> (q [B, N, A], hidden [B, N, H])."""
-        e = self._embed(obs, last_action, adj)
-        B, N, H = e.shape
-        h = self.rnn(e.reshape(B * N, H), hidden.reshape(B * N, H))
-        return self.head(h).reshape(B, N, self.n_actions), h.reshape(B, N, H)
+        last = None if last_action is None else last_action.unsqueeze(1)
+        q, h = self.forward_prepared(self.prepare(obs.unsqueeze(1), last, adj.unsqueeze(1)), hidden)
+        return q[:, 0], h
 
-    def forward_sequence(self, obs, last_action, adj) -> torch.Tensor:
-        """Whole episodes. obs [B, T1, N, D], last_action [B, T1, N], adj [B, T1, N, N]
-        -> q [B, T1, N, A].
-
-        Time-major inside: the GNN runs once over all T1*B graphs, then the GRUCell's
-        weights run over the sequence through torch's fused GRU (the same arithmetic
-        as stepping the cell; the input projection is one matmul for all rounds)."""
-        obs, last_action, adj = obs.transpose(0, 1), last_action.transpose(0, 1), adj.transpose(0, 1)
-        e = self._embed(obs, last_action, adj)  # [T1, B, N, H]
-        T1, B, N, H = e.shape
-        cell = self.rnn
-        hs, _ = torch.gru(
-            e.reshape(T1, B * N, H),
-            e.new_zeros(1, B * N, H),
-            [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh],
-            True,
-            1,
-            0.0,
-            self.training,
-            False,
-            False,
-        )  # [T1, B*N, H]
-        q = self.head(hs.reshape(T1 * B * N, H))
-        return q.reshape(T1, B, N, self.n_actions).transpose(0, 1)
+    def forward_sequence(self, obs: torch.Tensor, last_action: torch.Tensor | None, adj: torch.Tensor) -> torch.Tensor:
+        """Whole episodes from a zero state. obs [B, T1, N, D], last_action [B, T1, N],
+        adj [B, T1, N, N] -> q [B, T1, N, A]."""
+        return self.forward_prepared(self.prepare(obs, last_action, adj))[0]

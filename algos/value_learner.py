@@ -41,7 +41,7 @@ import torch
 from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer
 from .mixers import MIXERS, Mixer, QMixer
-from .networks import GNNRecurrentAgent
+from .networks import AgentInputs, GNNRecurrentAgent
 from .transforms import REWARD_SPREADING, apply_reward_spreading
 
 
@@ -155,7 +155,7 @@ def masked_epsilon_greedy(q: np.ndarray, mask: np.ndarray, epsilon: float, rng: 
         bad = np.flatnonzero(~mask.any(-1)).tolist()
         raise ValueError(f"agents at indices {bad} have no available action")
     greedy = np.where(mask, q, -np.inf).argmax(-1)
-    explore = rng.random(q.shape[0]) < epsilon
+    explore = np.asarray(rng.random(q.shape[0]) < epsilon)
     if explore.any():
         for i in np.flatnonzero(explore):
             greedy[i] = rng.choice(np.flatnonzero(mask[i]))
@@ -164,6 +164,7 @@ def masked_epsilon_greedy(q: np.ndarray, mask: np.ndarray, epsilon: float, rng: 
 
 class ValueLearner(Algorithm):
     config_class = ValueLearnerConfig
+    cfg: ValueLearnerConfig
     capabilities = Capabilities(learns=True, needs_state=True, recurrent=True, needs_graph=True)
 
     def __init__(self, spec: EnvSpec, cfg: ValueLearnerConfig, *, seed: int = 0, device: str = "cpu"):
@@ -316,7 +317,7 @@ class ValueLearner(Algorithm):
             episode = apply_reward_spreading(episode)
         if self.cfg.reward_scale != 1.0:
             episode = copy.copy(episode)
-            episode.rewards = episode.rewards * np.float32(self.cfg.reward_scale)
+            episode.rewards = np.multiply(episode.rewards, self.cfg.reward_scale, dtype=np.float32)
         self.buffer.add(episode)
 
     def update(self) -> dict[str, float]:
@@ -327,9 +328,13 @@ class ValueLearner(Algorithm):
             metrics = self.train_on_batch(self.buffer.sample(self.cfg.batch_size, self.device))
         return metrics
 
-    def _agent_qs(self, net: GNNRecurrentAgent, batch: Batch) -> torch.Tensor:
+    def _agent_inputs(self, batch: Batch) -> AgentInputs:
+        """The batch as the agent network's input, built once for the online and the target network."""
         last = torch.cat([torch.full_like(batch.actions[:, :1], -1), batch.actions], dim=1)  # [B, T+1, N]
-        return net.forward_sequence(batch.obs, last, batch.adj)  # [B, T+1, N, A]
+        return self.agent.prepare(batch.obs, last, batch.adj)
+
+    def _agent_qs(self, net: GNNRecurrentAgent, inputs: AgentInputs) -> torch.Tensor:
+        return net.forward_prepared(inputs)[0]  # [B, T+1, N, A]
 
     def td_targets(
         self,
@@ -349,7 +354,7 @@ class ValueLearner(Algorithm):
                 return rewards + gamma * (1.0 - terminated) * next_v
             lam = torch.full_like(rewards, self.cfg.td_lambda)
         T = rewards.shape[1]
-        ys = [None] * T
+        ys: list[torch.Tensor] = []  # y_{T-1}, ..., y_0
         y_next = next_v[:, T - 1]
         for t in range(T - 1, -1, -1):
             boot = next_v[:, t]
@@ -359,9 +364,9 @@ class ValueLearner(Algorithm):
                 cont = torch.where(last, boot, (1 - lam_t) * boot + lam_t * y_next)
             else:
                 cont = boot
-            ys[t] = rewards[:, t] + gamma * (1.0 - terminated[:, t]) * cont
-            y_next = ys[t]
-        return torch.stack(ys, dim=1)
+            y_next = rewards[:, t] + gamma * (1.0 - terminated[:, t]) * cont
+            ys.append(y_next)
+        return torch.stack(ys[::-1], dim=1)
 
     def _block_lambda(self, batch: Batch, a_star: torch.Tensor, per_agent: bool) -> torch.Tensor:
         """lambda_t for ``reward_spreading=nstep``: 1 while round t is inside an append's
@@ -376,10 +381,11 @@ class ValueLearner(Algorithm):
         return lam if per_agent else lam.squeeze(-1)
 
     def train_on_batch(self, batch: Batch) -> dict[str, float]:
-        q_all = self._agent_qs(self.agent, batch)  # [B, T+1, N, A]
+        inputs = self._agent_inputs(batch)
+        q_all = self._agent_qs(self.agent, inputs)  # [B, T+1, N, A]
         q_taken = q_all[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)  # [B, T, N]
         with torch.no_grad():
-            tq_all = self._agent_qs(self.target_agent, batch)
+            tq_all = self._agent_qs(self.target_agent, inputs)
             nstep = self.reward_spreading == "nstep"
             if self.cfg.double_q or nstep:
                 a_star = q_all.detach().masked_fill(~batch.avail, -float("inf")).argmax(-1, keepdim=True)
@@ -425,10 +431,15 @@ class ValueLearner(Algorithm):
             "target_updates": float(self.n_target_updates),
         }
 
+    def _net_pairs(self) -> list[tuple[torch.nn.Module, torch.nn.Module]]:
+        """(online, target) for the agent network and the mixer."""
+        pairs: list[tuple[torch.nn.Module, torch.nn.Module]] = [(self.agent, self.target_agent)]
+        if self.mixer is not None and self.target_mixer is not None:
+            pairs.append((self.mixer, self.target_mixer))
+        return pairs
+
     def _maybe_update_target(self) -> None:
-        pairs = [(self.agent, self.target_agent)] + (
-            [(self.mixer, self.target_mixer)] if self.mixer is not None else []
-        )
+        pairs = self._net_pairs()
         if self.cfg.target_update == "soft":
             with torch.no_grad():
                 for net, tgt in pairs:
@@ -457,7 +468,11 @@ class ValueLearner(Algorithm):
     def chosen_values(self, batch: Batch) -> torch.Tensor:
         """Online team value of the batch's actions, [B, T]: the mixer's Q_tot, or for
         independent learners the mean of the agents' Q (each estimates the team return)."""
-        q = self._agent_qs(self.agent, batch)[:, :-1].gather(-1, batch.actions.unsqueeze(-1)).squeeze(-1)
+        q = (
+            self._agent_qs(self.agent, self._agent_inputs(batch))[:, :-1]
+            .gather(-1, batch.actions.unsqueeze(-1))
+            .squeeze(-1)
+        )
         return self.mixer(q, batch.state[:, :-1]) if self.mixer is not None else q.mean(-1)
 
     # --- persistence --------------------------------------------------------------
@@ -475,7 +490,7 @@ class ValueLearner(Algorithm):
             },
             buffer_rng=self.buffer.rng.bit_generator.state,
         )
-        if self.mixer is not None:
+        if self.mixer is not None and self.target_mixer is not None:
             sd.update(mixer=self.mixer.state_dict(), target_mixer=self.target_mixer.state_dict())
         if self.cfg.save_buffer:
             sd["buffer"] = self.buffer.state_dict()
@@ -485,7 +500,7 @@ class ValueLearner(Algorithm):
         super().load_state_dict(state)
         self.agent.load_state_dict(state["agent"])
         self.target_agent.load_state_dict(state["target_agent"])
-        if self.mixer is not None:
+        if self.mixer is not None and self.target_mixer is not None:
             self.mixer.load_state_dict(state["mixer"])
             self.target_mixer.load_state_dict(state["target_mixer"])
         self.optimizer.load_state_dict(state["optimizer"])

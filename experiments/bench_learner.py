@@ -10,12 +10,16 @@ and do one full update each iteration: forward of the online and target networks
 all rounds, QMIX mixing, one-step TD target, backward, gradient clipping, Adam step,
 target-update bookkeeping.
 
-* ours: ``algos.QMIX.train_on_batch`` -- GNN (torch-geometric GraphConv over a random
-  communication graph per round, all episodes x rounds batched into one graph) ->
-  GRUCell -> MLP agents, double Q, hypernetwork mixer with V(s).
+* ours: ``algos.QMIX.train_on_batch`` -- GNN (GraphConv(mean) over a random
+  communication graph per round, all episodes x rounds batched) -> GRU (GRUCell
+  parameters run over the sequence by ``algos.networks.gru_sequence``, a custom autograd
+  function) -> MLP agents, double Q, hypernetwork mixer with V(s); the batch's inputs are
+  prepared once for the online and the target network.
 * torchrl: the same encoder -> GRU -> MLP agent without the GNN (torchrl has no graph
   agent), ``torchrl.modules.QMixer`` and ``torchrl.objectives.multiagent.QMixerLoss``
-  with a TD(0) estimator and ``HardUpdate``.
+  with a TD(0) estimator and ``HardUpdate``. Its agent's GRU is ``nn.GRU`` (torch's own
+  sequence GRU, what a torchrl user writes); our side's recurrence is our code, so it is
+  part of what is measured.
 
 The sides run in alternating rounds (ours, ..., torchrl, ours, ...) so a machine shared
 with other jobs loads them alike; the figure is the median over the rounds of each
@@ -44,6 +48,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 import algos  # noqa: E402
+from algos import networks  # noqa: E402
 from algos.buffer import Episode, collate  # noqa: E402
 
 
@@ -114,11 +119,15 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
     learner._agent_qs = lambda net, b: labelled(
         "online forward" if net is learner.agent else "target forward", agent_qs
     )(net, b)
+    gnn_label = "  of which GNN message passing (forward)"
     for net in (learner.agent, learner.target_agent):
-        for conv in net.convs:
-            conv.forward = labelled("  of which GNN message passing (forward)", conv.forward)
-    gru = torch.gru  # the agents' recurrence (algos/networks.py calls torch.gru)
-    torch.gru = labelled("  of which GRU over the rounds (forward)", gru)
+        for conv in net.convs:  # edge-list layers (sage, gatv2)
+            conv.forward = labelled(gnn_label, conv.forward)
+    dense_graphconv = networks._dense_graphconv  # graphconv: looked up in the module at each call
+    networks._dense_graphconv = labelled(gnn_label, dense_graphconv)
+    learner._agent_inputs = labelled("batch preparation (once for both networks)", learner._agent_inputs)
+    gru = networks.gru_sequence  # the agents' recurrence, looked up in the module at each call
+    networks.gru_sequence = labelled("  of which GRU over the rounds (forward)", gru)
     for mixer in (learner.mixer, learner.target_mixer):
         mixer.forward = labelled("mixers (online + target, forward)", mixer.forward)
     learner.optimizer.step = labelled("optimizer (Adam step)", learner.optimizer.step)
@@ -134,10 +143,12 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
             wall = time.perf_counter() - t0
     finally:
         torch.Tensor.backward = backward
-        torch.gru = gru
+        networks.gru_sequence = gru
+        networks._dense_graphconv = dense_graphconv
     events = prof.key_averages()
     ms = lambda x: x / 1e3 / updates  # noqa: E731  (profiler times are in microseconds)
     order = [
+        "batch preparation (once for both networks)",
         "online forward",
         "  of which GNN message passing (forward)",
         "  of which GRU over the rounds (forward)",
@@ -166,30 +177,17 @@ def ours_step(batch, spec, hidden: int, per_episode_loop: bool = False, **overri
     if per_episode_loop:
         # Agent-Q-Mix's structure: the agent network called once per episode in a Python
         # loop (same arithmetic, same loss) -- what batching the graph avoids.
-        batched = learner._agent_qs
+        prepare, batched = learner._agent_inputs, learner._agent_qs
+        fields = ("obs", "avail", "state", "actions", "rewards", "terminated", "filled", "adj", "block_end")
 
         def looped(net, b):
             parts = []
             for i in range(b.batch_size):
-                one = type(b)(
-                    *(
-                        getattr(b, f)[i : i + 1]
-                        for f in (
-                            "obs",
-                            "avail",
-                            "state",
-                            "actions",
-                            "rewards",
-                            "terminated",
-                            "filled",
-                            "adj",
-                            "block_end",
-                        )
-                    )
-                )
-                parts.append(batched(net, one))
+                one = type(b)(*(getattr(b, f)[i : i + 1] for f in fields))
+                parts.append(batched(net, prepare(one)))
             return torch.cat(parts)
 
+        learner._agent_inputs = lambda b: b  # each episode is prepared inside the loop
         learner._agent_qs = looped
     return lambda: learner.train_on_batch(batch)
 

@@ -201,29 +201,3 @@ def test_checkpoint_round_trip_gives_identical_parameters_and_behaviour(name, tw
     fresh.observe(ep_b)
     assert learner.update()["loss"] == fresh.update()["loss"]
     assert torch.equal(_params(fresh), _params(learner))
-
-
-@pytest.mark.parametrize("last_action", [True, False])
-def test_fast_forward_equals_the_textbook_one(last_action):
-    """The encoder's one-hot lookups and DenseGraphConv over the batch of adjacency
-    matrices compute exactly Linear(obs ++ id one-hot ++ action one-hot) followed by
-    torch-geometric's GraphConv(mean) over the block-diagonal edge list."""
-    import torch.nn.functional as F
-    from torch_geometric.nn import GraphConv
-
-    torch.manual_seed(0)
-    B, T1, N, D, A, H = 3, 4, 4, 5, 9, 16
-    net = GNNRecurrentAgent(D, N, A, hidden_dim=H, gnn_layers=2, obs_last_action=last_action)
-    obs = torch.randn(B, T1, N, D)
-    last = torch.randint(-1, A, (B, T1, N))
-    adj = torch.rand(B, T1, N, N) < 0.4
-    parts = [obs, torch.eye(N).expand(B, T1, N, N)]
-    if last_action:
-        parts.append(F.one_hot(last.clamp(min=0), A).float() * (last >= 0).unsqueeze(-1))
-    h = F.relu(net.encoder(torch.cat(parts, -1))).reshape(-1, H)
-    ei = block_diagonal_edges(adj)
-    for conv in net.convs:
-        sparse = GraphConv(H, H, aggr="mean")
-        sparse.load_state_dict(conv.state_dict())  # same parameter names: checkpoints load either way
-        h = h + F.relu(sparse(h, ei))
-    assert torch.allclose(net._embed(obs, last, adj).reshape(-1, H), h, atol=1e-5)
