@@ -79,10 +79,10 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
     if report.deficient_topics:
         parts += ["## Information not found in the documents", ""]
         parts += [f"- {t}" for t in report.deficient_topics] + [""]
-    refs = numbered_sources(report)
+    references = numbered_sources(report)
     parts += ["## References", ""]
-    if refs:
-        parts += [f"{i}. {r.label()}" for i, r in enumerate(refs, 1)]
+    if references:
+        parts += [f"{i}. {r.label()}" for i, r in enumerate(references, 1)]
     else:
         parts += ["No source was retrieved."]
     return "\n".join(parts).rstrip() + "\n"
@@ -148,7 +148,8 @@ def escape_latex(text: str) -> str:
 
 def _latex_body(markdown_text: str) -> str:
     """Paragraphs and bullet lists of section content, escaped; **bold** becomes \\textbf."""
-    blocks, items = [], []
+    blocks: list[str] = []
+    items: list[str] = []
 
     def flush_items():
         if items:

@@ -167,7 +167,8 @@ def pick_source_sentences(
             if overlap:
                 candidates.append((overlap / (len(stems) ** 0.5), position, s.strip()))
     best = sorted(candidates, key=lambda c: (-c[0], c[1]))[:max_sentences]
-    picked, used = [], 0
+    picked: list[str] = []
+    used = 0
     for _, _, s in sorted(best, key=lambda c: c[1]):
         if used + len(s) > max_chars and picked:
             break

@@ -83,6 +83,7 @@ class HandcraftedPipeline(PlanPolicy):
     """Fixed policy emitting round plans (a :class:`PlanPolicy`); learns nothing."""
 
     config_class = HandcraftedConfig
+    cfg: HandcraftedConfig
 
     def __init__(self, spec, cfg: HandcraftedConfig, *, seed: int = 0, device: str = "cpu"):
         super().__init__(spec, cfg, seed=seed, device=device)
@@ -307,13 +308,13 @@ class HandcraftedPipeline(PlanPolicy):
                 if lead:
                     out[lead] = Directive(v.CLOSE_REVISION, notice=notice)
             else:
-                task = dict(
-                    section_id=current.section_id,
-                    title=self.log.title_of(current.section_id),
-                    finding=current.finding or None,
-                )
+                section_id = current.section_id
+                title = self.log.title_of(section_id)
+                finding = current.finding or None
                 if lead:
-                    out[lead] = Directive(v.ASSIGN_CORRECTION, notice=notice, **task)
+                    out[lead] = Directive(
+                        v.ASSIGN_CORRECTION, section_id=section_id, title=title, finding=finding, notice=notice
+                    )
                 if writer:
-                    out[writer] = Directive(v.APPLY_CORRECTION, **task)
+                    out[writer] = Directive(v.APPLY_CORRECTION, section_id=section_id, title=title, finding=finding)
         return out

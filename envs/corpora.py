@@ -34,7 +34,7 @@ import pydoc
 import re
 import warnings
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 logger = logging.getLogger(__name__)
 
@@ -198,6 +198,8 @@ def _stable_default(value: object) -> object:
 
 
 def _signature(obj: object) -> str:
+    if not callable(obj):  # what inspect.signature raises TypeError for
+        return "(...)"
     try:
         sig = inspect.signature(obj)
         sig = sig.replace(parameters=[p.replace(default=_stable_default(p.default)) for p in sig.parameters.values()])
@@ -315,7 +317,8 @@ def pydoc_markdown(module_name: str, seen: set[int] | None = None) -> str:
 def stdlib_documents(modules: Sequence[str] | None = None) -> dict[str, str]:
     """{file name: Markdown text} for each importable module of `modules` (default STDLIB_MODULES) with documentation."""
     modules = STDLIB_MODULES if modules is None else modules
-    docs, seen = {}, set()
+    docs: dict[str, str] = {}
+    seen: set[int] = set()
     for name in modules:
         try:
             text = pydoc_markdown(name, seen)
@@ -367,9 +370,16 @@ def html_documents(modules: Sequence[str] | None = None) -> dict[str, bytes]:
 
 
 # -- installed_packages: package metadata -----------------------------------------------
+def _header(meta: metadata.PackageMetadata, name: str) -> str | None:
+    """The first `name` field of `meta`, None without one (what email.message.Message.get returns;
+    the PackageMetadata protocol that importlib.metadata promises has get_all, not get)."""
+    values = meta.get_all(name)
+    return values[0] if values else None
+
+
 def _description(dist: metadata.Distribution) -> str:
     meta = dist.metadata
-    return (meta.get_payload() if hasattr(meta, "get_payload") else "") or meta.get("Description") or ""
+    return (meta.get_payload() if hasattr(meta, "get_payload") else "") or _header(meta, "Description") or ""
 
 
 def package_documents(packages: Iterable[str] = CORPUS_PACKAGES) -> dict[str, str]:
@@ -384,7 +394,7 @@ def package_documents(packages: Iterable[str] = CORPUS_PACKAGES) -> dict[str, st
         if len(body) < MIN_DESCRIPTION_CHARS:
             continue
         meta = dist.metadata
-        header = f"# {meta['Name']} {meta['Version']}\n\n{meta.get('Summary') or ''}\n\n"
+        header = f"# {meta['Name']} {meta['Version']}\n\n{_header(meta, 'Summary') or ''}\n\n"
         docs[f"{meta['Name'].lower().replace('_', '-')}.md"] = header + body + "\n"
     return docs
 
@@ -430,7 +440,7 @@ def stdlib_documents_isolated(modules: Sequence[str] | None = None) -> dict[str,
     return json.loads(done.stdout)
 
 
-NAMED_CORPORA: dict[str, Callable[[], dict[str, str | bytes]]] = {
+NAMED_CORPORA: dict[str, Callable[[], Mapping[str, str | bytes]]] = {
     "python_stdlib": stdlib_documents_isolated,
     "python_docs_html": html_documents,
     "installed_packages": package_documents,

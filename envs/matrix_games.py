@@ -161,10 +161,10 @@ class OneStep3x3Game(_MatrixGame):
 
     def __init__(self, payoff: Sequence[Sequence[float]] | None = None):
         if payoff is not None:
-            payoff = np.asarray(payoff, dtype=np.float32)
-            if payoff.shape != (3, 3):
-                raise ValueError(f"payoff must be 3x3, got shape {payoff.shape}")
-            self.PAYOFF = payoff
+            table = np.asarray(payoff, dtype=np.float32)
+            if table.shape != (3, 3):
+                raise ValueError(f"payoff must be 3x3, got shape {table.shape}")
+            self.PAYOFF = table
         super().__init__(n_agents=2)
 
     def _transition(self, joint: Sequence[int]) -> tuple[float, bool]:

@@ -79,7 +79,7 @@ class TeammateSignalGame(ParallelEnv):
         return s
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
-        out = {}
+        out: dict[str, dict[str, np.ndarray]] = {}
         for i, a in enumerate(self.agents):
             o = np.zeros(4, dtype=np.float32)
             o[self.bits[i]] = 1.0

@@ -10,10 +10,10 @@ import os
 import re
 import zlib
 from pathlib import Path
-from typing import Dict, Protocol, Sequence
+from typing import Any, Dict, Protocol, Sequence
 
 import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 
 from rag.tokenization import HuggingFaceTokenizer, Tokenizer, WordTokenizer
 
@@ -54,7 +54,7 @@ class HashingEmbedding:
         self.max_tokens = max_tokens
         # v2: crc32 features (v1 used blake2b); stores built with v1 must not be mixed in.
         self.identity = f"hashing-v2:{dim}"
-        self.tokenizer = WordTokenizer()
+        self.tokenizer: Tokenizer = WordTokenizer()
 
     def _embed_one(self, text: str) -> np.ndarray:
         words = _HASHED_WORD.findall(text.lower())
@@ -109,14 +109,17 @@ class MiniLMEmbedding:
             torch.set_num_threads(torch_threads)
 
         self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
-        self.max_tokens = int(self._model.max_seq_length)
+        max_seq_length = self._model.max_seq_length
         dimension = (
             getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-        )
-        self.dim = int(dimension())
+        )()
+        if max_seq_length is None or dimension is None:  # a sentence-transformers folder without them
+            raise ValueError(f"MiniLM model folder {path} declares no max_seq_length or no embedding dimension")
+        self.max_tokens = int(max_seq_length)
+        self.dim = int(dimension)
         self.identity = f"minilm:{path.name}:{self.dim}"
         self.batch_size = batch_size
-        self.tokenizer = HuggingFaceTokenizer(path / "tokenizer.json", special_tokens=2)
+        self.tokenizer: Tokenizer = HuggingFaceTokenizer(path / "tokenizer.json", special_tokens=2)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -137,7 +140,7 @@ class _UnavailableEmbedding:
     def __init__(self, identity: str):
         self.identity = identity
         self.max_tokens = 0
-        self.tokenizer = WordTokenizer()
+        self.tokenizer: Tokenizer = WordTokenizer()
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         raise RuntimeError(f"this collection's embedding ({self.identity}) is only available through rag.open_store")
@@ -162,16 +165,16 @@ class ChromaEmbeddingAdapter(EmbeddingFunction[Documents]):
     def name() -> str:
         return "qmix_rag_embedding"
 
-    def get_config(self) -> Dict[str, str]:
+    def get_config(self) -> Dict[str, Any]:
         return {"identity": self._embedding.identity}
 
     @staticmethod
-    def build_from_config(config: Dict[str, str]) -> "ChromaEmbeddingAdapter":
+    def build_from_config(config: Dict[str, Any]) -> "ChromaEmbeddingAdapter":
         # Chroma rebuilds the function from the persisted collection config when it
         # reads one; a placeholder is enough since rag.open_store always passes ours.
         return ChromaEmbeddingAdapter(_UnavailableEmbedding(config.get("identity", "unknown")))
 
-    def default_space(self) -> str:
+    def default_space(self) -> Space:
         return "cosine"
 
     def is_legacy(self) -> bool:

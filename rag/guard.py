@@ -320,7 +320,7 @@ def _match_spans(text: str) -> List[Tuple[int, int, str, str]]:
     # is one phrase.
     flat = view.replace("\n", " ")
     lower = flat.lower()
-    spans = []
+    spans: List[Tuple[int, int, str, str]] = []
     for (kind, pattern), words in zip(_INJECTION_PATTERNS, _PATTERN_WORDS):
         if not any(word in lower for word in words):
             continue
@@ -335,14 +335,14 @@ def _match_spans(text: str) -> List[Tuple[int, int, str, str]]:
         return []
     # Overlapping findings become one replaced span (the first kind names it).
     spans.sort()
-    merged = [list(spans[0])]
+    merged = [spans[0]]
     for start, end, kind, excerpt in spans[1:]:
-        if start < merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-            merged[-1][3] += " | " + excerpt
+        first_start, first_end, first_kind, excerpts = merged[-1]
+        if start < first_end:
+            merged[-1] = (first_start, max(first_end, end), first_kind, excerpts + " | " + excerpt)
         else:
-            merged.append([start, end, kind, excerpt])
-    return [tuple(item) for item in merged]
+            merged.append((start, end, kind, excerpt))
+    return merged
 
 
 def _drop_html_comments(text: str, findings: List[GuardFinding]) -> Tuple[str, int]:

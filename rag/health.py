@@ -67,7 +67,7 @@ def check_store(
             )
 
     groups: Counter = Counter()
-    examples = {}
+    examples: dict[str, str] = {}  # near-duplicate key -> the first chunk text with it
     offset = 0
     while True:
         page = store.collection.get(include=["documents"], limit=_PAGE, offset=offset)

@@ -65,16 +65,16 @@ def decode_text_bytes(raw: bytes) -> tuple[str, str]:
     sample = raw[:4096]
     if len(sample) >= 8 and sample.count(0) > len(sample) // 3:
         odd_zeros, even_zeros = sample[1::2].count(0), sample[0::2].count(0)
-        encoding = (
+        utf16 = (
             "utf-16-le"
             if odd_zeros > 0.8 * len(sample) // 2
             else "utf-16-be"
             if even_zeros > 0.8 * len(sample) // 2
             else None
         )
-        if encoding:
+        if utf16:
             try:
-                return raw.decode(encoding), encoding
+                return raw.decode(utf16), utf16
             except UnicodeDecodeError:
                 pass
     for encoding in ("utf-8", "cp1252", "latin-1"):

@@ -80,7 +80,7 @@ class OllamaEmbedding:
     def _where(self) -> str:
         return f"Ollama embed endpoint {self.host}/api/embed (model {self.model!r})"
 
-    def _request(self, texts: List[str]) -> List[List[float]]:
+    def _request(self, texts: List[str]) -> List[Sequence[float]]:
         """One /api/embed call, transient failures retried."""
         retrying = Retrying(
             retry=retry_if_exception(_is_transient),
@@ -107,7 +107,7 @@ class OllamaEmbedding:
             raise EmbeddingServerError(f"{self._where()} returned {len(embeddings)} embeddings for {len(texts)} inputs")
         return embeddings
 
-    def _embed_single(self, index: int, text: str) -> List[float]:
+    def _embed_single(self, index: int, text: str) -> Sequence[float]:
         candidate = text
         while True:
             try:
@@ -128,7 +128,7 @@ class OllamaEmbedding:
                 self.stats.truncations.append(TruncationRecord(index, len(text), len(candidate)))
             return vector
 
-    def _embed_batch(self, offset: int, batch: List[str]) -> List[List[float]]:
+    def _embed_batch(self, offset: int, batch: List[str]) -> List[Sequence[float]]:
         try:
             return self._request(batch)
         except ollama.ResponseError as error:
@@ -140,7 +140,7 @@ class OllamaEmbedding:
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        vectors: List[List[float]] = []
+        vectors: List[Sequence[float]] = []
         for start in range(0, len(texts), self.batch_size):
             vectors.extend(self._embed_batch(start, texts[start : start + self.batch_size]))
         if not vectors:

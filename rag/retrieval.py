@@ -124,7 +124,8 @@ def _vector_rankings(
     started = time.perf_counter()
     found = store.collection.query(query_embeddings=vectors, n_results=min(candidates, count), include=["distances"])
     timings.vector_ms += (time.perf_counter() - started) * 1000
-    rankings, best_distance = [], {}
+    rankings: List[List[str]] = []
+    best_distance: Dict[str, float] = {}
     for ids, distances in zip(found["ids"], found["distances"]):
         ranking = []
         for chunk_id, distance in zip(ids, distances):
@@ -141,7 +142,8 @@ def _bm25_rankings(
     store: RagStore, queries: List[str], candidates: int, timings: QueryTimings
 ) -> Tuple[List[List[str]], Dict[str, float]]:
     started = time.perf_counter()
-    rankings, best_score = [], {}
+    rankings: List[List[str]] = []
+    best_score: Dict[str, float] = {}
     for query in queries:
         hits = store.lexical.search(query, candidates)
         rankings.append([chunk_id for chunk_id, _ in hits])

@@ -19,10 +19,11 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, cast
 
 import chromadb
 import numpy as np
+from chromadb.api.types import Embeddable, EmbeddingFunction
 from chromadb.config import Settings
 
 from rag.chunking import Chunk
@@ -151,7 +152,10 @@ class RagStore:
         self._client = chromadb.PersistentClient(
             path=str(self.path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
         )
-        self._adapter = ChromaEmbeddingAdapter(self.embedding)
+        # Chroma types the parameter EmbeddingFunction[Documents | Images] although its own text
+        # functions (its default included) take documents only, as ours does; a store hands Chroma
+        # no images (nor, with vectors passed explicitly, anything to embed), so the cast is safe.
+        self._adapter = cast("EmbeddingFunction[Embeddable]", ChromaEmbeddingAdapter(self.embedding))
         self.collection = self._open_collection(cfg.store.collection)
         self.lexical: LexicalIndex = build_lexical_index(
             cfg.store.bm25_backend, bm25s_min_chunks=cfg.store.bm25s_min_chunks

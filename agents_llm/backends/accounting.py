@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import SupportsInt, cast
 
 from .errors import TokenBudgetExceeded
 
@@ -32,7 +33,9 @@ def _count(name: str, value: object) -> int:
     in that backend (it must turn a server's bad usage into an LLMResponseError first)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value or value < 0:
         raise ValueError(f"{name} must be a non-negative number of tokens, got {value!r}")
-    return int(value)
+    # int() takes every numbers.Real (through __trunc__ where there is no __int__); typeshed's Real
+    # promises only an Integral-like __trunc__, which int()'s overloads do not accept.
+    return int(cast(SupportsInt, value))
 
 
 @dataclass

@@ -34,7 +34,8 @@ def _snippet(body: bytes, limit: int = 80) -> str:
 
 async def read_capped(chunks: AsyncIterator[bytes], cap: int, *, backend: str, endpoint: str) -> bytes:
     """The whole body, or LLMResponseError as soon as it passes `cap` bytes (not read further)."""
-    parts, size = [], 0
+    parts: list[bytes] = []
+    size = 0
     async for chunk in chunks:
         size += len(chunk)
         if size > cap:
@@ -126,6 +127,8 @@ class CappedTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         resp = await self._inner.handle_async_request(request)
+        # httpx types Response.stream for both kinds; an async transport's streams asynchronously.
+        assert isinstance(resp.stream, httpx.AsyncByteStream), type(resp.stream)
         return httpx.Response(
             resp.status_code,
             headers=resp.headers,

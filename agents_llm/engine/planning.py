@@ -55,6 +55,7 @@ def _agent_edges(
     if kind == "broadcast":
         return [(me, other) for other in team if other != me and other in running]
     if kind == "query":
+        assert target is not None, "a query action names its target (ActionTable.decode)"
         return [(team[target], me)]
     if kind == "aggregate":
         return [(other, me) for other in team if other != me]

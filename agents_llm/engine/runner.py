@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import asyncio
 from graphlib import TopologicalSorter
-from typing import Sequence
+from typing import Iterable, Protocol, Sequence
 
 from report_protocol import COLLECTOR, RoundPlan
 
 from .. import phase_prompts, prompts
 from ..backends import LLMBackend, LLMError, TokenBudgetExceeded
 from ..backends.errors import FATAL
-from ..collector import Collector, CollectorResult
+from ..collector import CallFn, Collector, CollectorResult
 from ..roles import TeamMember
+from ..report_state import ReportState, SourceRef
 from .context import EngineSettings, EpisodeContext
 from .feedback import read_round
 from .planning import execution_order_edges
@@ -47,13 +48,33 @@ def gate_question_for(plan: RoundPlan) -> str:
     return phase_prompts.gate_question(g.agent, plan.phase, (plan.phase_round or 0) + 1)
 
 
+class RoundCollector(Protocol):
+    """What the engine needs of its Collector: the LLM team's (`agents_llm.collector.Collector`)
+    or the extractive team's rules (`agents_llm.extractive.engine.ExtractiveCollector`)."""
+
+    async def run(
+        self,
+        *,
+        call: CallFn,
+        report: ReportState,
+        contributions: Sequence[tuple[str, str]],
+        objective: str,
+        sources: Iterable[SourceRef],
+        revise_section: str | None = None,
+    ) -> CollectorResult: ...
+
+
 class RoundEngine(TurnTaker):
-    """Executes plans for one team on shared resources (backend, retriever)."""
+    """Executes plans for one team on shared resources (backend, retriever).
+
+    `backend` is None only for an engine that makes no LLM calls and overrides `_call`
+    (the extractive team's).
+    """
 
     def __init__(
         self,
         team: Sequence[TeamMember],
-        backend: LLMBackend,
+        backend: LLMBackend | None,
         *,
         retriever: Retriever | None = None,
         settings: EngineSettings | None = None,
@@ -65,7 +86,7 @@ class RoundEngine(TurnTaker):
         self.backend = backend
         self.retriever = retriever
         self.settings = settings or EngineSettings()
-        self.collector = Collector(
+        self.collector: RoundCollector = Collector(
             prose_max_tokens=self.settings.collector_max_tokens,
             summary_max_tokens=self.settings.summary_max_tokens,
             reuse_sources=self.settings.reuse_sources,
@@ -107,6 +128,10 @@ class RoundEngine(TurnTaker):
         if ctx.llm_failure:
             entry.update(error=f"skipped after an LLM failure: {ctx.llm_failure}", end_s=rec.now(), llm_failed=True)
             return None
+        if self.backend is None:
+            raise RuntimeError(
+                "RoundEngine._call: this engine has no LLM backend; an engine without one overrides _call"
+            )
         try:
             resp = await self.backend.chat(
                 messages,

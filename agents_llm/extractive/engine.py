@@ -83,7 +83,7 @@ def is_meta(line: str) -> bool:
 
 def facts(text: str) -> list[tuple[str, str]]:
     """(sentence, source label or '') of every prose line of an output."""
-    out = []
+    out: list[tuple[str, str]] = []
     for line in text.splitlines():
         if is_meta(line):
             continue
@@ -294,11 +294,13 @@ class ExtractiveEngine(RoundEngine):
 
     def _retrieve(self, queries: list[str]) -> list:
         # The store does not change within a run: the same queries find the same chunks.
-        key = (id(self.retriever), tuple(queries))
+        retriever = self.retriever
+        assert retriever is not None, "run_turn retrieves only when the engine has a retriever"
+        key = (id(retriever), tuple(queries))
         if key not in self._retrieved:
             if len(self._retrieved) > 4096:
                 self._retrieved.clear()
-            self._retrieved[key] = list(self.retriever.retrieve(queries))
+            self._retrieved[key] = list(retriever.retrieve(queries))
         return self._retrieved[key]
 
     # -- the roles' rules ----------------------------------------------------------

@@ -132,7 +132,8 @@ def _score_vs_tokens(evals: list[PolicyEval], out: Path, result: EvalReport) -> 
         color = cmap(i % 10)
         episodes = [(e[x_key], e[y_key]) for e in ev.per_episode if x_key in e and y_key in e]
         if episodes:
-            ax.scatter(*zip(*episodes), color=color, alpha=0.25, s=14)
+            xs, ys = zip(*episodes)
+            ax.scatter(xs, ys, color=color, alpha=0.25, s=14)
         ax.scatter(
             [x],
             [y],
@@ -204,7 +205,7 @@ def _action_mix(evals: list[PolicyEval], out: Path, result: EvalReport) -> Path 
 
 def _holdout_vs_train(evals: list[PolicyEval], out: Path, result: EvalReport) -> Path | None:
     key = _axis_metric(evals, "report_score", "return", [])
-    pairs = {}
+    pairs: dict[str, dict[str, float]] = {}  # policy -> split -> score
     for ev in evals:
         if key in ev.metrics:
             pairs.setdefault(ev.policy, {})[ev.split] = float(ev.metrics[key])

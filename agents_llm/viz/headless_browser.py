@@ -56,7 +56,9 @@ def headless_chromium(*, window: tuple[int, int] = (1650, 1000)):
         raise RuntimeError(f"cannot start headless Chromium: {reason}")
     profile = tempfile.mkdtemp(prefix="qmix-viewer-chromium-")
     options = webdriver.ChromeOptions()
-    options.binary_location = _first_existing(CHROMIUM_CANDIDATES) or shutil.which("chromium")
+    chromium = _first_existing(CHROMIUM_CANDIDATES) or shutil.which("chromium")
+    assert chromium is not None, "browser_unavailable_reason() found a chromium"
+    options.binary_location = chromium
     for flag in CHROMIUM_FLAGS:
         options.add_argument(flag if not flag.startswith("--window-size") else f"--window-size={window[0]},{window[1]}")
     options.add_argument(f"--user-data-dir={profile}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from graphlib import TopologicalSorter
+from typing import Any
 
 from report_protocol import COLLECTOR, ActionTable
 from agents_llm.trace import SCHEMA_NAME, SCHEMA_VERSION
@@ -20,7 +21,8 @@ PHASES = ("outline", "research", "analysis", "writing", "review")
 
 
 def _team(n_agents: int) -> list[dict]:
-    team, seen = [], {}
+    team: list[dict] = []
+    seen: dict[str, int] = {}  # agents so far per role
     for i in range(n_agents):
         role = DEFAULT_ROLES[i % len(DEFAULT_ROLES)]
         seen[role] = seen.get(role, 0) + 1
@@ -34,6 +36,7 @@ def _edges_for(agent: str, kind: str, target: str | None, names: list[str]) -> l
     if kind == "broadcast":
         return [(agent, o) for o in others]
     if kind == "query":
+        assert target is not None, "a query action names its target (ActionTable.decode)"
         return [(target, agent)]
     if kind == "aggregate":
         return [(o, agent) for o in others]
@@ -65,7 +68,10 @@ def make_trace(
     names = [m["name"] for m in team]
     table = ActionTable(n_agents)
     action_names = table.names(names)
-    records, sections, texts, episode_tokens = [], [], {}, 0
+    records: list[dict] = []
+    sections: list[dict[str, Any]] = []  # the report's sections so far: id, title, chars, sources
+    texts: dict[str, str] = {}  # section id -> its text
+    episode_tokens = 0
     for r in range(1, rounds + 1):
         choice = {a: rng.randrange(table.size - (1 if r < 3 else 0)) for a in names}  # no early terminate
         acting = [a for a in names if table.decode(choice[a])[0] != "terminate"]
@@ -120,7 +126,7 @@ def make_trace(
                     "error": None,
                 }
         appenders = [s for s, t in edges if t == COLLECTOR]
-        calls = [
+        calls: list[dict[str, Any]] = [
             {
                 "agent": a,
                 "kind": "agent",

@@ -198,6 +198,7 @@ def _collector_html(rnd: dict, max_chars: int) -> str:
 def agent_panel_html(doc: dict, step: ViewStep, max_chars: int = DEFAULT_MAX_TEXT_CHARS) -> str:
     rnd = doc["rounds"][step.round_pos]
     if step.kind == AGENT_STEP:
+        assert step.agent is not None, "an agent step names its agent (trace_steps.round_steps)"
         return _agent_html(doc, rnd, step.agent, max_chars)
     if step.kind == COLLECTOR_STEP:
         return _collector_html(rnd, max_chars)

@@ -18,7 +18,14 @@ from bokeh.document import Document
 from bokeh.embed import file_html
 from bokeh.events import DocumentReady
 from bokeh.layouts import column, row
-from bokeh.models import Button, ColumnDataSource, CustomJS, Div, HoverTool, InlineStyleSheet, LabelSet, Slider, Toggle
+from bokeh.models import ColumnDataSource, CustomJS, HoverTool, InlineStyleSheet, Range1d
+
+# From their defining modules: bokeh.models re-exports these through star imports of packages
+# whose __init__ has no stub, so a type checker does not see them there.
+from bokeh.models.annotations.labels import LabelSet
+from bokeh.models.widgets.buttons import Button, Toggle
+from bokeh.models.widgets.markups import Div
+from bokeh.models.widgets.sliders import Slider
 from bokeh.plotting import figure
 from bokeh.resources import INLINE
 
@@ -160,7 +167,7 @@ def build_payload(doc: dict, source: str, max_text_chars: int = DEFAULT_MAX_TEXT
                     texts.append(section_text_html(section, max_text_chars))
                 indices.append(text_keys[tkey])
             report_texts.append(indices)
-        split = {"fresh": [], "previous": []}
+        split: dict[str, list[tuple[dict, dict]]] = {"fresh": [], "previous": []}  # (edge, its curve) by timing
         for edge, geo in zip(rnd["edges"], geometry[step.round_pos]):
             split["fresh" if edge["timing"] == "fresh" else "previous"].append((edge, geo))
         out_steps.append(
@@ -209,8 +216,8 @@ def _graph_figure(payload: dict, first: dict):
     plot = figure(
         width=560,
         height=560,
-        x_range=(-1.75, 1.75),
-        y_range=(-1.75, 1.75),
+        x_range=Range1d(start=-1.75, end=1.75),  # what figure() makes of a (start, end) tuple
+        y_range=Range1d(start=-1.75, end=1.75),
         tools="pan,wheel_zoom,reset",
         toolbar_location="above",
         title="Communication graph (arrow: message; dashed: previous-round output)",

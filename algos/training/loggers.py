@@ -30,7 +30,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, cast
 
 LEADING_COLUMNS = ("episode", "t_env")  # always the first CSV columns, in this order
 ACTION_METRIC = re.compile(r"^act/(?P<agent>.+)/(?P<action>\d+)$")  # as rollout.action_distribution writes them
@@ -112,8 +112,10 @@ class TensorBoardLogger:
             # Written into this run's own event file (SummaryWriter.add_hparams would start
             # a second run folder): the metrics' values are the scalars logged below.
             summaries = hparams_summary(flat_hparams(hparams), {m: 0.0 for m in hparam_metrics})
+            file_writer = self.writer.file_writer
+            assert file_writer is not None, "SummaryWriter opens its file writer when made"
             for summary in summaries:
-                self.writer.file_writer.add_summary(summary)
+                file_writer.add_summary(summary)
 
     def log(self, metrics: Mapping[str, Any], step: int) -> None:
         for k, v in metrics.items():
@@ -138,6 +140,9 @@ def action_shares(metrics: Mapping[str, Any], kind: str = "") -> dict[str, dict[
     return out
 
 
+WandbMode = Literal["online", "offline", "disabled", "shared"]  # what wandb.init takes as mode
+
+
 class WandbLogger:
     """One W&B run; offline unless ``mode="online"``. See the module docstring."""
 
@@ -148,8 +153,8 @@ class WandbLogger:
         project: str,
         group: str,
         name: str,
-        config: dict,
-        mode: str = "offline",
+        config: dict[str, Any],
+        mode: WandbMode = "offline",
         entity: Optional[str] = None,
         run_id: Optional[str] = None,
         tags: Iterable[str] = (),
@@ -325,7 +330,7 @@ class RunLoggers:
         kinds: Sequence[str] = ("train", "eval"),
         tables_every: int = 1,
         trained_config: Optional[Mapping[str, Any]] = None,
-        container: Optional[Mapping[str, Any]] = None,
+        container: Optional[dict[str, Any]] = None,
     ):
         from omegaconf import OmegaConf
 
@@ -334,7 +339,13 @@ class RunLoggers:
         self.others: list = []
         self.paths: dict[str, Any] = {"csv": [str(p.path) for p in self.csv.values()]}
         if container is None:  # the config as written to TensorBoard/W&B (train.py passes it redacted)
-            container = OmegaConf.to_container(cfg, resolve=True) if OmegaConf.is_config(cfg) else dict(cfg)
+            # A run config is a DictConfig with str keys, which converts to such a dict (to_container is
+            # typed for every config: a ListConfig's list, a None or missing config's None or str).
+            container = (
+                cast("dict[str, Any]", OmegaConf.to_container(cfg, resolve=True))
+                if OmegaConf.is_config(cfg)
+                else dict(cfg)
+            )
         lg = cfg.logger
         if lg.tensorboard:
             self.others.append(TensorBoardLogger(self.run_dir / "tensorboard", hparams=container))
