@@ -81,6 +81,17 @@ def execution_order_edges(
     return order
 
 
+def execution_depths(acting: Sequence[str], order: set[tuple[str, str]]) -> dict[str, int]:
+    """Each acting agent's depth in the execution graph: 0 without senders, else 1 + its deepest sender's."""
+    ts: TopologicalSorter = TopologicalSorter({a: set() for a in acting})
+    for s, r in order:
+        ts.add(r, s)
+    depth: dict[str, int] = {}
+    for a in ts.static_order():
+        depth[a] = 1 + max((depth[s] for s, r in order if r == a), default=-1)
+    return depth
+
+
 def is_acyclic(nodes: Sequence[str], order: set[tuple[str, str]]) -> bool:
     ts: TopologicalSorter = TopologicalSorter({n: set() for n in nodes})
     for s, r in order:

@@ -31,7 +31,7 @@ from ..roles import TeamMember
 from ..report_state import ReportState, SourceRef
 from .context import EngineSettings, EpisodeContext
 from .feedback import read_round
-from .planning import execution_order_edges
+from .planning import execution_depths, execution_order_edges
 from .retrieval import Retriever
 from .round_record import CallRecorder, RoundResult, agent_record, llm_counts, round_record
 from .turn import AgentTurn, TurnTaker, inbox_for
@@ -226,20 +226,49 @@ class RoundEngine(TurnTaker):
     async def _run_turns(
         self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, timing: dict
     ) -> tuple[dict[str, str], dict[str, AgentTurn], list[list[str]]]:
-        """Every acting agent's turn, a layer of the topological order at a time, concurrently within it.
+        """Every acting agent's turn, each as soon as its senders' turns are done.
 
-        Returns the outputs (in the order the turns finished), the turns and the layers."""
+        Returns the outputs (in the order the turns finished), the turns and the layers.
+
+        What a turn sees must not depend on which concurrent turn finished first. The
+        objective its prompts show is the round's, updated by the objective-setting agents
+        of lower depth in the execution graph (its longest chain of senders), in (depth,
+        team priority) order; a turn waits for those setters before it starts, and the
+        setters of its own depth or deeper are never seen. ``ctx.objective`` takes every
+        update, in that order, when the round's turns are done."""
         order_pairs = execution_order_edges(plan.edges, self.priority, set(plan.acting))
         fresh: dict[str, str] = {}
         turns: dict[str, AgentTurn] = {}
         order: list[list[str]] = []
 
+        depth = execution_depths(plan.acting, order_pairs)
+        setters = sorted(
+            (a for a in plan.acting if self.by_name[a].role.sets_objective), key=lambda a: (depth[a], self._key(a))
+        )
+        setter_done = {a: asyncio.Event() for a in setters}
+        set_objective: dict[str, str] = {}
+
+        def objective_after(setters_seen: Sequence[str]) -> str:
+            objective = ctx.objective
+            for a in setters_seen:
+                objective = set_objective.get(a) or objective
+            return objective
+
         async def take_turn(name: str) -> None:
-            inbox = inbox_for(name, timing, fresh, ctx.memory, self.priority)
-            turn = await self.run_turn(name, plan, ctx, rec, inbox)
-            turns[name] = turn
-            if turn.output is not None:  # stored as the turn ends: the agents waiting on it start after
-                fresh[name] = turn.output
+            earlier = [a for a in setters if depth[a] < depth[name]]
+            try:
+                for a in earlier:
+                    await setter_done[a].wait()
+                inbox = inbox_for(name, timing, fresh, ctx.memory, self.priority)
+                turn = await self.run_turn(name, plan, ctx, rec, inbox, objective_after(earlier))
+                turns[name] = turn
+                if turn.objective:
+                    set_objective[name] = turn.objective
+                if turn.output is not None:  # stored as the turn ends: the agents waiting on it start after
+                    fresh[name] = turn.output
+            finally:
+                if name in setter_done:
+                    setter_done[name].set()
 
         ts: TopologicalSorter = TopologicalSorter({a: set() for a in plan.acting})
         for s, r in order_pairs:
@@ -263,6 +292,7 @@ class RoundEngine(TurnTaker):
         finally:
             for task in pending:
                 task.cancel()
+        ctx.objective = objective_after(setters)
         return fresh, turns, order
 
     async def _collect(

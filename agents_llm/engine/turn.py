@@ -35,6 +35,7 @@ class AgentTurn:
     response: str = ""
     error: str | None = None
     retrieval: dict[str, Any] | None = None
+    objective: str | None = None  # the objective this turn set (a role that sets_objective); the runner applies it
 
 
 def inbox_for(
@@ -120,8 +121,10 @@ class TurnTaker:
         raise NotImplementedError
 
     async def run_turn(
-        self, name: str, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, inbox: Inbox
+        self, name: str, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, inbox: Inbox, objective: str
     ) -> AgentTurn:
+        """One agent's turn. `objective` is the one its prompts show (`RoundEngine._run_turns`
+        fixes it before the turn starts); an objective the turn sets goes to `AgentTurn.objective`."""
         member = self.by_name[name]
         memory = ctx.memory.get(name, "")
         report = ctx.report
@@ -138,7 +141,7 @@ class TurnTaker:
                 "query",
                 prompts.query_messages(
                     topic=report.topic,
-                    objective=ctx.objective,
+                    objective=objective,
                     inbox=inbox,
                     memory=memory,
                     max_queries=self.settings.max_queries,
@@ -156,7 +159,7 @@ class TurnTaker:
                 queries, rejected, fell_back = vet_queries(
                     queries,
                     topic=report.topic,
-                    objective=ctx.objective,
+                    objective=objective,
                     outline=[t for _, t, _ in report.list_sections()],
                     max_queries=self.settings.max_queries,
                     no_query_allowed=not report.is_empty,
@@ -175,7 +178,7 @@ class TurnTaker:
                 evidence = format_evidence(chunks, self.settings.evidence_max_chars)
 
         turn.prompt = turn_messages(
-            member.role.name, plan, name, ctx, objective=ctx.objective, inbox=inbox, memory=memory, evidence=evidence
+            member.role.name, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
         )
         text = await self._call(ctx, rec, name, "agent", turn.prompt, self.settings.agent_max_tokens)
         if text is None:
@@ -185,9 +188,7 @@ class TurnTaker:
         text = prompts.strip_echo(text) or text
         turn.output = turn.response = text
         if member.role.sets_objective:
-            objective = prompts.parse_objective(text)
-            if objective:
-                ctx.objective = objective
+            turn.objective = prompts.parse_objective(text) or None
         if member.role.uses_rag and prompts.RESEARCH_EXHAUSTED in text:
             ctx.rag_exhausted = True
         return turn

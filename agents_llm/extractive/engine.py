@@ -223,15 +223,14 @@ class ExtractiveEngine(RoundEngine):
         return output
 
     # -- one agent -----------------------------------------------------------------
-    async def run_turn(self, name: str, plan, ctx: EpisodeContext, rec: CallRecorder, inbox: Inbox) -> AgentTurn:
+    async def run_turn(
+        self, name: str, plan, ctx: EpisodeContext, rec: CallRecorder, inbox: Inbox, objective: str
+    ) -> AgentTurn:
         member = self.by_name[name]
         memory = ctx.memory.get(name, "")
         report = ctx.report
         turn = AgentTurn(output=None, senders=[s for s, _ in inbox])
         role = member.role.name
-        # What this agent's prompt shows is fixed when its layer starts, as for an LLM team
-        # whose calls in one layer are in flight together: a peer's new objective is not seen.
-        objective = ctx.objective
         await asyncio.sleep(0)
 
         evidence, chunks, queries = "", [], []
@@ -287,9 +286,7 @@ class ExtractiveEngine(RoundEngine):
             return turn
         turn.output = turn.response = text
         if member.role.sets_objective:
-            objective = prompts.parse_objective(text)
-            if objective:
-                ctx.objective = objective
+            turn.objective = prompts.parse_objective(text) or None
         return turn
 
     def _retrieve(self, queries: list[str]) -> list:
