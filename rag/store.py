@@ -172,7 +172,13 @@ class RagStore:
             return self._client.create_collection(
                 name,
                 embedding_function=self._adapter,
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={
+                    "hnsw": {
+                        "space": "cosine",
+                        "ef_construction": self.cfg.store.index_ef_construction,
+                        "ef_search": self.cfg.store.index_ef_search,
+                    }
+                },
                 metadata={"embedding": self.embedding.identity, "schema": _SCHEMA_VERSION},
             )
         collection = self._client.get_collection(name, embedding_function=self._adapter)

@@ -186,3 +186,26 @@ def test_a_plain_dataclass_config_opens_a_store(tmp_path, docs_dir):
     (docs_dir / "a.md").write_text("plain dataclass configs work too")
     ingest_paths(store, docs_dir)
     assert query(store, "dataclass configs")[0].source == "a.md"
+
+
+@pytest.mark.slow
+def test_two_fresh_builds_of_the_default_corpus_retrieve_alike(tmp_path, monkeypatch):
+    """The vector index is approximate; its candidate lists are wide enough that a rebuild
+    does not change what a query finds (at Chroma's defaults, 100/100, 58 of 300 queries got
+    a different top 20 across three builds of this corpus)."""
+    monkeypatch.setenv("QMIX_CACHE_DIR", str(tmp_path / "cache"))
+    from envs.corpora import DEFAULT_CORPUS, materialize_corpus
+
+    folder = materialize_corpus(DEFAULT_CORPUS)
+    answers, probes = [], []
+    for build in range(2):
+        store = open_store(make_rag_cfg(tmp_path / f"store{build}"))
+        ingest_paths(store, [folder])
+        if not probes:
+            probes = [text[:200] for text in store.collection.get(limit=300, include=["documents"])["documents"]]
+        found = store.collection.query(
+            query_embeddings=store.embedding.embed_queries(probes), n_results=20, include=["distances"]
+        )
+        answers.append([sorted(ids) for ids in found["ids"]])
+    differing = [p for p, a, b in zip(probes, *answers) if a != b]
+    assert len(probes) == 300 and not differing, f"{len(differing)} of 300 queries differ, e.g. {differing[:2]}"
