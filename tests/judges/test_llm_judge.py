@@ -304,10 +304,12 @@ def test_a_judgment_without_fallback_is_not_flagged(scripted):
 
 
 def test_the_referee_flags_a_fallback_judgment_and_the_reward_holds_the_score(scripted):
+    from agents_llm.judges import make_judge
     from agents_llm.referee import JUDGE_FALLBACK, Referee
 
     judge = LLMJudge(_GrammarFallbackBackend.build(scripted, fallback_for=("macro",)))
-    tracker, referee = RewardTracker(judge), Referee()
+    grounder = make_judge({"kind": "reference", "embedding": "hashing"})
+    tracker, referee = RewardTracker(judge, grounder=grounder), Referee(grounder=grounder)
     report = ReportState("Solid-state batteries")
     report.append("Electrolytes", P[0])
     step = asyncio.run(tracker.after_append(report))
