@@ -180,10 +180,17 @@ def validate_judge_config(cfg: Any) -> None:
     elif kind == "reference":
         from .reference import GROUNDING_BANDS
 
-        band = GROUNDING_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")), (None, None))
-        floor = band[0] if _get(cfg, "grounding_floor") is None else _get(cfg, "grounding_floor")
-        ceiling = band[1] if _get(cfg, "grounding_ceiling") is None else _get(cfg, "grounding_ceiling")
-        need(floor < ceiling, "grounding_floor", f"must be below judge.grounding_ceiling ({ceiling})")
+        band = GROUNDING_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")))
+        floor: Optional[float] = _get(cfg, "grounding_floor")
+        ceiling: Optional[float] = _get(cfg, "grounding_ceiling")
+        if band is not None:
+            floor = band[0] if floor is None else floor
+            ceiling = band[1] if ceiling is None else ceiling
+        need(
+            floor is not None and ceiling is not None and floor < ceiling,
+            "grounding_floor",
+            f"must be below judge.grounding_ceiling ({ceiling})",
+        )
         need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
         need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
         weights = _get(cfg, "weights")

@@ -51,7 +51,7 @@ class RewardStep:
 
     def as_dict(self) -> dict[str, Any]:
         """Flat numbers for `infos` and loggers."""
-        out = {
+        out: dict[str, Any] = {
             "reward": self.reward,
             "report_score": self.report_score,
             "length_score": self.length_score,
@@ -113,7 +113,7 @@ class RewardTracker:
         self.prev_length = length_score(0, self.length_target, self.length_width)
         self.history = []
 
-    def length_score(self, chars: int) -> float:
+    def length_score(self, chars: float) -> float:
         return length_score(chars, self.length_target, self.length_width)
 
     async def after_append(self, report: ReportState, ledger: TokenLedger | None = None) -> RewardStep:
@@ -124,7 +124,7 @@ class RewardTracker:
         result = await self.judge.score(report, ledger=ledger)
         length_chars = None
         if self._measures_supported() and "supported_chars" not in result.details:
-            grounder = self.grounder if self.grounder is not None else self.judge
+            grounder: Any = self.grounder if self.grounder is not None else self.judge
             length_chars = await asyncio.to_thread(grounder.supported_chars, report)
         return self.record(result, report.chars, length_chars=length_chars)
 
