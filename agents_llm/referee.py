@@ -383,7 +383,8 @@ class Referee:
         self, text: str, target: str, *, earlier: Sequence[str] = (), title: str = "", topic: str = ""
     ) -> list[Flag]:
         """Repetition, prompt echo and code/markup of one text (a section with its title, or an agent output)."""
-        cfg, flags = self.cfg, []
+        cfg = self.cfg
+        flags: list[Flag] = []
         if not text.strip() and not title.strip():
             return flags
         share, repeats = repeated_sentences(text, earlier, cfg.repetition_similarity)
@@ -406,7 +407,7 @@ class Referee:
                     {"loop_share": round(loops, 3), "ngrams": n_grams, "excerpt": _clip([text])},
                 )
             )
-        echo = dict(
+        echo: dict[str, Any] = dict(
             topic=topic,
             overlap=cfg.echo_overlap,
             vocabulary_share=cfg.echo_vocabulary_share,
@@ -496,7 +497,8 @@ class Referee:
         self, report_text: str, score: float, chars: int, judge_flagged: bool, judge_reason: str = ""
     ) -> list[Flag]:
         """Score jump without a text change, padding, judge fallback; remembers this scoring."""
-        cfg, flags = self.cfg, []
+        cfg = self.cfg
+        flags: list[Flag] = []
         digest = hashlib.sha256(report_text.encode("utf-8")).hexdigest()
         if judge_flagged:
             flags.append(

@@ -280,8 +280,9 @@ class ReportWritingEnv(ParallelEnv):
         self.ledger = make_ledger(self.llm_cfg)
         self.ctx = EpisodeContext(report=self.report, ledger=self.ledger)
         judge = self.resources.judge()
-        self.tracker = make_reward_tracker(judge, self.judge_cfg)
-        self.referee = Referee(self.config.referee, grounder=grounder_for(judge, self.resources.embedding))
+        grounder = grounder_for(judge, self.resources.embedding)
+        self.tracker = make_reward_tracker(judge, self.judge_cfg, grounder=grounder)
+        self.referee = Referee(self.config.referee, grounder=grounder)
         self.round = 0
         self._last_append_round = 0
         self._report_score = 0.0

@@ -46,19 +46,21 @@ def reference(embedding: str):
     return lambda report: judge.score_sync(report).score
 
 
-def llm_judge(model: str):
+def llm_judge(model: str, timeout_s: float = 300.0):
     from agents_llm.backends import make_backend
 
-    backend = make_backend({"backend": "llamacpp", "model": model})
+    backend = make_backend({"backend": "llamacpp", "model": model, "timeout_s": timeout_s})
     judge = make_judge({"kind": "llm"}, backend=backend)
-    flagged = []
+    flagged, reasons = [], []
 
     def score(report):
         result = asyncio.run(judge.score(report))
         flagged.append(result.flagged)
+        if result.reason and result.flagged:
+            reasons.append(result.reason)
         return result.score
 
-    score.flagged = flagged
+    score.flagged, score.reasons = flagged, reasons
     return score
 
 
@@ -146,6 +148,7 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--llm-model", default=None, help=f"default: the first installed of {LLM_CANDIDATES}")
     parser.add_argument("--llm-topics", type=int, default=1, help="topics the (slow) LLM judge scores")
+    parser.add_argument("--llm-timeout", type=float, default=300.0, help="seconds per LLM judge call (CPU: long)")
     parser.add_argument(
         "--llm-kinds",
         nargs="+",
@@ -166,7 +169,7 @@ def main(argv=None) -> int:
             score = None
             for model in [args.llm_model] if args.llm_model else LLM_CANDIDATES:
                 try:
-                    score = llm_judge(model)
+                    score = llm_judge(model, args.llm_timeout)
                     break
                 except Exception as error:  # a model that is not installed: say so, try the next
                     print(f"\nLLM judge: {model} unavailable ({type(error).__name__}: {str(error)[:160]})")
@@ -187,6 +190,8 @@ def main(argv=None) -> int:
         report_judge(name, results, time.perf_counter() - started)
         if getattr(score, "flagged", None):
             print(f"flagged (fallback) judgments: {sum(score.flagged)}/{len(score.flagged)}")
+            for reason in score.reasons[:10]:
+                print(f"  - {reason[:300]}")
 
     if len(scored) > 1:
         print("\n== agreement (Kendall's tau over the reports both judges scored)")

@@ -82,6 +82,9 @@ class Completion:
     text: str
     prompt_tokens: int
     completion_tokens: int
+    # Why this answer was not produced the way it was asked for (e.g. a schema answer generated
+    # without the backend's grammar after the constrained call failed); "" when it was.
+    fallback: str = ""
 
 
 @dataclass
@@ -95,6 +98,7 @@ class LLMResponse:
     cached: bool = False
     attempts: int = 1
     parsed: Any = None  # the schema-valid JSON value when a schema was given
+    fallback: str = ""  # Completion.fallback of the attempt that answered ("" when none)
 
     @property
     def total_tokens(self) -> int:
@@ -284,6 +288,7 @@ class LLMBackend(ABC):
             self.model,
             attempts=attempts,
             parsed=parsed,
+            fallback=comp.fallback,
         )
 
     def _limit(self) -> asyncio.Semaphore | contextlib.nullcontext:

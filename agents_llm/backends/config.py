@@ -57,6 +57,10 @@ class LlamaCppConfig(LLMConfig):
     # Divides the logits of recently generated tokens (llama.cpp's repeat penalty; 1.0 = off). Greedy
     # decoding of a 135M model loops on stock sentences without it (conf/llm/llamacpp.yaml sets the default).
     repeat_penalty: float = 1.0
+    # With a schema: constrain decoding by llama.cpp's grammar (true), or generate freely and hold the
+    # text to the schema by parsing and validation, with retries (false). A grammar call that fails in
+    # Python is redone without the grammar either way, and the answer says so (LLMResponse.fallback).
+    json_grammar: bool = True
 
 
 @dataclass

@@ -7,6 +7,23 @@ per env. Everything a config may vary beyond that key (temperature, seed, repeat
 timeouts, the response cache) lives on the backend object, never on the shared
 instance. Calls are serialised by a lock because a llama.cpp context is not re-entrant. Generation runs in a worker thread so the event loop stays
 free; a deadline in a logits processor ends a generation that outlives its timeout.
+
+Schema output and llama.cpp's grammar. With a schema, decoding is constrained by a
+grammar built from it (`json_grammar=True`, the default). llama.cpp's grammar sampler
+throws a C++ exception ("Unexpected empty grammar stack after accepting piece") when it
+is made to accept a token its grammar rejects; that exception cannot cross the ctypes
+boundary, so it is not a Python exception: the process aborts (SIGABRT, exit 134,
+"terminate called after throwing an instance of 'std::runtime_error'"). Reproduced with
+Qwen2.5-Coder-0.5B: the old deadline processor set every logit but EOS to -inf, the
+grammar then masked EOS mid-object, greedy sampling took token 0 ("!") and the grammar
+aborted the run. Two defences here: past the deadline a constrained generation only
+lowers the other logits (finite), so the grammar always keeps a token it accepts and
+EOS wins as soon as the grammar allows it; and an exception that a grammar-constrained
+call does raise in Python is caught and the call is made again without the grammar, its
+text then held to the schema by parsing and validation (`base.LLMBackend.chat`, retried
+with tenacity like any malformed answer). Such a completion carries `fallback` (the
+reason), which the LLM judge records in its flags. `json_grammar=False` skips the
+grammar altogether (generation, then parse and validate).
 """
 
 from __future__ import annotations
@@ -60,6 +77,7 @@ class LlamaCppBackend(LLMBackend):
         cache_dir: str | None = None,
         chat_format: str | None = None,
         repeat_penalty: float = 1.0,
+        json_grammar: bool = True,
         **kwargs: Any,
     ):
         super().__init__(model=model, **kwargs)
@@ -70,6 +88,7 @@ class LlamaCppBackend(LLMBackend):
         if not repeat_penalty > 0:
             raise LLMConfigError(f"repeat_penalty must be > 0 (1.0 = off), got {repeat_penalty}", backend=self.name)
         self.repeat_penalty = float(repeat_penalty)
+        self.json_grammar = bool(json_grammar)
         self.path = resolve_model(model, cache_dir)
         self.n_ctx, self.n_threads, self.chat_format = n_ctx, n_threads, chat_format
         self._llm, self._lock = shared_llama(self.path, n_ctx, n_threads, chat_format)
@@ -86,7 +105,8 @@ class LlamaCppBackend(LLMBackend):
     def _key(self, req: ChatRequest) -> str:
         # The repeat penalty changes the completion: cached replies must not cross penalties.
         key = super()._key(req)
-        return key if self.repeat_penalty == 1.0 else f"{key}:rp{self.repeat_penalty:g}"
+        key = key if self.repeat_penalty == 1.0 else f"{key}:rp{self.repeat_penalty:g}"
+        return key if self.json_grammar or req.schema is None else f"{key}:nogrammar"
 
     def _grammar(self, schema: Mapping[str, Any]):
         import llama_cpp
@@ -107,7 +127,8 @@ class LlamaCppBackend(LLMBackend):
 
     def check_schema_supported(self, schema: Mapping[str, Any]) -> None:
         check_schema(schema, backend=self.name)
-        self._grammar(schema)
+        if self.json_grammar:
+            self._grammar(schema)
 
     async def _generate(self, request: ChatRequest) -> Completion:
         deadline = time.monotonic() + self.timeout_s
@@ -119,30 +140,32 @@ class LlamaCppBackend(LLMBackend):
         return comp
 
     def _generate_blocking(self, request: ChatRequest, deadline: float) -> Completion | None:
-        eos = self._llm.token_eos()
-        timed_out = False
+        grammar = self._grammar(request.schema) if request.schema is not None and self.json_grammar else None
+        if grammar is None:
+            return self._complete(request, deadline, None)
+        try:
+            return self._complete(request, deadline, grammar)
+        except LLMConfigError:
+            raise  # e.g. the prompt does not fit the context: no grammar-free call would either
+        except Exception as e:  # a grammar failure that surfaced in Python: generate without it
+            reason = f"grammar-constrained decoding failed ({type(e).__name__}: {' '.join(str(e).split())[:160]})"
+        comp = self._complete(request, deadline, None)
+        return None if comp is None else Completion(comp.text, comp.prompt_tokens, comp.completion_tokens, reason)
 
-        def stop_at_deadline(_ids, logits):
-            # Past the deadline only EOS stays possible, so decoding ends at the next token.
-            nonlocal timed_out
-            if time.monotonic() > deadline:
-                timed_out = True
-                logits[:] = -np.inf
-                logits[eos] = 0.0
-            return logits
-
+    def _complete(self, request: ChatRequest, deadline: float, grammar: Any) -> Completion | None:
         import llama_cpp
 
+        processor = DeadlineProcessor(self._llm.token_eos(), deadline)
         kwargs: dict[str, Any] = dict(
             messages=request.message_dicts(),
             max_tokens=request.max_tokens,
             temperature=request.temperature,
             seed=request.seed,
             repeat_penalty=self.repeat_penalty,
-            logits_processor=llama_cpp.LogitsProcessorList([stop_at_deadline]),
+            logits_processor=llama_cpp.LogitsProcessorList([processor]),
         )
-        if request.schema is not None:
-            kwargs["grammar"] = self._grammar(request.schema)
+        if grammar is not None:
+            kwargs["grammar"] = grammar
         with self._lock:
             if time.monotonic() > deadline:
                 return None  # waited for the lock past our own timeout
@@ -154,9 +177,33 @@ class LlamaCppBackend(LLMBackend):
                 out = self._llm.create_chat_completion(**kwargs)
             except ValueError as e:  # e.g. prompt longer than the context window
                 raise LLMConfigError(str(e), backend=self.name, endpoint=self.endpoint) from None
-        if timed_out:
+        if processor.timed_out:
             return None
         usage = out["usage"]
         return Completion(
             out["choices"][0]["message"]["content"] or "", usage["prompt_tokens"], usage["completion_tokens"]
         )
+
+
+class DeadlineProcessor:
+    """A logits processor that ends a generation past `deadline` without breaking a grammar.
+
+    Past the deadline, EOS gets logit 0 and every other token is pushed down by
+    `PUSH_DOWN` but stays finite. Unconstrained, EOS is then the argmax and decoding ends
+    at the next token. Under a grammar (applied after this processor), EOS wins as soon as
+    the grammar allows it, and until then the grammar still has finite tokens to choose
+    from: never all -inf, which would make the sampler take a token the grammar rejects
+    and abort the process (see the module docstring).
+    """
+
+    PUSH_DOWN = 1.0e4
+
+    def __init__(self, eos: int, deadline: float):
+        self.eos, self.deadline, self.timed_out = eos, deadline, False
+
+    def __call__(self, _ids: Any, logits: np.ndarray) -> np.ndarray:
+        if time.monotonic() > self.deadline:
+            self.timed_out = True
+            logits -= self.PUSH_DOWN
+            logits[self.eos] = 0.0
+        return logits

@@ -44,6 +44,15 @@ class EmbeddingChoice(str, Enum):
 #   characters its score stays at 0.013-0.021 and never moves.
 LENGTH_PRESETS = {"smollm2_cpu": (1400.0, 700.0), "original": (25000.0, 8500.0)}
 
+# What the length score measures (agents_llm/judges/reward.py):
+# - supported (the default): characters of the report's supported, distinct prose: each content
+#   sentence the reference judge reads (no headings, code, markup) weighted by its grounding in the
+#   chunks its section cites, repeats counted once. Junk of any size adds ~0; a grounded section adds
+#   about its length. A raw-character term paid junk: with the referee's penalty off, appended junk
+#   raised the reward by +0.179 through the length term alone.
+# - chars: raw characters of the section texts, the original report writer's measure (replication).
+LENGTH_MEASURES = ("supported", "chars")
+
 
 @dataclass
 class JudgeConfig:
@@ -58,6 +67,10 @@ class JudgeConfig:
     length_preset: str = "smollm2_cpu"
     length_target: Optional[float] = None  # characters at which the length score is 1 (None: the preset's)
     length_width: Optional[float] = None  # characters one standard deviation away (None: the preset's)
+    # What the length score counts: "supported" (default: characters of distinct prose sentences, each
+    # weighted by its grounding in its cited chunks, so junk earns no length reward) or "chars" (raw
+    # characters, the original's measure, for replication). See LENGTH_MEASURES.
+    length_measure: str = "supported"
     hold_score_on_flag: bool = True  # a flagged judgment keeps the previous score: no reward from a hiccup
 
 
@@ -144,6 +157,11 @@ def validate_judge_config(cfg: Any) -> None:
 
     preset = _get(cfg, "length_preset", "smollm2_cpu")
     need(preset in LENGTH_PRESETS, "length_preset", f"must be one of {sorted(LENGTH_PRESETS)}")
+    need(
+        _get(cfg, "length_measure", "supported") in LENGTH_MEASURES,
+        "length_measure",
+        f"must be one of {list(LENGTH_MEASURES)}",
+    )
     target, width = length_params(cfg)
     need(width > 0, "length_width", "must be positive")
     need(target >= 0, "length_target", "must be >= 0")
@@ -162,10 +180,17 @@ def validate_judge_config(cfg: Any) -> None:
     elif kind == "reference":
         from .reference import GROUNDING_BANDS
 
-        band = GROUNDING_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")), (None, None))
-        floor = band[0] if _get(cfg, "grounding_floor") is None else _get(cfg, "grounding_floor")
-        ceiling = band[1] if _get(cfg, "grounding_ceiling") is None else _get(cfg, "grounding_ceiling")
-        need(floor < ceiling, "grounding_floor", f"must be below judge.grounding_ceiling ({ceiling})")
+        band = GROUNDING_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")))
+        floor: Optional[float] = _get(cfg, "grounding_floor")
+        ceiling: Optional[float] = _get(cfg, "grounding_ceiling")
+        if band is not None:
+            floor = band[0] if floor is None else floor
+            ceiling = band[1] if ceiling is None else ceiling
+        need(
+            floor is not None and ceiling is not None and floor < ceiling,
+            "grounding_floor",
+            f"must be below judge.grounding_ceiling ({ceiling})",
+        )
         need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
         need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
         weights = _get(cfg, "weights")

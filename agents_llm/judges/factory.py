@@ -86,8 +86,12 @@ def make_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None
     )
 
 
-def make_reward_tracker(judge: Judge, cfg: Any) -> RewardTracker:
-    """A fresh per-episode tracker with the config's weights and length score."""
+def make_reward_tracker(judge: Judge, cfg: Any, *, grounder: Any = None) -> RewardTracker:
+    """A fresh per-episode tracker with the config's weights and length score.
+
+    `grounder`: a ReferenceJudge that measures supported characters for a judge that is
+    not one (judge.length_measure=supported with the LLM judge).
+    """
     cfg = _as_config(cfg)
     validate_judge_config(cfg)
     target, width = length_params(cfg)
@@ -98,4 +102,6 @@ def make_reward_tracker(judge: Judge, cfg: Any) -> RewardTracker:
         length_target=target,
         length_width=width,
         hold_score_on_flag=cfg.hold_score_on_flag,
+        length_measure=str(getattr(cfg, "length_measure", "supported")),
+        grounder=grounder,
     )

@@ -8,6 +8,15 @@ new chunks cost a call. A chunk is judged with the context of its first judgment
 (Macro notes, progress summary, previous chunk's notes) and keeps that judgment while
 its content is unchanged: that is what makes the reward of an append depend on the
 appended text rather than on re-rolled opinions of old text.
+
+Fallbacks are flagged. A judgment whose call failed (after the backend's retries and the
+judge's repair requests) is left out and the scoring is flagged with the reason; so is
+a judgment the backend could only produce by a fallback (`LLMResponse.fallback`, e.g.
+the llamacpp backend's grammar-free generation after grammar-constrained decoding
+failed: its JSON was parsed and validated against the same schema, but it was not
+decoded the way the judge asked). The result then has `flagged=True`, the reasons in
+`reason`, the fallbacks in `details["fallbacks"]`, and the referee's `judge_fallback`
+flag fires; with `judge.hold_score_on_flag` the reward keeps the previous score.
 """
 
 from __future__ import annotations
@@ -118,10 +127,11 @@ class LLMJudge:
         # report the others' calls, so no difference of the shared counters.
         tally = [0]
         failures: list[str] = []
+        fallbacks: list[str] = []  # judgments the backend produced by a fallback (recorded, flagged)
 
         macro: MacroJudgment | None = None
         try:
-            macro = await self._judge_macro(report, ledger, tally)
+            macro = await self._judge_macro(report, ledger, tally, fallbacks)
         except _JudgeCallFailed as e:
             failures.append(f"macro: {e.reason}")
 
@@ -136,13 +146,17 @@ class LLMJudge:
             hit = self._micro_cache.get(key)
             if hit is None:
                 new_chunks += 1
+                before = len(fallbacks)
                 try:
-                    hit = await self._judge_micro(report, section, chunk, macro, previous_notes, ledger, tally)
+                    hit = await self._judge_micro(
+                        report, section, chunk, macro, previous_notes, ledger, tally, fallbacks
+                    )
                 except _JudgeCallFailed as e:
                     failures.append(f"micro {chunk.section_id}#{chunk.index}: {e.reason}")
                     previous_notes = ""
                     continue  # not cached: the next scoring tries this chunk again
-                self._remember(self._micro_cache, key, hit)
+                if len(fallbacks) == before:  # a fallback judgment is not cached either
+                    self._remember(self._micro_cache, key, hit)
             else:
                 self._micro_cache.move_to_end(key)
             judged.append((chunk, hit))
@@ -172,14 +186,15 @@ class LLMJudge:
         return JudgeResult(
             score=clamp01(score),
             components=components,
-            flagged=bool(failures),
-            reason="; ".join(failures),
+            flagged=bool(failures or fallbacks),
+            reason="; ".join(failures + [f"fallback {f}" for f in fallbacks]),
             calls=tally[0],
             details={
                 "chunks": len(chunks),
                 "new_chunks": new_chunks,
                 "macro_notes": macro.notes if macro else "",
                 "chunk_notes": {f"{c.section_id}#{c.index}": j.notes for c, j in judged},
+                "fallbacks": fallbacks,
             },
         )
 
@@ -188,7 +203,9 @@ class LLMJudge:
         return base * (1.0 - self.hallucination_penalty) if j.hallucination else base
 
     # -- the two judges --------------------------------------------------------------
-    async def _judge_macro(self, report: ReportState, ledger: TokenLedger | None, tally: list[int]) -> MacroJudgment:
+    async def _judge_macro(
+        self, report: ReportState, ledger: TokenLedger | None, tally: list[int], fallbacks: list[str]
+    ) -> MacroJudgment:
         body = report.to_markdown(with_references=False)
         key = content_hash("macro", report.topic, body)
         hit = self._macro_cache.get(key)
@@ -198,9 +215,14 @@ class LLMJudge:
         user = prompts.MACRO_USER.format(
             topic=report.topic, outline=outline, report=_truncate_middle(body, self.macro_max_chars)
         )
-        parsed = await self._ask("MacroJudge", prompts.MACRO_SYSTEM, user, prompts.MACRO_SCHEMA, ledger, tally)
+        parsed, fallback = await self._ask(
+            "MacroJudge", prompts.MACRO_SYSTEM, user, prompts.MACRO_SCHEMA, ledger, tally
+        )
         judgment = MacroJudgment({c: int(parsed[c]) for c in prompts.MACRO_CRITERIA}, str(parsed["assessment"]).strip())
-        self._remember(self._macro_cache, key, judgment)
+        if fallback:
+            fallbacks.append(f"macro: {fallback}")
+        else:  # a fallback judgment is not cached: the next scoring asks again
+            self._remember(self._macro_cache, key, judgment)
         return judgment
 
     async def _judge_micro(
@@ -212,6 +234,7 @@ class LLMJudge:
         previous_notes: str,
         ledger: TokenLedger | None,
         tally: list[int],
+        fallbacks: list[str],
     ) -> MicroJudgment:
         n_parts = len(chunk_text(section.content, self.chunk_unit, self.chunk_size))
         user = prompts.MICRO_USER.format(
@@ -224,7 +247,11 @@ class LLMJudge:
             part=f"{chunk.index + 1}/{n_parts}",
             chunk=chunk.text,
         )
-        parsed = await self._ask("MicroJudge", prompts.MICRO_SYSTEM, user, prompts.MICRO_SCHEMA, ledger, tally)
+        parsed, fallback = await self._ask(
+            "MicroJudge", prompts.MICRO_SYSTEM, user, prompts.MICRO_SCHEMA, ledger, tally
+        )
+        if fallback:
+            fallbacks.append(f"micro {chunk.section_id}#{chunk.index}: {fallback}")
         return MicroJudgment(
             {c: int(parsed[c]) for c in prompts.MICRO_CRITERIA},
             bool(parsed["hallucination"]),
@@ -233,8 +260,10 @@ class LLMJudge:
 
     async def _ask(
         self, caller: str, system: str, user: str, schema: dict, ledger: TokenLedger | None, tally: list[int]
-    ) -> Any:
+    ) -> tuple[Any, str]:
         """One judgment: the schema call, repair requests on malformed output, then give up.
+
+        Returns the parsed answer and the backend's fallback note ("" when none).
 
         Raises _JudgeCallFailed (the judge flags and falls back) for every LLM failure
         except TokenBudgetExceeded, which ends the episode and so must reach the env.
@@ -275,7 +304,7 @@ class LLMJudge:
                 raise _JudgeCallFailed(f"{type(e).__name__}: {_short(str(e))}") from e
             except LLMError as e:
                 raise _JudgeCallFailed(f"{type(e).__name__}: {_short(str(e))}") from e
-            return resp.parsed
+            return resp.parsed, resp.fallback
         raise _JudgeCallFailed(f"LLMOutputError after {self.judge_retries + 1} judge requests: {_short(last_error)}")
 
     # -- helpers ---------------------------------------------------------------------

@@ -204,7 +204,7 @@ class ReferenceJudge:
     def score_sync(self, report: ReportState) -> JudgeResult:
         zeros = {k: 0.0 for k in ("coverage", "grounding", "redundancy", "structure")}
         if report.is_empty or not report.chars:
-            return JudgeResult(score=0.0, components=zeros, reason="empty report")
+            return JudgeResult(score=0.0, components=zeros, reason="empty report", details={"supported_chars": 0.0})
         per_section = self.report_grounding(report)
         flat = [g for sec in per_section for g in sec]
         if not flat:
@@ -212,12 +212,13 @@ class ReferenceJudge:
                 score=0.0,
                 components=dict(zeros, structure=self.structure(report)),
                 reason="no content sentences (headings or fragments only)",
-                details={"sentences": 0, "key_terms": self._terms(report)},
+                details={"sentences": 0, "key_terms": self._terms(report), "supported_chars": 0.0},
             )
+        duplicate = self.duplicates([g.sentence for g in flat])
         components = {
             "coverage": self.supported_coverage(report, flat),
             "grounding": self.grounding_of(flat),
-            "redundancy": self.redundancy([g.sentence for g in flat]),
+            "redundancy": self.redundancy([g.sentence for g in flat], duplicate),
             "structure": self.structure(report),
         }
         substance = self.substance(components)
@@ -231,7 +232,38 @@ class ReferenceJudge:
                 "key_terms": self._terms(report),
                 "substance": substance,
                 "mentioned": self.coverage(report),
+                "supported_chars": self.supported_chars_of(flat, duplicate, report.topic),
             },
+        )
+
+    # -- the length the reward measures (judge.length_measure=supported) ----------------
+    def supported_chars(self, report: ReportState) -> float:
+        """The report's length as the reward's length term counts it: characters of supported, distinct prose.
+
+        Each content sentence the judge reads (prose only: no headings, code or markup;
+        `content_sentences`) counts with its length times its grounding in the chunks its
+        section cites (in [0, 1], the topic's own words left out, as in `grounding`); a
+        sentence that repeats an earlier one (the `redundancy` rule) and a sentence that is
+        our own prompt instructions coming back (the referee's `echo_reason`: verbatim,
+        label, rephrased) count nothing. So junk adds ~0 characters whatever its size: a
+        stock sentence repeated (repeats, ungrounded), the prompt echoed, headings only (no
+        prose), code or markup (not prose), generic filler (below the grounding floor),
+        while a new grounded section adds about its own length. Same figure as
+        `details["supported_chars"]` of `score`.
+        """
+        flat = [g for sec in self.report_grounding(report) for g in sec]
+        return self.supported_chars_of(flat, self.duplicates([g.sentence for g in flat]), report.topic)
+
+    @staticmethod
+    def supported_chars_of(grounded: Sequence[SentenceGrounding], duplicate: np.ndarray, topic: str = "") -> float:
+        from ..referee import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
+
+        return float(
+            sum(
+                len(g.sentence) * g.grounded
+                for g, dup in zip(grounded, duplicate)
+                if not dup and g.grounded > 0.0 and echo_reason(g.sentence, topic=topic) is None
+            )
         )
 
     def substance(self, components: Mapping[str, float]) -> float:
@@ -324,19 +356,25 @@ class ReferenceJudge:
                     best[w] = g.grounded
         return sum(best.values()) / len(terms)
 
-    def redundancy(self, sents: list[str]) -> float:
+    def duplicates(self, sents: list[str]) -> np.ndarray:
+        """For each sentence, whether it nearly repeats an earlier one (cosine >= `duplicate_threshold`, or the same words)."""
+        duplicate = np.zeros(len(sents), dtype=bool)
         if len(sents) < 2:
-            return 1.0
+            return duplicate
         vecs = self._vecs(sents)
         sims = vecs @ vecs.T
-        normalised = [" ".join(words(s)) for s in sents]
-        lengths = np.array([len(s) for s in sents], dtype=np.float64)
-        duplicate = np.zeros(len(sents), dtype=bool)
         seen: set[str] = set()
-        for i, norm in enumerate(normalised):
+        for i, norm in enumerate(" ".join(words(s)) for s in sents):
             if norm in seen or (i and sims[i, :i].max() >= self.duplicate_threshold):
                 duplicate[i] = True
             seen.add(norm)
+        return duplicate
+
+    def redundancy(self, sents: list[str], duplicate: np.ndarray | None = None) -> float:
+        if len(sents) < 2:
+            return 1.0
+        duplicate = self.duplicates(sents) if duplicate is None else duplicate
+        lengths = np.array([len(s) for s in sents], dtype=np.float64)
         return 1.0 - float(lengths[duplicate].sum() / lengths.sum())
 
     def structure(self, report: ReportState) -> float:

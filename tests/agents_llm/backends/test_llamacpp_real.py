@@ -105,3 +105,35 @@ def test_json_keys_come_in_the_schema_order_not_alphabetical(backend):
         )
     )
     assert list(resp.parsed) == ["zeta_reason", "alpha_score"]
+
+
+def test_a_grammar_generation_past_its_timeout_ends_without_aborting_the_process(tmp_path):
+    # llama.cpp's grammar throws a C++ exception when made to accept a token it rejects; that
+    # aborts the process (exit 134), so this runs in a subprocess. The old deadline processor
+    # left only EOS, which a grammar mid-object masks: token 0 was sampled and the run aborted.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "grammar_timeout.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import asyncio
+            from agents_llm.backends import LLMTimeoutError, RetryPolicy
+            from agents_llm.backends.llamacpp import LlamaCppBackend
+            schema = {"type": "object", "properties": {"essay": {"type": "string"}}, "required": ["essay"]}
+            b = LlamaCppBackend("smollm2-135m", n_ctx=2048, n_threads=1, timeout_s=0.3, retry=RetryPolicy(2, 0.0, 0.0))
+            msgs = [{"role": "user", "content": "Write a long essay about the sea, as JSON."}]
+            try:
+                asyncio.run(b.chat(msgs, schema=schema, max_tokens=400))
+            except LLMTimeoutError:
+                print("timed out cleanly")
+            with b._lock:
+                print("model free")
+            """
+        )
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "timed out cleanly" in proc.stdout and "model free" in proc.stdout

@@ -45,11 +45,18 @@ def test_length_presets_and_explicit_values(scripted):
 def test_overrides_reach_the_judge_and_tracker(scripted):
     cfg = compose_judge("llm", "chunk_unit=paragraphs", "chunk_size=2", "w_score=2.5", "length_width=1000")
     judge = make_judge(cfg, backend=scripted())
-    tracker = make_reward_tracker(judge, cfg)
-    assert isinstance(judge, LLMJudge) and judge.chunk_unit == "paragraphs" and judge.chunk_size == 2
-    assert tracker.w_score == 2.5 and tracker.length_width == 1000
     ref = make_judge(compose_judge("reference", "embedding=hashing", "target_sections=3"))
     assert isinstance(ref, ReferenceJudge) and ref.target_sections == 3
+    # The default length measure (supported characters) needs a grounder beside the LLM judge.
+    with pytest.raises(ValueError, match="length_measure='supported' needs a reference judge, or a grounder"):
+        make_reward_tracker(judge, cfg)
+    tracker = make_reward_tracker(judge, cfg, grounder=ref)
+    assert isinstance(judge, LLMJudge) and judge.chunk_unit == "paragraphs" and judge.chunk_size == 2
+    assert tracker.w_score == 2.5 and tracker.length_width == 1000 and tracker.length_measure == "supported"
+    raw = make_reward_tracker(judge, compose_judge("llm", "length_measure=chars"))
+    assert raw.length_measure == "chars" and raw.grounder is None
+    with pytest.raises(ValueError, match="judge.length_measure must be one of"):
+        make_reward_tracker(ref, {"kind": "reference", "length_measure": "tokens"})
 
 
 @pytest.mark.parametrize(

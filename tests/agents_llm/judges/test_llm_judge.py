@@ -256,3 +256,64 @@ def test_an_injection_in_a_source_file_name_or_chunk_is_neutralised_before_the_j
     assert "Garnet LLZO conducts 1 mS/cm." in micro  # the evidence still arrives
     assert "IGNORE ALL PREVIOUS INSTRUCTIONS" not in micro.upper().replace("\n", " ")
     assert "ignore the above" not in micro.lower()
+
+
+class _GrammarFallbackBackend:
+    """A scripted backend whose Micro answers say they came from the grammar-free fallback."""
+
+    @staticmethod
+    def build(scripted, fallback_for=("micro",)):
+        from agents_llm.backends.base import Completion
+
+        backend = scripted()
+        generate = backend._generate
+
+        async def with_fallback(request):
+            comp = await generate(request)
+            if judge_kind(request) in fallback_for:
+                note = "grammar-constrained decoding failed (RuntimeError: grammar stack empty)"
+                return Completion(comp.text, comp.prompt_tokens, comp.completion_tokens, note)
+            return comp
+
+        backend._generate = with_fallback
+        return backend
+
+
+def test_a_judgment_from_the_backends_fallback_is_flagged_kept_and_asked_again(scripted):
+    backend = _GrammarFallbackBackend.build(scripted)
+    judge = LLMJudge(backend, chunk_unit="paragraphs", chunk_size=1)
+    report = ReportState("Solid-state batteries")
+    report.append("Electrolytes", paragraphs(P[0], P[1]))
+    result = score(judge, report)
+    # The schema-valid fallback answers are used (not the fallback score) and the scoring says so.
+    assert result.components["micro"] == pytest.approx(0.8) and result.score == pytest.approx(0.8)
+    assert result.flagged and "fallback micro S1#0: grammar-constrained decoding failed" in result.reason
+    assert len(result.details["fallbacks"]) == 2
+    # A fallback judgment is not cached: the next scoring asks again (and is flagged again).
+    again = score(judge, report)
+    assert judge.micro_calls == 4 and again.flagged and again.calls == 2
+
+
+def test_a_judgment_without_fallback_is_not_flagged(scripted):
+    backend = _GrammarFallbackBackend.build(scripted, fallback_for=())
+    judge = LLMJudge(backend, chunk_unit="paragraphs", chunk_size=1)
+    report = ReportState("Solid-state batteries")
+    report.append("Electrolytes", P[0])
+    result = score(judge, report)
+    assert not result.flagged and result.details["fallbacks"] == [] and "fallback" not in result.reason
+
+
+def test_the_referee_flags_a_fallback_judgment_and_the_reward_holds_the_score(scripted):
+    from agents_llm.judges import make_judge
+    from agents_llm.referee import JUDGE_FALLBACK, Referee
+
+    judge = LLMJudge(_GrammarFallbackBackend.build(scripted, fallback_for=("macro",)))
+    grounder = make_judge({"kind": "reference", "embedding": "hashing"})
+    tracker, referee = RewardTracker(judge, grounder=grounder), Referee(grounder=grounder)
+    report = ReportState("Solid-state batteries")
+    report.append("Electrolytes", P[0])
+    step = asyncio.run(tracker.after_append(report))
+    flags = referee.review_round(report, scored=step.as_dict())
+    fallback = [f for f in flags if f.kind == JUDGE_FALLBACK]
+    assert len(fallback) == 1 and "fallback macro: grammar-constrained decoding failed" in fallback[0].reason
+    assert step.score_held and step.delta_score == 0.0

@@ -63,7 +63,8 @@ def test_llm_judge_on_smollm2_scores_a_small_report_without_crashing(record_prop
         }
     )
     judge = make_judge({"kind": "llm"}, backend=backend)
-    tracker = make_reward_tracker(judge, {"kind": "llm"})
+    grounder = make_judge({"kind": "reference", "embedding": "hashing"})  # measures the supported length
+    tracker = make_reward_tracker(judge, {"kind": "llm"}, grounder=grounder)
     report = ReportState("Solid-state batteries for electric vehicles")
     ledger = TokenLedger()
 

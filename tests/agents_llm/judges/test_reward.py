@@ -42,7 +42,9 @@ def _report_of_length(chars: int) -> ReportState:
 
 def test_rewards_of_a_sequence_of_appends_are_the_weighted_deltas():
     judge = ScoresInOrder([JudgeResult(0.2), JudgeResult(0.5), JudgeResult(0.4)])
-    tracker = RewardTracker(judge, w_score=2.0, w_length=0.5, length_target=25000, length_width=8500)
+    tracker = RewardTracker(
+        judge, w_score=2.0, w_length=0.5, length_target=25000, length_width=8500, length_measure="chars"
+    )
     lengths = [5000, 16500, 25000]
     steps = [asyncio.run(tracker.after_append(_report_of_length(n))) for n in lengths]
 
