@@ -165,15 +165,7 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
 
 
 def ours_step(batch, spec, hidden: int, per_episode_loop: bool = False, **overrides):
-    cfg = {
-        "hidden_dim": hidden,
-        "batch_size": batch.batch_size,
-        "learning_starts": batch.batch_size,
-        "target_update_interval": 50,
-        "save_buffer": False,
-        **overrides,
-    }
-    learner = algos.build("qmix", spec, cfg, seed=0)
+    learner = build_ours(batch, spec, hidden, **overrides)
     if per_episode_loop:
         # Agent-Q-Mix's structure: the agent network called once per episode in a Python
         # loop (same arithmetic, same loss) -- what batching the graph avoids.

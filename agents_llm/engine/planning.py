@@ -21,7 +21,7 @@ output, which imposes no order.
 from __future__ import annotations
 
 from graphlib import CycleError, TopologicalSorter
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -81,15 +81,22 @@ def execution_order_edges(
     return order
 
 
-def execution_depths(acting: Sequence[str], order: set[tuple[str, str]]) -> dict[str, int]:
-    """Each acting agent's depth in the execution graph: 0 without senders, else 1 + its deepest sender's."""
+def chain_costs(
+    acting: Sequence[str], order: set[tuple[str, str]], cost: Callable[[str], int] = lambda agent: 1
+) -> dict[str, int]:
+    """Each acting agent's costliest chain of senders in the execution graph, itself included."""
     ts: TopologicalSorter = TopologicalSorter({a: set() for a in acting})
     for s, r in order:
         ts.add(r, s)
-    depth: dict[str, int] = {}
+    costs: dict[str, int] = {}
     for a in ts.static_order():
-        depth[a] = 1 + max((depth[s] for s, r in order if r == a), default=-1)
-    return depth
+        costs[a] = cost(a) + max((costs[s] for s, r in order if r == a), default=0)
+    return costs
+
+
+def execution_depths(acting: Sequence[str], order: set[tuple[str, str]]) -> dict[str, int]:
+    """Each acting agent's depth in the execution graph: 0 without senders, else 1 + its deepest sender's."""
+    return {a: chain - 1 for a, chain in chain_costs(acting, order).items()}
 
 
 def is_acyclic(nodes: Sequence[str], order: set[tuple[str, str]]) -> bool:

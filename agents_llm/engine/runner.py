@@ -31,7 +31,7 @@ from ..roles import TeamMember
 from ..report_state import ReportState, SourceRef
 from .context import EngineSettings, EpisodeContext
 from .feedback import read_round
-from .planning import execution_depths, execution_order_edges
+from .planning import chain_costs, execution_depths, execution_order_edges
 from .retrieval import Retriever
 from .round_record import CallRecorder, RoundResult, agent_record, llm_counts, round_record
 from .turn import AgentTurn, TurnTaker, inbox_for
@@ -104,16 +104,8 @@ class RoundEngine(TurnTaker):
 
     def critical_path_calls(self, plan: RoundPlan) -> int:
         """LLM calls on the longest dependency chain (Researcher = 2 calls; Collector adds 2)."""
-        running = set(plan.acting)
-        order = execution_order_edges(plan.edges, self.priority, running)
-        ts = TopologicalSorter({a: set() for a in plan.acting})
-        for s, r in order:
-            ts.add(r, s)
-        depth: dict[str, int] = {}
-        for a in ts.static_order():
-            preds = [s for s, r in order if r == a]
-            depth[a] = self.calls_per_agent(a) + max((depth[p] for p in preds), default=0)
-        path = max(depth.values(), default=0)
+        order = execution_order_edges(plan.edges, self.priority, set(plan.acting))
+        path = max(chain_costs(plan.acting, order, self.calls_per_agent).values(), default=0)
         return path + (2 if plan.appenders else 0) + (1 if plan.gate_check else 0)
 
     # -- one LLM call --------------------------------------------------------------
