@@ -26,7 +26,13 @@ with other jobs loads them alike; the figure is the median over the rounds of ea
 round's ratio (at least 9 rounds). Then the breakdown of one of our updates (torch's
 profiler): the online and target forwards, the GNN message passing inside them, the
 mixers, backward, optimizer, and the Python/dispatch overhead (wall time no kernel
-accounts for).
+accounts for). Each side's arithmetic per update (torch's profiler: matmul FLOPs,
+forward and backward) is printed beside its rate, since the sides do not do the
+same work: ours adds the GNN, one more round per sequence and double Q.
+
+The process keeps freed memory as train.py does (``retain_freed_memory``, for every side
+alike); ``--glibc-malloc-defaults`` measures with glibc's own thresholds, under which our
+update page-faults its buffers in on every call (the page faults per update are printed).
 
 torchrl is the ``bench`` extra: ``pip install torchrl==0.14.1 "tensordict>=0.14.3,<0.15"``.
 """
@@ -50,6 +56,7 @@ import torch.nn as nn  # noqa: E402
 import algos  # noqa: E402
 from algos import networks  # noqa: E402
 from algos.buffer import Episode, collate  # noqa: E402
+from algos.training.memory import minor_faults, retain_freed_memory  # noqa: E402
 
 
 def make_episodes(B: int, T: int, N: int, D: int, A: int, S: int, seed: int) -> list[Episode]:
@@ -72,22 +79,39 @@ def make_episodes(B: int, T: int, N: int, D: int, A: int, S: int, seed: int) -> 
     return eps
 
 
-def interleaved_rates(steps: dict, updates: int, warmup: int, rounds: int) -> dict[str, list[float]]:
+def interleaved_rates(
+    steps: dict, updates: int, warmup: int, rounds: int
+) -> tuple[dict[str, list[float]], dict[str, float]]:
     """Updates/s of each step function, measured in alternating rounds, so a machine
-    shared with other jobs loads every side alike. ``steps[name] = (fn, scale)``: that
-    side runs ``max(1, updates * scale)`` updates per round."""
+    shared with other jobs loads every side alike, and each side's minor page faults per
+    update. ``steps[name] = (fn, scale)``: that side runs ``max(1, updates * scale)``
+    updates per round."""
     for step, _ in steps.values():
         for _ in range(warmup):
             step()
     rates: dict[str, list[float]] = {name: [] for name in steps}
+    faults = dict.fromkeys(steps, 0)
+    done = dict.fromkeys(steps, 0)
     for _ in range(rounds):
         for name, (step, scale) in steps.items():
             n = max(1, int(updates * scale))
-            t0 = time.perf_counter()
+            f0, t0 = minor_faults(), time.perf_counter()
             for _ in range(n):
                 step()
             rates[name].append(n / (time.perf_counter() - t0))
-    return rates
+            faults[name] += minor_faults() - f0
+            done[name] += n
+    return rates, {name: faults[name] / done[name] for name in steps}
+
+
+def flops_per_update(step) -> float:
+    """Matmul FLOPs (forward and backward) of one call of ``step``, by torch's profiler
+    (``with_flops``: the FLOPs of every mm/addmm/bmm/baddbmm it runs)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], with_flops=True) as prof:
+        step()
+    return float(sum(e.flops for e in prof.key_averages()))
 
 
 def build_ours(batch, spec, hidden: int, **overrides):
@@ -279,22 +303,22 @@ def compare(batch, spec, args, N, D, A, S) -> None:
         )
     else:
         steps["torchrl"] = (torchrl_step(batch, N, D, A, S, args.hidden), 1.0)
-    rates = interleaved_rates(steps, args.updates, args.warmup, args.rounds)
+    rates, faults = interleaved_rates(steps, args.updates, args.warmup, args.rounds)
     med = {k: float(np.median(v)) for k, v in rates.items()}
-    fmt = lambda v: " ".join(f"{x:.1f}" for x in v)  # noqa: E731
-    print(
-        f"  ours (GNN-GRU agent, double Q):                 {med['ours']:6.1f} updates/s   (rounds: {fmt(rates['ours'])})"
-    )
-    print(
-        f"  ours without the GNN (torchrl's agent shape):   {med['ours_nognn']:6.1f} updates/s   (rounds: {fmt(rates['ours_nognn'])})"
-    )
-    print(
-        f"  ours, agent called per episode (Agent-Q-Mix):   {med['ours_loop']:6.1f} updates/s   (rounds: {fmt(rates['ours_loop'])})"
-    )
+    fmt = lambda k: f"(rounds: {' '.join(f'{x:.1f}' for x in rates[k])}; {faults[k]:.0f} page faults/update)"  # noqa: E731
+    print(f"  ours (GNN-GRU agent, double Q):                 {med['ours']:6.1f} updates/s   {fmt('ours')}")
+    print(f"  ours without the GNN (torchrl's agent shape):   {med['ours_nognn']:6.1f} updates/s   {fmt('ours_nognn')}")
+    print(f"  ours, agent called per episode (Agent-Q-Mix):   {med['ours_loop']:6.1f} updates/s   {fmt('ours_loop')}")
     if torchrl is None:
         return
     print(
-        f"  torchrl {torchrl.__version__} (GRU agent, QMixer + QMixerLoss): {med['torchrl']:6.1f} updates/s   (rounds: {fmt(rates['torchrl'])})"
+        f"  torchrl {torchrl.__version__} (GRU agent, QMixer + QMixerLoss): {med['torchrl']:6.1f} updates/s   {fmt('torchrl')}"
+    )
+    work = {k: flops_per_update(steps[k][0]) for k in ("ours", "ours_nognn", "torchrl")}
+    print(
+        "  arithmetic per update (matmul FLOPs, forward + backward): "
+        + ", ".join(f"{k} {work[k] / 1e6:.0f} M ({work[k] * med[k] / 1e9:.1f} GFLOP/s)" for k in work)
+        + f"; ours does {work['ours'] / work['torchrl']:.2f}x torchrl's"
     )
     ratios = [a / b for a, b in zip(rates["ours"], rates["torchrl"])]
     ratios_nognn = [a / b for a, b in zip(rates["ours_nognn"], rates["torchrl"])]
@@ -328,18 +352,26 @@ def main() -> int:
     p.add_argument("--breakdown-only", action="store_true", help="skip the comparison, print only the breakdown")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument(
+        "--glibc-malloc-defaults",
+        action="store_true",
+        help="leave glibc's malloc thresholds as they are (train.py's retain_freed_memory=false); "
+        "by default the process keeps freed memory as train.py does, for every side alike",
+    )
     args = p.parse_args()
     if args.rounds < 9:
         p.error(
             f"--rounds must be >= 9 (the median of fewer alternating rounds swings with the machine's load), got {args.rounds}"
         )
     torch.set_num_threads(args.threads)
+    retained = False if args.glibc_malloc_defaults else retain_freed_memory()
     B, T, N, D, S = args.batch, args.rounds_per_episode, args.agents, args.obs_dim, args.state_dim
     A = 5 + N  # the report env's action count
     batch = collate(make_episodes(B, T, N, D, A, S, seed=0))
     spec = algos.EnvSpec(agents=[f"agent_{i}" for i in range(N)], obs_dim=D, n_actions=A, state_dim=S)
     print(
-        f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s)"
+        f"QMIX update, {B} episodes x {T} rounds x {N} agents, obs {D}, state {S}, {A} actions, hidden {args.hidden}, {args.threads} thread(s), "
+        f"freed memory {'kept in the process (as train.py does)' if retained else 'returned per glibc defaults'}"
     )
     print(f"  at start: {load()}")
     if not args.breakdown_only:
