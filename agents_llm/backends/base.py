@@ -248,11 +248,19 @@ class LLMBackend(ABC):
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                text, pt, ct = hit
+                text, pt, ct, fallback = hit
                 parsed = parse_json_output(text, dict(schema), self.name) if schema is not None else None
                 self._charge(caller, ledger, pt, ct)
                 return LLMResponse(
-                    text, pt, ct, time.perf_counter() - t0, self.name, self.model, cached=True, parsed=parsed
+                    text,
+                    pt,
+                    ct,
+                    time.perf_counter() - t0,
+                    self.name,
+                    self.model,
+                    cached=True,
+                    parsed=parsed,
+                    fallback=fallback,
                 )
 
         attempts = 0
@@ -278,7 +286,7 @@ class LLMBackend(ABC):
             raise
         assert comp is not None
         if self.cache is not None:
-            self.cache.put(key, comp.text, comp.prompt_tokens, comp.completion_tokens)
+            self.cache.put(key, comp.text, comp.prompt_tokens, comp.completion_tokens, comp.fallback)
         return LLMResponse(
             comp.text,
             comp.prompt_tokens,

@@ -14,6 +14,7 @@ from agents_llm.backends import (
     TokenBudgetExceeded,
     TokenLedger,
 )
+from agents_llm.backends.base import Completion
 from agents_llm.backends.scripted import ScriptedBackend
 
 SCHEMA = {
@@ -137,6 +138,43 @@ def test_cache_replays_exactly_and_skips_the_backend(tmp_path):
     # a new process (new cache object on the same file) replays too
     b2 = ScriptedBackend(cache=ResponseCache(tmp_path / "c.sqlite"))
     assert run(b2.chat(MSG, seed=1)).text == first.text and b2.calls == []
+
+
+def test_a_cached_fallback_answer_replays_with_its_fallback_note(tmp_path):
+    """A replayed fallback must stay a fallback: the LLM judge flags it, the referee reads it."""
+    note = "grammar-constrained decoding failed (RuntimeError: grammar stack empty)"
+
+    class FallingBack(ScriptedBackend):
+        async def _generate(self, req):
+            comp = await super()._generate(req)
+            return Completion(comp.text, comp.prompt_tokens, comp.completion_tokens, note if req.seed == 1 else "")
+
+    path = tmp_path / "c.sqlite"
+    first = run(FallingBack(cache=ResponseCache(path)).chat(MSG, seed=1))
+    plain = run(FallingBack(cache=ResponseCache(path)).chat(MSG, seed=2))
+    replay = FallingBack(cache=ResponseCache(path))  # another process on the same file
+    again, again_plain = run(replay.chat(MSG, seed=1)), run(replay.chat(MSG, seed=2))
+    assert first.fallback == note and again.cached and again.fallback == note
+    assert plain.fallback == "" and again_plain.cached and again_plain.fallback == ""
+    assert replay.calls == []
+
+
+def test_a_cache_file_from_before_fallback_notes_opens_and_replays(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(str(path))
+    db.execute(
+        "CREATE TABLE responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
+        " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL)"
+    )
+    db.execute("INSERT INTO responses VALUES ('k', 'an old answer', 12, 3)")
+    db.commit()
+    db.close()
+    cache = ResponseCache(path)
+    assert tuple(cache.get("k")) == ("an old answer", 12, 3, "")
+    cache.put("k2", "a new answer", 5, 2, "a note")
+    assert cache.get("k2").fallback == "a note" and len(cache) == 2
 
 
 def test_chat_sync_works_inside_a_running_event_loop():
