@@ -1,10 +1,10 @@
 """Rubric prompts and JSON schemas of the LLM judges (reward code, not agent prompts).
 
 The free-text field comes first in each schema: with constrained decoding the model
-writes fields in schema order, so its reasoning precedes the scores it justifies. It is
-called `assessment` because the llamacpp backend builds its grammar from the schema
-serialised with sorted keys, and "assessment" sorts before every criterion, so the
-order holds there too. Scores are enums 0..5 rather than integer ranges because
+writes fields in schema order (the llamacpp backend builds its grammar from the schema
+as written, key order kept; it sorts keys only to look a grammar up), so its reasoning
+precedes the scores it justifies. It is called `assessment`, which also sorts before
+every criterion, so a backend that sorted the keys would keep that order too. Scores are enums 0..5 rather than integer ranges because
 llama.cpp's grammar converter ignores minimum/maximum. The assessment has a maxLength
 (one character can cost a token) so that a rambling small model still closes its JSON
 within the judge's max_tokens (256 by default).
