@@ -59,9 +59,11 @@ def write_corpus(folder: Path, target_chunks: int, chunks_per_file: int, rng: ra
     return queries
 
 
-def rag_cfg(store_path: Path, backend: str):
+def rag_cfg(store_path: Path, backend: str, ef: tuple[int, int] | None = None):
     cfg = OmegaConf.structured(RagConfig)
     cfg.store.path = str(store_path)
+    if ef is not None:
+        cfg.store.index_ef_construction, cfg.store.index_ef_search = ef
     cfg.embedding.backend = backend
     cfg.ingest.progress = False
     return cfg
@@ -94,6 +96,15 @@ def main() -> None:
         "--minilm-chunks", type=int, default=300, help="chunks ingested for the MiniLM throughput (0: skip)"
     )
     parser.add_argument("--torch-threads", type=int, default=1, help="torch threads for MiniLM (0: torch default)")
+    parser.add_argument(
+        "--ef",
+        type=int,
+        nargs=2,
+        default=None,
+        metavar=("CONSTRUCTION", "SEARCH"),
+        help="the latency store's HNSW candidate lists (default: rag.store's, 400 1000, wide for "
+        "retrieval that is the same on every build; Chroma's own: 100 100)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -111,9 +122,14 @@ def main() -> None:
             write_corpus(root / "minilm_docs", args.minilm_chunks, 10, rng)
             measure_ingest("minilm", minilm, root / "minilm_docs", root / "store_minilm_tp", "minilm")
 
-        print(f"== query latency at ~{args.chunks} chunks (hashing store, no reranker, top_k=5) ==")
+        latency_cfg = rag_cfg(root / "store_latency", "hashing", tuple(args.ef) if args.ef else None)
+        ef = (latency_cfg.store.index_ef_construction, latency_cfg.store.index_ef_search)
+        print(
+            f"== query latency at ~{args.chunks} chunks (hashing store, no reranker, top_k=5; "
+            f"HNSW ef_construction {ef[0]}, ef_search {ef[1]}) =="
+        )
         queries = write_corpus(root / "big_docs", args.chunks, 10, rng)
-        store = open_store(rag_cfg(root / "store_latency", "hashing"), embedding=HashingEmbedding())
+        store = open_store(latency_cfg, embedding=HashingEmbedding())
         started = time.perf_counter()
         ingest_paths(store, root / "big_docs")
         print(f"store built: {len(store)} chunks in {time.perf_counter() - started:.1f} s")
