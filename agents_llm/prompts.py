@@ -172,12 +172,21 @@ def agent_messages(
 
 
 def query_messages(
-    *, topic: str, objective: str, inbox: Sequence[tuple[str, str]], memory: str = "", max_queries: int = 3
+    *,
+    topic: str,
+    objective: str,
+    inbox: Sequence[tuple[str, str]],
+    memory: str = "",
+    max_queries: int = 3,
+    section: str = "",
 ) -> list[Message]:
-    """The Researcher's first call: search queries for the store, or NO_QUERY."""
+    """The Researcher's first call: search queries for the store, or NO_QUERY. `section`: the
+    title of the section the plan asks evidence for (a title from the model's outline)."""
     parts = [f"Report topic: {topic}"]
     if objective:
         parts.append(f"Current team objective: {untrusted(objective, 300)}")
+    if section:
+        parts.append(f"Section to find evidence for: {untrusted(section, 160)}")
     received = [f"Message from {sender}: {untrusted(text, 300)}" for sender, text in inbox if text.strip()]
     if memory:
         received.append(f"Your previous output: {untrusted(memory, 200)}")

@@ -125,6 +125,24 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
     return "\n\n".join(paragraphs), note
 
 
+def states(report_sentence_stems: Sequence[set[str]], source_sentence: str) -> bool:
+    """Does one of the report's sentences (their content stems) state `source_sentence`? The test
+    `ground_in_sources` keeps a written sentence as that source's by: `KEEP_SHARE` of its words."""
+    cand = content_stems(source_sentence)
+    return any(stems and len(stems & cand) / len(stems) >= KEEP_SHARE for stems in report_sentence_stems)
+
+
+def unreported_facts(text: str, report_sentences: Sequence[str]) -> list[str]:
+    """The prose sentences of a source `text` that no sentence of the report states yet (in order).
+
+    A chunk cited by a section is not used up by that: the Collector cites every chunk retrieved
+    for a section, and a section quotes a few of their sentences. What the report has not said
+    is still evidence for the next section.
+    """
+    report_stems = [content_stems(s) for s in report_sentences]
+    return [s.strip() for s in sentences(text) if is_prose(s) and not states(report_stems, s)]
+
+
 def is_prose(sentence: str) -> bool:
     """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row."""
     n = len(words(sentence))

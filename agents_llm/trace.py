@@ -18,11 +18,18 @@ viewer animates it round by round). Top level:
                                           receiver "Collector" = append
       order [[agent]]      groups of agents in the order they were started; agents
                            in one group ran concurrently
-      agents {agent: {receivers, senders, prompt, response, error, retrieval}}
+      agents {agent: {receivers, senders, prompt, response, error, retrieval, output}}
                            prompt: chat messages of the agent's main call;
+                           output (only when it differs from response): what its
+                           receivers got instead, e.g. the evidence for an overruled
+                           [RESEARCH_EXHAUSTED];
                            retrieval (Researcher): {queries, chunks [{source, page,
                            chunk_id, score}], exhausted, error, generated (the model's
-                           queries), rejected [{query, reason}], fallback (topic terms used)}
+                           queries), rejected [{query, reason}], fallback (topic terms used),
+                           new_chunks (chunks holding a fact the report lacks), retried (the
+                           second search's queries, when the first found nothing new for
+                           the section), exhaustion_overruled (its [RESEARCH_EXHAUSTED] was
+                           not believed: report_protocol.feedback.exhaustion_believed)}
       calls [{agent, kind, prompt_tokens, completion_tokens, latency_s, start_s, end_s,
               cached, error}]   every LLM call; kind: agent|query|collector|summarizer|gate
       collector {status, reason, section_id, title, removed_sentences, content}

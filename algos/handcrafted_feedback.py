@@ -97,7 +97,9 @@ def writers_target(fb: RoundFeedback) -> Optional[str]:
 
 
 def no_evidence(fb: RoundFeedback) -> bool:
-    """A Researcher ran this round and brought nothing ([RESEARCH_EXHAUSTED], [HOLD] or empty)."""
+    """A Researcher ran this round and brought nothing ([RESEARCH_EXHAUSTED], [HOLD] or empty). A
+    [RESEARCH_EXHAUSTED] the protocol does not believe (asked for a section's evidence, its search
+    found facts the report lacks: `report_protocol.feedback.exhaustion_believed`) reads as said."""
     researchers = [read for agent, read in fb.agents.items() if agent.startswith(RESEARCHER)]
     return bool(researchers) and not any(read.said_something for read in researchers)
 

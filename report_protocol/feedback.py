@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
+from .vocabulary import FIND_EVIDENCE, RESEARCH_EXHAUSTED
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -30,6 +32,9 @@ class AgentFeedback:
     outline: list[str] = field(default_factory=list)  # section titles, when it wrote a list or headings
     findings: list[Finding] = field(default_factory=list)  # tagged with a live section, in order
     deficiencies: list[str] = field(default_factory=list)  # subtopics it says the sources do not cover
+    # Chunks its search found this turn that hold a fact the report does not have yet (0: it did not
+    # search, found nothing, or only what the report already says). See `exhaustion_believed`.
+    new_evidence: int = 0
 
     @property
     def holds(self) -> bool:
@@ -85,6 +90,7 @@ class RoundFeedback:
                     outline=list(a.get("outline", [])),
                     findings=[Finding(**f) for f in a.get("findings", [])],
                     deficiencies=list(a.get("deficiencies", [])),
+                    new_evidence=int(a.get("new_evidence", 0)),
                 )
                 for name, a in dict(data.get("agents") or {}).items()
             }
@@ -99,3 +105,27 @@ class RoundFeedback:
             )
         except (KeyError, TypeError) as e:
             raise ValueError(f"RoundFeedback.from_dict: malformed feedback ({type(e).__name__}: {e})") from e
+
+
+# Directives under which a Researcher's search is checked against the report: its task is the
+# evidence for one section, and the report is what that evidence must add to.
+EVIDENCE_TASKS = (FIND_EVIDENCE,)
+
+
+def exhaustion_believed(directive_kind: str | None, new_evidence: int) -> bool:
+    """Is a Researcher's RESEARCH_EXHAUSTED ("the sources have nothing (more) on this") taken as written?
+
+    Not when the plan asked it for a section's evidence (`EVIDENCE_TASKS`) and its search this
+    turn found `new_evidence` > 0 chunks holding facts the report does not have yet: the claim
+    is checked against what the search returned (measured: qwen2.5-coder-0.5b answers the signal,
+    or echoes the instruction that names it, beside chunks it was just given). Elsewhere (RESEARCH,
+    where the Researcher judges whether the sources have more than it gathered) it is.
+    """
+    return new_evidence <= 0 or directive_kind not in EVIDENCE_TASKS
+
+
+def signals_believed(signals: list[str], directive_kind: str | None, new_evidence: int) -> list[str]:
+    """`signals` without RESEARCH_EXHAUSTED where `exhaustion_believed` says it is not taken as written."""
+    if exhaustion_believed(directive_kind, new_evidence):
+        return list(signals)
+    return [s for s in signals if s != RESEARCH_EXHAUSTED]

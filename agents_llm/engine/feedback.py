@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-from report_protocol.feedback import AgentFeedback, Finding, GateVerdict, RoundFeedback, SectionInfo
+from report_protocol.feedback import (
+    AgentFeedback,
+    Finding,
+    GateVerdict,
+    RoundFeedback,
+    SectionInfo,
+    exhaustion_believed,
+    signals_believed,
+)
 from report_protocol.vocabulary import (
     MISSING,
     NON_OUTPUT_MARKERS,
@@ -34,6 +42,26 @@ _MISSING_LINE = re.compile(r"^\W*" + re.escape(MISSING.rstrip(":")) + r"\s*:\s*(
 _EXHAUSTED_FOR = re.compile(
     re.escape(RESEARCH_EXHAUSTED) + r"\s*" + re.escape(NOTHING_FOUND_FOR) + r"\s*(.+)", re.IGNORECASE
 )
+
+
+def _signal_pattern(signal: str) -> re.Pattern[str]:
+    """`signal` as written, or its bare name ("RESEARCH_EXHAUSTED": models drop the brackets)."""
+    bare = signal.strip("[]")
+    return re.compile(re.escape(signal) + r"|(?<![\w\[])" + re.escape(bare) + r"(?![\w\]])")
+
+
+def names_signal(text: str, signal: str) -> bool:
+    """Does `text` write `signal`, with or without its brackets? For the underscore-named signals
+    only ([HOLD] without brackets is the English word)."""
+    if signal in text:
+        return True
+    return "_" in signal and bool(_signal_pattern(signal).search(text))
+
+
+def without_signal(text: str, signal: str) -> str:
+    """`text` with every writing of `signal` (bracketed or bare) removed, spaces tidied."""
+    pattern = _signal_pattern(signal) if "_" in signal else re.compile(re.escape(signal))
+    return re.sub(r"[ \t]{2,}", " ", pattern.sub("", text)).strip()
 
 
 def said_something(text: str | None) -> bool:
@@ -89,14 +117,22 @@ def deficiencies(text: str) -> list[str]:
     return [f[:120] for f in found if len(f) >= 3]
 
 
-def read_agent(text: str, live_ids: Sequence[str]) -> AgentFeedback:
+def read_agent(
+    text: str, live_ids: Sequence[str], *, new_evidence: int = 0, directive: str | None = None
+) -> AgentFeedback:
+    """One output read. `new_evidence`: chunks of the agent's search this turn holding facts the
+    report lacks; `directive`: the kind of the plan's directive to it. A RESEARCH_EXHAUSTED the
+    protocol does not believe there (`report_protocol.feedback.exhaustion_believed`) is no signal,
+    and the turn counts as having said something: it brought evidence."""
+    believed = exhaustion_believed(directive, new_evidence)
     return AgentFeedback(
         text=text,
-        said_something=said_something(text),
-        signals=signals_in(text),
+        said_something=said_something(text) or not believed,
+        signals=signals_believed(signals_in(text), directive, new_evidence),
         outline=outline_titles(text),
         findings=tagged_findings(text, live_ids),
-        deficiencies=deficiencies(text),
+        deficiencies=deficiencies(text) if believed else [],
+        new_evidence=new_evidence,
     )
 
 
@@ -108,11 +144,18 @@ def read_round(
     sections: Sequence[tuple[str, str, int]],
     gate_agent: str | None = None,
     gate_passed: bool | None = None,
+    new_evidence: Mapping[str, int] | None = None,
+    directives: Mapping[str, str] | None = None,
 ) -> RoundFeedback:
-    """The round's feedback: every output read against the live sections after the round."""
+    """The round's feedback: every output read against the live sections after the round.
+    `new_evidence` and `directives` (per agent: see `read_agent`) default to none."""
     live = [sid for sid, _, _ in sections]
+    new_evidence, directives = new_evidence or {}, directives or {}
     return RoundFeedback(
-        agents={a: read_agent(t or "", live) for a, t in outputs.items()},
+        agents={
+            a: read_agent(t or "", live, new_evidence=new_evidence.get(a, 0), directive=directives.get(a))
+            for a, t in outputs.items()
+        },
         collector_status=collector_status,
         collector_section=collector_section,
         sections=[SectionInfo(str(i), str(t), int(c)) for i, t, c in sections],

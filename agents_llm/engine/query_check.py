@@ -53,11 +53,18 @@ def query_terms(topic: str, objective: str = "", outline: Sequence[str] = ()) ->
     return key_terms_of(topic, [objective, *outline])
 
 
-def fallback_queries(topic: str, objective: str = "", outline: Sequence[str] = (), max_queries: int = 3) -> list[str]:
-    """Queries built from the topic and outline terms: the topic itself, then the objective
-    and the latest section title when they are plausible queries of their own."""
+def fallback_queries(
+    topic: str, objective: str = "", outline: Sequence[str] = (), max_queries: int = 3, section: str = ""
+) -> list[str]:
+    """Queries built from the topic and outline terms: the section the plan asks evidence for,
+    with the topic's words (a title alone, "Event Loop", may name no topic term), the topic
+    itself, then the objective and the latest section title when they are plausible queries of
+    their own."""
     topic_terms = key_terms_of(topic)
     out = [topic.strip()] if topic.strip() else []
+    section = " ".join(section.split())
+    if section and section.lower() not in topic.lower():
+        out.insert(0, f"{section} {topic.strip()}".strip()[:200])
     for extra in [objective, *reversed(list(outline))]:
         extra = " ".join(extra.split())[:200]
         if extra and extra.lower() not in {q.lower() for q in out} and junk_reason(extra, topic_terms) is None:
@@ -75,21 +82,24 @@ def vet_queries(
     outline: Sequence[str] = (),
     max_queries: int = 3,
     no_query_allowed: bool = True,
+    section: str = "",
 ) -> tuple[list[str], list[dict], bool]:
     """(queries to run, rejected [{query, reason}], fell back?) for the Researcher's parsed queries.
 
     An empty list (NO_QUERY: the model decided not to search) stays empty when
-    `no_query_allowed`; otherwise (nothing retrieved yet in the episode) it falls back too.
+    `no_query_allowed`; otherwise (nothing retrieved yet in the episode, or the plan asked for
+    a section's evidence) it falls back too. `section`: the title of the section the plan asks
+    evidence for; its words count as topic terms and the fallback searches for it.
     """
     if not queries:
         if no_query_allowed:
             return [], [], False
         return (
-            fallback_queries(topic, objective, outline, max_queries),
-            [{"query": "NO_QUERY", "reason": "no evidence yet"}],
+            fallback_queries(topic, objective, outline, max_queries, section),
+            [{"query": "NO_QUERY", "reason": "evidence for a section was asked" if section else "no evidence yet"}],
             True,
         )
-    terms = query_terms(topic, objective, outline)
+    terms = query_terms(topic, objective, [*outline, section] if section else outline)
     kept, rejected = [], []
     for q in queries:
         reason = junk_reason(q, terms)
@@ -99,4 +109,4 @@ def vet_queries(
             rejected.append({"query": q, "reason": reason})
     if kept:
         return kept, rejected, False
-    return fallback_queries(topic, objective, outline, max_queries), rejected, True
+    return fallback_queries(topic, objective, outline, max_queries, section), rejected, True

@@ -11,6 +11,9 @@ from typing import Any, Protocol, Sequence
 
 from rag.guard import guard_untrusted_text
 
+from ..judges.text import sentences
+from ..sentence_reuse import unreported_facts
+
 
 class Retriever(Protocol):
     def retrieve(self, queries: Sequence[str]) -> list[Any]:
@@ -52,6 +55,12 @@ def record_retrieval(retrieval: dict[str, Any], chunks: Sequence[Any], ctx: Any)
     ctx.rag_exhausted = False
     ctx.sources.add(chunks)
     return True
+
+
+def new_chunks(chunks: Sequence[Any], report: Any) -> list[Any]:
+    """The chunks holding a fact (a prose sentence) that no sentence of `report` states yet."""
+    said = [s for sec in report.sections for s in sentences(sec.content)]
+    return [c for c in chunks if unreported_facts(str(c.text), said)]
 
 
 def format_evidence(chunks: Sequence[Any], max_chars: int) -> str:

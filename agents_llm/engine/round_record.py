@@ -79,6 +79,8 @@ def agent_record(receivers: list[str], turn: "AgentTurn | None") -> dict[str, An
     record: dict[str, Any] = {"receivers": receivers, "senders": [], "prompt": [], "response": "", "error": None}
     if turn is not None:
         record.update(senders=turn.senders, prompt=turn.prompt, response=turn.response, error=turn.error)
+        if turn.output is not None and turn.response and turn.output != turn.response:
+            record["output"] = turn.output  # what its receivers got instead of the response
         if turn.retrieval is not None:
             record["retrieval"] = turn.retrieval
     return record

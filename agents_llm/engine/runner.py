@@ -172,6 +172,8 @@ class RoundEngine(TurnTaker):
             sections=ctx.report.list_sections(),
             gate_agent=plan.gate_check.agent if plan.gate_check else None,
             gate_passed=gate_passed,
+            new_evidence={a: int((t.retrieval or {}).get("new_chunks", 0)) for a, t in turns.items()},
+            directives={a: d.kind for a, d in plan.directives.items()},
         )
         phase_prompts.after_round(plan.phase, feedback, ctx.report, {m.name: m.role.name for m in self.team})
 

@@ -13,15 +13,21 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from report_protocol import RoundPlan
+from report_protocol.feedback import EVIDENCE_TASKS, exhaustion_believed
 
 from .. import phase_prompts, prompts
+from ..collector import is_absence_only
+from ..referee import echoed_sentences
 from ..roles import TeamMember
 from .context import EngineSettings, EpisodeContext
-from .query_check import vet_queries
-from .retrieval import Retriever, format_evidence, record_retrieval
+from .feedback import names_signal, said_something, without_signal
+from .query_check import fallback_queries, vet_queries
+from .retrieval import Retriever, format_evidence, new_chunks, record_retrieval
 from .round_record import CallRecorder, own_call_error
 
 Inbox = list[tuple[str, str]]
+
+MIN_ANSWER_WORDS = 6  # an overruled answer shorter than this says nothing beside the signal it gave
 
 
 @dataclass
@@ -107,6 +113,25 @@ def exhausted_output(queries: list[str]) -> str:
     return f"{prompts.RESEARCH_EXHAUSTED} nothing relevant found for: " + "; ".join(queries)
 
 
+def evidence_task(plan: RoundPlan, agent: str) -> str:
+    """The title of the section `plan` asks `agent` evidence for ('' when it asks none)."""
+    directive = plan.directives.get(agent)
+    if directive is None or directive.kind not in EVIDENCE_TASKS:
+        return ""
+    return directive.title or ""
+
+
+def overruled_answer(text: str, evidence: str) -> str:
+    """A Researcher's answer whose RESEARCH_EXHAUSTED is not believed (`exhaustion_believed`):
+    the answer without the signal, or, when nothing of it is left but absence markers, an echo
+    of our prompt or a few words, the evidence its search found."""
+    rest = without_signal(text, prompts.RESEARCH_EXHAUSTED)
+    kept = prompts.strip_echo(rest)
+    if len(kept.split()) < MIN_ANSWER_WORDS or is_absence_only(kept) or echoed_sentences(kept)[0] >= 0.5:
+        return evidence
+    return kept
+
+
 class TurnTaker:
     """The LLM team's turn; `RoundEngine` provides the attributes and the `_call` it uses."""
 
@@ -130,10 +155,12 @@ class TurnTaker:
         report = ctx.report
         turn = AgentTurn(output=None, senders=[s for s, _ in inbox])
 
-        evidence = ""
+        evidence = new_evidence = ""
         if member.role.uses_rag and self.retriever is not None:
             retrieval: dict[str, Any] = {"queries": [], "chunks": [], "exhausted": False, "error": None}
             turn.retrieval = retrieval
+            section = evidence_task(plan, name)  # the plan asks evidence for this section ('' none)
+            outline = [t for _, t, _ in report.list_sections()]
             q_text = await self._call(
                 ctx,
                 rec,
@@ -145,6 +172,7 @@ class TurnTaker:
                     inbox=inbox,
                     memory=memory,
                     max_queries=self.settings.max_queries,
+                    section=section,
                 ),
                 self.settings.query_max_tokens,
             )
@@ -153,29 +181,41 @@ class TurnTaker:
             # A failed query call still searches for the topic: losing the search costs more.
             queries = prompts.parse_queries(q_text or "", topic=report.topic, max_queries=self.settings.max_queries)
             retrieval["generated"] = list(queries)
+            fell_back = False
             if self.settings.vet_queries:  # junk queries fall back to the topic and outline terms
                 # NO_QUERY before a section is written is no decision: this turn would then list facts
-                # from no evidence at all (sources found in an earlier round are not shown again).
+                # from no evidence at all (sources found in an earlier round are not shown again); nor is
+                # it when the plan asks for a section's evidence.
                 queries, rejected, fell_back = vet_queries(
                     queries,
                     topic=report.topic,
                     objective=objective,
-                    outline=[t for _, t, _ in report.list_sections()],
+                    outline=outline,
                     max_queries=self.settings.max_queries,
-                    no_query_allowed=not report.is_empty,
+                    no_query_allowed=not report.is_empty and not section,
+                    section=section,
                 )
                 retrieval.update(rejected=rejected, fallback=fell_back)
             retrieval["queries"] = queries
             if queries:
-                try:
-                    chunks = await asyncio.to_thread(self.retriever.retrieve, queries)
-                except Exception as e:  # a store failure must not end the round; the trace says why
-                    chunks = []
-                    retrieval["error"] = f"{type(e).__name__}: {e}"
+                chunks = await self._search(queries, retrieval)
+                fresh_chunks = new_chunks(chunks, report)
+                if section and not fresh_chunks and self.settings.vet_queries and not fell_back:
+                    # Nothing the report lacks: search once more for the section and the topic
+                    # terms before the section goes without evidence.
+                    again = fallback_queries(report.topic, objective, outline, self.settings.max_queries, section)
+                    if [q.lower() for q in again] != [q.lower() for q in queries]:
+                        retrieval["queries"] = queries = queries + [q for q in again if q not in queries]
+                        retrieval["retried"] = again
+                        seen = {c.chunk_id for c in chunks}
+                        chunks = chunks + [c for c in await self._search(again, retrieval) if c.chunk_id not in seen]
+                        fresh_chunks = new_chunks(chunks, report)
+                retrieval["new_chunks"] = len(fresh_chunks)
                 if not record_retrieval(retrieval, chunks, ctx):
                     turn.output = turn.response = exhausted_output(queries)
                     return turn
                 evidence = format_evidence(chunks, self.settings.evidence_max_chars)
+                new_evidence = format_evidence(fresh_chunks, self.settings.evidence_max_chars)
 
         turn.prompt = turn_messages(
             member.role.name, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
@@ -189,6 +229,27 @@ class TurnTaker:
         turn.output = turn.response = text
         if member.role.sets_objective:
             turn.objective = prompts.parse_objective(text) or None
-        if member.role.uses_rag and prompts.RESEARCH_EXHAUSTED in text:
+        if member.role.uses_rag and turn.retrieval is not None:
+            new = int(turn.retrieval.get("new_chunks", 0))
+            kind = plan.directives[name].kind if name in plan.directives else None
+            if not exhaustion_believed(kind, new) and (
+                names_signal(text, prompts.RESEARCH_EXHAUSTED) or not said_something(prompts.strip_echo(text))
+            ):
+                # Asked for a section's evidence, it found facts the report lacks and answered that
+                # there are none (or nothing): its receivers get the evidence, not the claim.
+                turn.output = overruled_answer(text, new_evidence)
+                turn.retrieval["exhaustion_overruled"] = True
+            elif prompts.RESEARCH_EXHAUSTED in text:
+                ctx.rag_exhausted = True
+        elif member.role.uses_rag and prompts.RESEARCH_EXHAUSTED in text:
             ctx.rag_exhausted = True
         return turn
+
+    async def _search(self, queries: list[str], retrieval: dict[str, Any]) -> list[Any]:
+        """The retriever's chunks for `queries`; [] with the error in the trace entry when the store fails."""
+        assert self.retriever is not None
+        try:
+            return list(await asyncio.to_thread(self.retriever.retrieve, queries))
+        except Exception as e:  # a store failure must not end the round; the trace says why
+            retrieval["error"] = f"{type(e).__name__}: {e}"
+            return []

@@ -9,7 +9,14 @@ import pytest
 from agents_llm import prompts
 from agents_llm.collector import Collector
 from agents_llm.report_state import ReportState, SourceRef
-from agents_llm.sentence_reuse import ground_in_sources, is_prose, pick_source_sentences, supported_share, why_reuse
+from agents_llm.sentence_reuse import (
+    ground_in_sources,
+    is_prose,
+    pick_source_sentences,
+    supported_share,
+    unreported_facts,
+    why_reuse,
+)
 from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores go to a temp dir)
 
 TOPIC = "Asynchronous programming in Python with asyncio"
@@ -178,3 +185,19 @@ def test_the_collector_grounds_kept_prose_and_says_so_and_falls_back_when_nothin
     )
     result, report = collect(unsupported, sources=(CHUNK, LOOP))
     assert result.reused_sources and "uvloop" not in report.sections[0].content
+
+
+def test_a_chunk_is_used_up_only_when_the_report_states_every_fact_of_it():
+    """Cited is not used: a section cites every chunk retrieved for it and quotes a few sentences."""
+    chunk = (
+        "The event loop runs asynchronous tasks and callbacks on one thread. "
+        "A blocking call such as a long computation stops the whole loop. See more."
+    )
+    assert unreported_facts(chunk, []) == [
+        "The event loop runs asynchronous tasks and callbacks on one thread.",
+        "A blocking call such as a long computation stops the whole loop.",
+    ]  # "See more." is no fact a report can quote
+    # the report states the first (in the writer's words, close to it): only the second is left
+    said = ["The event loop runs the asynchronous tasks and callbacks.", "Unrelated words here."]
+    assert unreported_facts(chunk, said) == ["A blocking call such as a long computation stops the whole loop."]
+    assert unreported_facts(chunk, [*said, "A long computation is a blocking call that stops the whole loop."]) == []

@@ -98,6 +98,42 @@ def test_round_feedback_survives_the_infos_round_trip():
     assert fb.read_round({}, collector_status="idle", collector_section=None, sections=[]).gate_passed is None
 
 
+def test_signals_are_read_with_or_without_their_brackets():
+    assert fb.names_signal("RESEARCH_EXHAUSTED", voc.RESEARCH_EXHAUSTED)
+    assert fb.names_signal(f"see {voc.RESEARCH_EXHAUSTED}.", voc.RESEARCH_EXHAUSTED)
+    assert not fb.names_signal("NOT_RESEARCH_EXHAUSTED_YET", voc.RESEARCH_EXHAUSTED)
+    assert not fb.names_signal("hold the line", voc.HOLD)  # a word, not the bracket-less signal
+    assert fb.without_signal(f"Facts (a.md). {voc.RESEARCH_EXHAUSTED} RESEARCH_EXHAUSTED", voc.RESEARCH_EXHAUSTED) == (
+        "Facts (a.md)."
+    )
+
+
+def test_exhausted_beside_new_evidence_for_a_section_is_not_believed():
+    """The protocol's rule (report_protocol.feedback.exhaustion_believed), as the engine reads a round."""
+    from report_protocol.feedback import exhaustion_believed
+
+    assert exhaustion_believed(voc.FIND_EVIDENCE, 0) and exhaustion_believed(None, 3)
+    assert exhaustion_believed(voc.WRITE_SECTION, 3) and not exhaustion_believed(voc.FIND_EVIDENCE, 2)
+    text = f"{voc.RESEARCH_EXHAUSTED} {voc.NOTHING_FOUND_FOR} beta"
+    asked = fb.read_agent(text, [], new_evidence=2, directive=voc.FIND_EVIDENCE)
+    assert asked.said_something and asked.signals == [] and asked.deficiencies == [] and asked.new_evidence == 2
+    for believed in (
+        fb.read_agent(text, [], new_evidence=0, directive=voc.FIND_EVIDENCE),  # nothing new: believed
+        fb.read_agent(text, [], new_evidence=2),  # RESEARCH: the Researcher judges what it gathered
+    ):
+        assert not believed.said_something and believed.signals == [voc.RESEARCH_EXHAUSTED]
+    round_fb = fb.read_round(
+        {"Researcher": text},
+        collector_status="idle",
+        collector_section=None,
+        sections=[],
+        new_evidence={"Researcher": 1},
+        directives={"Researcher": voc.FIND_EVIDENCE},
+    )
+    assert round_fb.agents["Researcher"].said_something
+    assert RoundFeedback.from_dict(round_fb.to_dict()) == round_fb
+
+
 def test_malformed_feedback_is_refused_naming_the_problem():
     with pytest.raises(ValueError, match="unknown keys"):
         RoundFeedback.from_dict({"agents": {}, "outputs": {}})

@@ -64,3 +64,17 @@ def test_fallback_skips_an_off_topic_objective():
 def test_no_query_before_any_evidence_falls_back_to_the_topic():
     queries, rejected, fell_back = vet_queries([], topic=TOPIC, no_query_allowed=False)
     assert queries == [TOPIC] and fell_back and rejected[0]["query"] == "NO_QUERY"
+
+
+def test_a_section_the_plan_asks_evidence_for_is_searched_with_the_topic_words():
+    """A title alone ("Field constraints") may name no topic term; the fallback searches it with the topic."""
+    assert fallback_queries(TOPIC, section="Field constraints") == [f"Field constraints {TOPIC}", TOPIC]
+    assert fallback_queries(TOPIC, section="Pydantic models") == [TOPIC]  # already in the topic
+    # NO_QUERY is no decision when the plan asks for a section's evidence (the caller then forbids it)
+    queries, rejected, fell_back = vet_queries([], topic=TOPIC, no_query_allowed=False, section="Field constraints")
+    assert queries[0] == f"Field constraints {TOPIC}" and fell_back and "section" in rejected[0]["reason"]
+    # the section's words count as topic terms for a generated query
+    assert vet_queries(["field constraints examples"], topic=TOPIC, section="Field constraints")[0] == [
+        "field constraints examples"
+    ]
+    assert vet_queries(["field constraints examples"], topic=TOPIC)[2]  # without it: off topic, fell back

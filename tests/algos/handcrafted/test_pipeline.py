@@ -146,6 +146,81 @@ def test_no_evidence_skips_the_writing_round():
     assert voc.NOTICES[voc.SECTION_SKIPPED] in lead[2] and "Gamma limits" in lead[2]
 
 
+ALPHA_CHUNK = "Sorting networks compare and swap pairs of values in a fixed order."
+BETA_CHUNK = "Bitonic sorters merge two sorted halves of the input in logarithmic depth."
+
+
+@pytest.mark.parametrize("claim", [voc.RESEARCH_EXHAUSTED, "RESEARCH_EXHAUSTED", "Objective (DRAFTING round 3 of 4):"])
+def test_exhausted_beside_new_evidence_is_not_believed_and_the_section_is_written(claim):
+    """Asked for a section's evidence, the Researcher answers that there is none (the signal,
+    its bare name, or an echo of its objective) while its search found a fact the report does
+    not have yet: the claim is overruled, the writer gets the evidence and the section is written.
+    (Measured with qwen2.5-coder-0.5b: it answers so beside the chunks it was given.)"""
+    from tests.report_doubles import StubRetriever
+
+    def researcher(role, phase, rnd, request):
+        return claim if "Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
+
+    def analyst(role, phase, rnd, request):  # writes what it got about bitonic sorters, else the default
+        user = request.messages[-1][1]
+        return "Bitonic sorters merge two sorted halves." if "Bitonic" in user else "Sorting networks compare pairs."
+
+    script = TeamScript({("Researcher", "DRAFTING"): researcher, ("DataAnalyst", "DRAFTING"): analyst})
+    env = make_env(script, retriever=StubRetriever((ALPHA_CHUNK, BETA_CHUNK)))
+    rounds, _ = run_pipeline(env, make_policy(env, rounds={"drafting": 6, "review": 0, "revision": 0}))
+    drafting = [r for r in rounds if r["phase"] == "drafting"]
+    assert [r["collector"]["status"] for r in drafting] == ["idle", "appended"] * 3  # no round skipped
+    beta = drafting[2]["agents"]["Researcher"]
+    assert beta["retrieval"]["exhaustion_overruled"] is True and beta["retrieval"]["new_chunks"] >= 1
+    assert "Bitonic sorters merge" in beta["output"]  # the writer got the evidence, not the claim
+    assert "Bitonic sorters merge" in drafting[2]["agents"]["DataAnalyst"]["prompt"][-1]["content"]
+    assert not drafting[2]["rag_exhausted"]
+    assert [s.title for s in env.report.sections] == ["Part 1", "Part 2", "Part 3"]
+    assert any("Bitonic" in s.content for s in env.report.sections)
+
+
+def test_exhausted_is_believed_when_the_search_found_only_what_the_report_says():
+    """The same answer when every retrieved fact is already in the report: believed, the
+    Researcher searched once more for the section before, and the writing round is skipped."""
+    from tests.report_doubles import StubRetriever
+
+    def researcher(role, phase, rnd, request):
+        return voc.RESEARCH_EXHAUSTED if "Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
+
+    retriever = StubRetriever((ALPHA_CHUNK,))
+    env = make_env(TeamScript({("Researcher", "DRAFTING"): researcher}), retriever=retriever)
+    rounds, _ = run_pipeline(env, make_policy(env, rounds={"drafting": 10, "review": 0, "revision": 0}))
+    drafting = [r for r in rounds if r["phase"] == "drafting"]
+    assert [r["collector"]["status"] for r in drafting] == ["idle", "appended", "idle", "idle", "appended"]
+    beta = drafting[2]["agents"]["Researcher"]["retrieval"]
+    assert beta["new_chunks"] == 0 and "exhaustion_overruled" not in beta
+    assert beta["retried"][0] == "Beta results Sorting networks"  # the section's own search
+    assert drafting[2]["rag_exhausted"]
+
+
+def test_no_query_is_no_decision_when_the_plan_asks_for_a_sections_evidence():
+    """A Researcher that answers NO_QUERY to its query call in DRAFTING (the report is no longer
+    empty) still searches, for the section it was asked about: measured with qwen2.5-coder-0.5b,
+    which then echoed its objective and the section went without evidence."""
+
+    query_prompts: list[str] = []
+
+    class NoQueries(TeamScript):
+        def __call__(self, request):
+            if "write search queries" in request.messages[0][1]:
+                query_prompts.append(request.messages[-1][1])
+                return voc.NO_QUERY
+            return super().__call__(request)
+
+    env = make_env(NoQueries())
+    rounds, _ = run_pipeline(env, make_policy(env, rounds={"drafting": 4, "review": 0, "revision": 0}))
+    drafting = [r for r in rounds if r["phase"] == "drafting"]
+    second = drafting[2]["agents"]["Researcher"]["retrieval"]  # Beta results, after S1 was written
+    assert env.report.sections and second["generated"] == [] and second["fallback"] is True
+    assert second["queries"][0] == "Beta results Sorting networks"
+    assert sum("Section to find evidence for: Beta results" in q for q in query_prompts) == 2  # both its rounds
+
+
 def test_revision_replaces_the_tagged_section_in_place_and_advances_corrections():
     script = TeamScript(
         {
