@@ -87,7 +87,11 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
     in one source sentence; replaced by that sentence when the share is at least
     `SNAP_SHARE` and the source sentence reads as prose; dropped otherwise, and also when
     its source sentence is already in the section or in the report (`exclude`): the
-    sentence restates a fact the report has. Paragraphs that are headings stay as they are.
+    sentence restates a fact the report has. The body's last sentence, when it has no end
+    punctuation (the writer ran out of tokens mid-sentence), is never kept in the writer's
+    words: its source sentence stands in for it, or it is dropped. Paragraphs that are
+    headings stay as they are when prose follows them; a heading left with no prose under
+    it is dropped.
     """
     candidates = [
         (src.strip(), content_stems(src)) for text in source_texts for src in sentences(text) if content_stems(src)
@@ -95,18 +99,21 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
     seen = {" ".join(words(s)) for s in exclude}
     kept = replaced = dropped = 0
     paragraphs = []
-    for paragraph in re.split(r"\n\s*\n", body):
+    blocks = [p for p in re.split(r"\n\s*\n", body) if p.strip()]
+    for number, paragraph in enumerate(blocks):
         if paragraph.lstrip().startswith("#"):
             paragraphs.append(paragraph.strip())
             continue
         out = []
-        for sentence in sentences(paragraph):
+        said_sentences = sentences(paragraph)
+        for position, sentence in enumerate(said_sentences):
             stems = content_stems(sentence)
             if not stems:
                 continue
             share, source = _best_source_sentence(stems, candidates)
             said = " ".join(words(source)) in seen  # the fact it states is already in the report
-            if share >= KEEP_SHARE and not said and " ".join(words(sentence)) not in seen:
+            cut_off = number == len(blocks) - 1 and position == len(said_sentences) - 1 and unfinished(sentence)
+            if share >= KEEP_SHARE and not said and not cut_off and " ".join(words(sentence)) not in seen:
                 out.append(sentence.strip())
                 kept += 1
             elif share >= SNAP_SHARE and not said and is_prose(source):
@@ -118,11 +125,26 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
             seen.update({" ".join(words(out[-1])), " ".join(words(source))})
         if out:
             paragraphs.append(" ".join(out))
-    if not replaced and not dropped:
+    headings = 0
+    while paragraphs and paragraphs[-1].startswith("#"):  # a heading with nothing under it
+        paragraphs.pop()
+        headings += 1
+    for i in range(len(paragraphs) - 2, -1, -1):  # a heading followed straight by another
+        if paragraphs[i].startswith("#") and paragraphs[i + 1].startswith("#"):
+            del paragraphs[i]
+            headings += 1
+    if not replaced and not dropped and not headings:
         return body, ""
     total = kept + replaced + dropped
     note = f"{replaced} of {total} sentences replaced by the source sentence they paraphrase, {dropped} unsupported dropped"
+    if headings:
+        note += f", {headings} heading(s) with no prose under them dropped"
     return "\n\n".join(paragraphs), note
+
+
+def unfinished(sentence: str) -> bool:
+    """A sentence with no end punctuation (closing quotes and brackets aside): cut off mid-way."""
+    return not re.search(r"[.!?:;][\"'\u201d\u2019)\]]*\s*$", sentence.strip())
 
 
 def states(report_sentence_stems: Sequence[set[str]], source_sentence: str) -> bool:
@@ -195,9 +217,23 @@ def pick_source_sentences(
     return picked
 
 
+# Words a heading cut from a sentence must not end on, beyond the stopwords: determiners
+# and quantifiers ("The event loop is the core of every" reads as cut off).
+_DANGLING = frozenset(
+    "every each all any some many most much such no its their his her our your my whose which "
+    "several both either neither another other".split()
+)
+
+
 def title_from(sentence: str, max_words: int = 8) -> str:
-    """A heading from a sentence's first words (no trailing stopword or punctuation)."""
+    """A heading from a sentence's first words: up to its first clause break (comma, colon,
+    semicolon, dash) within ``max_words``, and never ending on a stopword, determiner or
+    punctuation."""
     w = sentence.strip().rstrip(".!?").split()[:max_words]
-    while w and w[-1].lower().strip(",;:") in STOPWORDS:
+    for i, word in enumerate(w[:-1]):
+        if i >= 2 and re.search(r"[,;:\u2013\u2014]$", word):  # a clause break after the first words
+            w = w[: i + 1]
+            break
+    while w and (w[-1].lower().strip(",;:") in STOPWORDS or w[-1].lower().strip(",;:") in _DANGLING):
         w.pop()
-    return " ".join(w).strip(",;:") or sentence[:60]
+    return " ".join(w).strip(",;:\u2013\u2014 ") or sentence[:60]

@@ -14,6 +14,7 @@ from agents_llm.sentence_reuse import (
     is_prose,
     pick_source_sentences,
     supported_share,
+    title_from,
     unreported_facts,
     why_reuse,
 )
@@ -161,11 +162,43 @@ def test_a_paraphrase_that_mixes_the_vocabulary_of_several_chunks_is_not_kept_as
     assert grounded != mixed and note
 
 
-def test_grounding_does_not_repeat_a_sentence_already_in_the_report_and_keeps_headings():
+def test_grounding_does_not_repeat_a_sentence_already_in_the_report_nor_keep_its_empty_heading():
     said = "The function asyncio.gather runs awaitables concurrently and returns their results in order."
     body = "### Gathering\n\nThe asyncio.gather function runs awaitables concurrently, returning results in order."
     grounded, note = ground_in_sources(body, [CHUNK.text], exclude=[said])
-    assert grounded == "### Gathering" and "1 unsupported dropped" in note
+    assert grounded == "" and "1 unsupported dropped" in note
+    assert "1 heading(s) with no prose under them dropped" in note
+
+
+def test_a_heading_stays_over_prose_and_goes_when_nothing_follows_it():
+    kept = "The function asyncio.gather runs awaitables concurrently and returns their results in order."
+    body = f"### Gathering\n\n{kept}\n\n## asyncio.to_thread or to a process pool"
+    grounded, note = ground_in_sources(body, [CHUNK.text])
+    assert grounded == f"### Gathering\n\n{kept}"
+    assert note.endswith("1 heading(s) with no prose under them dropped")
+    # two headings in a row: the first has nothing under it
+    grounded, _ = ground_in_sources(f"## Results\n\n### Gathering\n\n{kept}", [CHUNK.text])
+    assert grounded == f"### Gathering\n\n{kept}"
+
+
+def test_a_last_sentence_cut_off_by_the_token_limit_gives_way_to_its_source_sentence():
+    source = "The function asyncio.gather runs awaitables concurrently and returns their results in order."
+    # every content word of the fragment is in the source sentence: finished, it would be kept as written
+    cut = "The function asyncio.gather runs awaitables concurrently and returns"
+    grounded, note = ground_in_sources(cut, [CHUNK.text])
+    assert grounded == source and note.startswith("1 of 1 sentences replaced")
+    finished, note = ground_in_sources(cut + ".", [CHUNK.text])
+    assert finished == cut + "." and note == ""
+    # a cut-off sentence that no source sentence backs is dropped, the finished ones before it stay
+    body = f"{source} Meanwhile the scheduler of every"
+    grounded, note = ground_in_sources(body, [CHUNK.text])
+    assert grounded == source and "1 unsupported dropped" in note
+
+
+def test_a_heading_cut_from_a_sentence_does_not_end_mid_phrase():
+    assert title_from("The event loop is the core of every asyncio application.") == "The event loop is the core"
+    assert title_from("A task wraps a coroutine, and the loop schedules it soon.") == "A task wraps a coroutine"
+    assert title_from("Coroutines run on one thread.") == "Coroutines run on one thread"
 
 
 def test_the_collector_grounds_kept_prose_and_says_so_and_falls_back_when_nothing_is_grounded():
