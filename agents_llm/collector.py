@@ -85,6 +85,42 @@ def _split_title(text: str, fallback: str) -> tuple[str, str]:
     return fallback[:120], text.strip()
 
 
+# Wrappers a small model puts around a heading ("<<Report: ...>>", "**...**", quotes), and
+# labels it writes before one: neither belongs in the report's heading.
+_TITLE_WRAPPERS = (("<<", ">>"), ("\u00ab", "\u00bb"), ("<", ">"), ("[", "]"), ("(", ")"), ("{", "}"),
+                   ("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ('"', '"'), ("'", "'"), ("`", "`"),
+                   ("\u201c", "\u201d"))  # fmt: skip
+_TITLE_LABEL = re.compile(
+    r"^(?:report(?:\s+topic)?|title|heading|topic|section(?:\s+\d+)?)\s*[:\-\u2013\u2014]\s*", re.I
+)
+
+
+def clean_title(title: str, topic: str) -> str:
+    """``title`` without wrappers and a leading label; "" when what is left is empty or the
+    report's topic itself (the report's own heading says that already)."""
+    t, before = title, None
+    while t != before:
+        before = t
+        t = t.strip().lstrip("#").strip()
+        t = _TITLE_LABEL.sub("", t)
+        for opener, closer in _TITLE_WRAPPERS:
+            if len(t) > len(opener) + len(closer) and t.startswith(opener) and t.endswith(closer):
+                t = t[len(opener) : -len(closer)]
+                break
+    if not words(t) or words(t) == words(topic):
+        return ""
+    return t
+
+
+def section_title(candidates: Iterable[str], topic: str, fallback: str) -> str:
+    """The first of ``candidates`` that :func:`clean_title` keeps, else ``fallback``."""
+    for candidate in candidates:
+        title = clean_title(candidate, topic)
+        if title:
+            return title
+    return fallback
+
+
 class Collector:
     def __init__(self, *, prose_max_tokens: int = 192, summary_max_tokens: int = 80, reuse_sources: bool = False):
         self.prose_max_tokens = prose_max_tokens
@@ -159,6 +195,12 @@ class Collector:
             return CollectorResult(
                 "skipped", "nothing left after the report filter", removed_sentences=filtered.removed
             )
+        first = sentences(text)
+        title_filtered = section_title(
+            [title_filtered, objective, title_from(first[0]) if first else ""],
+            report.topic,
+            f"Section {section_number}",
+        )
 
         summary = await call(
             "Summarizer",

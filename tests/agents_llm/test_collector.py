@@ -127,3 +127,33 @@ def test_no_query_with_earlier_sources_but_nothing_written_still_searches():
     assert ctx.report.is_empty and ctx.sources.pending()
     asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), ctx))
     assert len(retriever.queries) == 1 and retriever.queries[0][0] == "PettingZoo"
+
+
+def _title_of(reply: str, objective: str) -> str:
+    replies = [reply, "Summary."]
+
+    async def call(agent, kind, messages, max_tokens):
+        return replies.pop(0)
+
+    report = ReportState("PettingZoo parallel API")
+    result = asyncio.run(
+        Collector().run(
+            call=call, report=report, contributions=[("DataAnalyst", "x y z")], objective=objective, sources=()
+        )
+    )
+    assert result.status == "appended", result.reason
+    return report.sections[0].title
+
+
+def test_a_heading_that_restates_the_topic_or_wraps_it_gives_way_to_the_objective_then_the_first_sentence():
+    body = "All agents act at once, and the env returns every agent's reward together."
+    # the model's own heading, unwrapped and unlabelled
+    assert _title_of(f"# **Parallel stepping**\n\n{body}", "Explain stepping") == "Parallel stepping"
+    assert _title_of(f"# Section 2: Parallel stepping\n\n{body}", "Explain stepping") == "Parallel stepping"
+    # the topic restated (decorated, labelled, in other case): the objective instead
+    assert _title_of(f"# <<Report: PettingZoo parallel API>>\n\n{body}", "Explain stepping") == "Explain stepping"
+    assert _title_of(f"# PETTINGZOO Parallel API\n\n{body}", "Explain stepping") == "Explain stepping"
+    # ... and when the objective is the topic too, the first sentence's opening words
+    assert _title_of(f"# <<Report: PettingZoo parallel API>>\n\n{body}", "<<PettingZoo parallel API>>") == (
+        "All agents act at once"
+    )
