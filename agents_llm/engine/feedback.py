@@ -114,7 +114,18 @@ def deficiencies(text: str) -> list[str]:
     m = _EXHAUSTED_FOR.search(text)
     if m:
         found += [q.strip(" .") for q in m.group(1).split(";")]
-    return [f[:120] for f in found if len(f) >= 3]
+    return [clip_words(f, MAX_DEFICIENCY_CHARS) for f in found if len(f) >= 3]
+
+
+MAX_DEFICIENCY_CHARS = 120  # a deficiency is a subtopic's name; the report lists them under "not found"
+
+
+def clip_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, an ellipsis marking the cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:.")
+    return f"{cut}\u2026"
 
 
 def read_agent(

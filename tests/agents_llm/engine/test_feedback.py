@@ -57,6 +57,14 @@ def test_deficiencies_from_missing_lines_and_empty_searches():
     ]
 
 
+def test_a_long_deficiency_is_cut_at_a_word_and_says_so():
+    query = "Network code must not wait forever. The function asyncio.wait_for waits for an awaitable with a timeout and cancels it when time runs out"
+    [cut] = fb.deficiencies(f"{voc.RESEARCH_EXHAUSTED} {voc.NOTHING_FOUND_FOR} {query}")
+    assert len(cut) <= fb.MAX_DEFICIENCY_CHARS and cut.endswith("\u2026")
+    assert query.startswith(cut[:-1]) and query[len(cut) - 1] == " "  # whole words only
+    assert fb.deficiencies("MISSING: tape drives") == ["tape drives"]  # short ones untouched
+
+
 @pytest.mark.parametrize(
     "text",
     [
