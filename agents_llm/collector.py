@@ -95,6 +95,9 @@ _TITLE_LABEL = re.compile(
 )
 
 
+_PRONOUN_OPENERS = frozenset("it its this these they their such that those he she we".split())
+
+
 def clean_title(title: str, topic: str) -> str:
     """``title`` without wrappers and a leading label; "" when what is left is empty or the
     report's topic itself (the report's own heading says that already)."""
@@ -113,10 +116,11 @@ def clean_title(title: str, topic: str) -> str:
 
 
 def section_title(candidates: Iterable[str], topic: str, fallback: str) -> str:
-    """The first of ``candidates`` that :func:`clean_title` keeps, else ``fallback``."""
+    """The first of ``candidates`` that :func:`clean_title` keeps and that does not echo our
+    prompts (an objective parsed from an echoed instruction is one), else ``fallback``."""
     for candidate in candidates:
         title = clean_title(candidate, topic)
-        if title:
+        if title and echoed_sentences(title)[0] == 0:
             return title
     return fallback
 
@@ -195,9 +199,11 @@ class Collector:
             return CollectorResult(
                 "skipped", "nothing left after the report filter", removed_sentences=filtered.removed
             )
-        first = sentences(text)
+        # A heading from a sentence that opens on a pronoun ("It runs ...") does not say what it is about.
+        said = sentences(text)
+        opener = next((x for x in said if x.split()[0].lower() not in _PRONOUN_OPENERS), said[0] if said else "")
         title_filtered = section_title(
-            [title_filtered, objective, title_from(first[0]) if first else ""],
+            [title_filtered, objective, title_from(opener) if opener else ""],
             report.topic,
             f"Section {section_number}",
         )

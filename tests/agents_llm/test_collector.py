@@ -153,7 +153,11 @@ def test_a_heading_that_restates_the_topic_or_wraps_it_gives_way_to_the_objectiv
     # the topic restated (decorated, labelled, in other case): the objective instead
     assert _title_of(f"# <<Report: PettingZoo parallel API>>\n\n{body}", "Explain stepping") == "Explain stepping"
     assert _title_of(f"# PETTINGZOO Parallel API\n\n{body}", "Explain stepping") == "Explain stepping"
-    # ... and when the objective is the topic too, the first sentence's opening words
+    # ... and when the objective is the topic too, or echoes our instructions, the first sentence's opening words
     assert _title_of(f"# <<Report: PettingZoo parallel API>>\n\n{body}", "<<PettingZoo parallel API>>") == (
         "All agents act at once"
     )
+    echoed = "Objective (DRAFTING round 1 of 4): Write 'OBJECTIVE:' and the title of the section to write now."
+    assert _title_of(f"# PettingZoo parallel API\n\n{body}", echoed) == "All agents act at once"
+    # a sentence that opens on a pronoun does not make the heading when another can
+    assert _title_of(f"# PettingZoo parallel API\n\nIt steps every agent. {body}", echoed) == "All agents act at once"
