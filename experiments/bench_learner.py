@@ -34,6 +34,8 @@ The process keeps freed memory as train.py does (``retain_freed_memory``, for ev
 alike); ``--glibc-malloc-defaults`` measures with glibc's own thresholds, under which our
 update page-faults its buffers in on every call (the page faults per update are printed).
 
+Figures on this machine (2 cores): docs/benchmark/learner/bench_learner.txt.
+
 torchrl is the ``bench`` extra: ``pip install torchrl==0.14.1 "tensordict>=0.14.3,<0.15"``.
 """
 
