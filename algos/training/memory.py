@@ -4,8 +4,10 @@ PyTorch's CPU tensors come straight from malloc. A learner update allocates and 
 same few-megabyte buffers every time (a batch's GRU gates, the input projections, their
 gradients), and glibc hands blocks that large to the kernel and back: each update then
 touches fresh pages, one minor fault per 4 KiB. Measured with experiments/bench_learner.py
-(32 episodes x 20 rounds x 4 agents, one thread): about 1,800 faults and 27.6 ms per update
-with glibc's defaults, 23 faults and 21.9 ms with the thresholds below. It is what the
+(32 episodes x 20 rounds x 4 agents, one thread; docs/benchmark/learner): 1,392 faults and
+27.5 ms per update with glibc's defaults, 47 faults and 23.8 ms with the thresholds below
+(glibc's own thresholds adapt at run time, so how often its defaults fault depends on the
+allocation history). It is what the
 environment variables ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_`` do, set from
 inside the process so that every entry point gets it.
 
