@@ -33,7 +33,16 @@ def test_real_episode_on_smollm2(tmp_path):
         task_id="asyncio-tasks",
         output_dir=str(tmp_path),
         save_episodes=True,
-        engine={"agent_max_tokens": 48, "query_max_tokens": 24, "collector_max_tokens": 120, "summary_max_tokens": 40},
+        # the writing path of conf/env/report_writing.yaml (reuse_sources, vet_queries), with smaller budgets:
+        # without it SmolLM2 writes junk ("<title>"), which the reward rightly pays nothing for
+        engine={
+            "agent_max_tokens": 48,
+            "query_max_tokens": 24,
+            "collector_max_tokens": 120,
+            "summary_max_tokens": 40,
+            "reuse_sources": True,
+            "vet_queries": True,
+        },
         infos="full",
     )
     t0 = time.perf_counter()
@@ -58,7 +67,7 @@ def test_real_episode_on_smollm2(tmp_path):
     assert ended in ("terminated", "truncated") and env.agents == []
     assert env.ledger.total.calls >= 10 and env.ledger.total.completion_tokens > 0
     assert env.report.sections, "two rounds of appends produced no section"
-    assert any(r != 0.0 for r in rewards)
+    assert any(r > 0.0 for r in rewards), f"no append earned a reward on the default writing path: {rewards}"
     [folder] = list(tmp_path.iterdir())
     doc = json.loads((folder / "trace.json").read_text())
     assert len(doc["rounds"]) == env.round and doc["end"]["reason"] == ended
