@@ -43,13 +43,9 @@ from agents_llm.judges.config import LENGTH_PRESETS, length_params  # noqa: E402
 
 def compose(overrides: list[str]):
     """The run config `train.py` composes (algo=random: the bench brings its own policies)."""
-    from hydra import compose as hydra_compose, initialize_config_dir
+    from run_config import compose_run_config
 
-    from run_config import register_configs
-
-    register_configs()
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=["algo=random", *overrides])
+    return compose_run_config(["algo=random", *overrides])
 
 
 def overrides_of(args) -> list[str]:

@@ -41,11 +41,10 @@ for p in (ROOT, ROOT / "experiments"):
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from hydra import compose, initialize_config_dir  # noqa: E402
 
 import algos  # noqa: E402
 from algos.training.rollout import run_episode  # noqa: E402
-from run_config import register_configs  # noqa: E402
+from run_config import compose_run_config  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
 
 VARIANTS = {
@@ -55,7 +54,6 @@ VARIANTS = {
 
 
 def compose_config(seed: int, extra: list[str]):
-    register_configs()
     overrides = [
         "algo=qmix",
         "env=report_writing",
@@ -65,8 +63,7 @@ def compose_config(seed: int, extra: list[str]):
         f"seed={seed}",
         *extra,
     ]
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return compose("config", overrides=overrides)
+    return compose_run_config(overrides)
 
 
 def run(seed: int, episodes: int, variant: str, extra: list[str], progress_every: int = 0) -> dict[str, float]:

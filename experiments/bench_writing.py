@@ -35,13 +35,9 @@ sys.path.insert(0, str(ROOT / "experiments"))
 
 
 def compose(overrides: list[str]):
-    from hydra import compose as hydra_compose, initialize_config_dir
+    from run_config import compose_run_config
 
-    from run_config import register_configs
-
-    register_configs()
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=["algo=random", *overrides])
+    return compose_run_config(["algo=random", *overrides])
 
 
 def episode_stats(env, infos_per_round: list[dict]) -> dict:

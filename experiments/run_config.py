@@ -317,3 +317,14 @@ def register_configs() -> None:
     OmegaConf.register_new_resolver("run_dir", _run_dir, use_cache=True, replace=True)
     OmegaConf.register_new_resolver("hydra_subdir", _hydra_subdir, use_cache=True, replace=True)
     OmegaConf.register_new_resolver("job_subdir", _job_subdir, replace=True)
+
+
+def compose_run_config(overrides: List[str]) -> DictConfig:
+    """The config `train.py` composes from conf/ with these overrides, outside a Hydra app
+    (benchmark scripts that build envs and policies themselves)."""
+    from hydra import compose, initialize_config_dir
+
+    register_configs()
+    conf = Path(__file__).resolve().parents[1] / "conf"
+    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides))
