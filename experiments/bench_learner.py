@@ -23,11 +23,15 @@ target-update bookkeeping.
 
 The sides run in alternating rounds (ours, ..., torchrl, ours, ...) so a machine shared
 with other jobs loads them alike; the figure is the median over the rounds of each
-round's ratio (at least 9 rounds). Then the breakdown of one of our updates (torch's
+round's ratio (at least 9 rounds). A further side in the same rounds runs only our
+update's matrix products (``matmuls_only``: the ops and shapes torch's profiler recorded,
+on fresh operands): torchrl's update time over that is the ceiling of the ratio, what
+ours would reach if everything but its matrix products (gates, activations, mixing,
+loss, Adam, autograd, Python) took no time. Then the breakdown of one of our updates (torch's
 profiler): the online and target forwards, the GNN message passing inside them, the
 mixers, backward, optimizer, and the Python/dispatch overhead (wall time no kernel
-accounts for). Each side's arithmetic per update (torch's profiler: matmul FLOPs,
-forward and backward) is printed beside its rate, since the sides do not do the
+accounts for). Each side's arithmetic per update (the FLOPs of its matrix products,
+forward and backward, from the shapes the profiler recorded) is printed beside its rate, since the sides do not do the
 same work: ours adds the GNN, one more round per sequence and double Q.
 
 The process keeps freed memory as train.py does (``retain_freed_memory``, for every side
@@ -106,14 +110,80 @@ def interleaved_rates(
     return rates, {name: faults[name] / done[name] for name in steps}
 
 
-def flops_per_update(step) -> float:
-    """Matmul FLOPs (forward and backward) of one call of ``step``, by torch's profiler
-    (``with_flops``: the FLOPs of every mm/addmm/bmm/baddbmm it runs)."""
+# The matrix products torch's profiler names, and how to call each on fresh operands of
+# the recorded shapes: (operand count, call). In-place forms write to a scratch output, so
+# a replay that runs them again and again stays finite.
+MATMUL_OPS = {
+    "aten::mm": (2, lambda a, b: torch.mm(a, b)),
+    "aten::bmm": (2, lambda a, b: torch.bmm(a, b)),
+    "aten::addmm": (3, lambda c, a, b: torch.addmm(c, a, b)),
+    "aten::addmm_": (3, lambda c, a, b: torch.addmm(c, a, b)),
+    "aten::baddbmm": (3, lambda c, a, b: torch.baddbmm(c, a, b)),
+    "aten::baddbmm_": (3, lambda c, a, b: torch.baddbmm(c, a, b)),
+}
+
+
+def matmul_calls(step) -> list[tuple[str, list[tuple[int, ...]]]]:
+    """The matrix products one call of ``step`` runs, in order: (op, operand shapes), from
+    torch's profiler. Any other op whose name says it multiplies matrices is refused, so a
+    replay never silently leaves work out."""
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], with_flops=True) as prof:
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
         step()
-    return float(sum(e.flops for e in prof.key_averages()))
+    calls = []
+    for e in prof.events():
+        if e.name in MATMUL_OPS:
+            n_operands = MATMUL_OPS[e.name][0]
+            calls.append((e.name, [tuple(s) for s in e.input_shapes[:n_operands]]))
+        elif _is_product(e.name):
+            raise RuntimeError(f"matmul_calls: no replay for {e.name}; add it to MATMUL_OPS")
+    return calls
+
+
+def _is_product(name: str) -> bool:
+    """aten::addbmm, aten::_addmm_activation, aten::mv, ...; not aten::linear or aten::matmul,
+    which run through the products above."""
+    if not name.startswith("aten::"):
+        return False
+    op = name.removeprefix("aten::").strip("_")
+    return op.endswith(("mm", "mv")) or "mm_" in op or op in ("dot", "vdot")
+
+
+def matmul_flops(calls: list[tuple[str, list[tuple[int, ...]]]]) -> int:
+    """FLOPs of matrix products (``matmul_calls``'s records): 2 m k n per product, times the
+    batch for bmm/baddbmm. torch's profiler (``with_flops``) gives the same figure for the
+    out-of-place ops, but counts none for ``addmm_`` (the GRU backward's) and adds the
+    elementwise ops' FLOPs into its total, so the count is made from the shapes."""
+    total = 0
+    for name, shapes in calls:
+        a, b = shapes if MATMUL_OPS[name][0] == 2 else shapes[1:]
+        total += 2 * a[-2] * a[-1] * b[-1] * (a[0] if len(a) == 3 else 1)
+    return total
+
+
+def flops_per_update(step) -> float:
+    """Matrix-product FLOPs (forward and backward) of one call of ``step``."""
+    return float(matmul_flops(matmul_calls(step)))
+
+
+def matmuls_only(step):
+    """A function that runs only ``step``'s matrix products: the same ops on operands of the
+    same shapes (fresh, contiguous), nothing else. Its time is what those products cost on
+    torch's CPU kernels, so ``other side's update / this`` bounds the ratio any
+    implementation of ``step``'s arithmetic could reach (a transposed operand in the real
+    update can be a little faster or slower than the contiguous one replayed)."""
+    gen = torch.Generator().manual_seed(0)
+    replays = []
+    for name, shapes in matmul_calls(step):
+        operands = [torch.randn(s, generator=gen) if s else torch.randn((), generator=gen) for s in shapes]
+        replays.append((MATMUL_OPS[name][1], operands))
+
+    def run():
+        for op, operands in replays:
+            op(*operands)
+
+    return run
 
 
 def build_ours(batch, spec, hidden: int, **overrides):
@@ -130,22 +200,27 @@ def build_ours(batch, spec, hidden: int, **overrides):
 
 def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[str, float]]]:
     """Milliseconds per update: (wall, [(part, ms)]), from torch's profiler over ``updates``
-    updates. Parts are labelled by wrapping the learner's pieces; "Python and dispatch
-    overhead" is the wall time that no kernel (aten op) accounts for."""
+    updates. Parts are labelled by wrapping the learner's pieces, the GNN and the GRU once
+    per network; "matrix products" is the kernel time of every product in every part;
+    "Python and dispatch overhead" is the wall time that no kernel (aten op) accounts for."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
     def labelled(label, fn):
         def wrapper(*a, **k):
-            with record_function(label):
+            with record_function(label if isinstance(label, str) else label()):
                 return fn(*a, **k)
 
         return wrapper
 
+    running = ["online"]  # which network's forward the GNN and GRU labels belong to
     agent_qs = learner._agent_qs
-    learner._agent_qs = lambda net, b: labelled(
-        "online forward" if net is learner.agent else "target forward", agent_qs
-    )(net, b)
-    gnn_label = "  of which GNN message passing (forward)"
+
+    def agent_qs_labelled(net, b):
+        running[0] = "online" if net is learner.agent else "target"
+        return labelled(f"{running[0]} forward", agent_qs)(net, b)
+
+    learner._agent_qs = agent_qs_labelled
+    gnn_label = lambda: f"  of which GNN message passing ({running[0]})"  # noqa: E731
     for net in (learner.agent, learner.target_agent):
         for conv in net.convs:  # edge-list layers (sage, gatv2)
             conv.forward = labelled(gnn_label, conv.forward)
@@ -153,7 +228,7 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
     networks._dense_graphconv = labelled(gnn_label, dense_graphconv)
     learner._agent_inputs = labelled("batch preparation (once for both networks)", learner._agent_inputs)
     gru = networks.gru_sequence  # the agents' recurrence, looked up in the module at each call
-    networks.gru_sequence = labelled("  of which GRU over the rounds (forward)", gru)
+    networks.gru_sequence = labelled(lambda: f"  of which GRU over the rounds ({running[0]})", gru)
     for mixer in (learner.mixer, learner.target_mixer):
         mixer.forward = labelled("mixers (online + target, forward)", mixer.forward)
     learner.optimizer.step = labelled("optimizer (Adam step)", learner.optimizer.step)
@@ -176,16 +251,20 @@ def update_breakdown(learner, batch, updates: int) -> tuple[float, list[tuple[st
     order = [
         "batch preparation (once for both networks)",
         "online forward",
-        "  of which GNN message passing (forward)",
-        "  of which GRU over the rounds (forward)",
+        "  of which GNN message passing (online)",
+        "  of which GRU over the rounds (online)",
         "target forward",
+        "  of which GNN message passing (target)",
+        "  of which GRU over the rounds (target)",
         "mixers (online + target, forward)",
         "backward",
         "optimizer (Adam step)",
     ]
     totals = {e.key: e.cpu_time_total for e in events}
     kernels = sum(e.self_cpu_time_total for e in events if e.key.startswith("aten::"))
+    products = sum(e.self_cpu_time_total for e in events if e.key in MATMUL_OPS)
     parts = [(k, ms(totals.get(k, 0.0))) for k in order]
+    parts.append(("matrix products (kernel time, all parts above)", ms(products)))
     parts.append(("Python and dispatch overhead (wall - kernels)", max(wall * 1e3 / updates - ms(kernels), 0.0)))
     return wall * 1e3 / updates, parts
 
@@ -294,6 +373,8 @@ def compare(batch, spec, args, N, D, A, S) -> None:
         "ours_nognn": (ours_step(batch, spec, args.hidden, gnn_layer="none"), 1.0),
         "ours_loop": (ours_step(batch, spec, args.hidden, per_episode_loop=True), 0.2),
     }
+    n_products = len(matmul_calls(steps["ours"][0]))
+    steps["ours_matmuls"] = (matmuls_only(steps["ours"][0]), 1.0)
     try:
         import tensordict  # noqa: F401
         import torchrl
@@ -311,6 +392,10 @@ def compare(batch, spec, args, N, D, A, S) -> None:
     print(f"  ours (GNN-GRU agent, double Q):                 {med['ours']:6.1f} updates/s   {fmt('ours')}")
     print(f"  ours without the GNN (torchrl's agent shape):   {med['ours_nognn']:6.1f} updates/s   {fmt('ours_nognn')}")
     print(f"  ours, agent called per episode (Agent-Q-Mix):   {med['ours_loop']:6.1f} updates/s   {fmt('ours_loop')}")
+    print(
+        f"  ours, its {n_products} matrix products alone:          {med['ours_matmuls']:6.1f} updates/s   "
+        f"({1e3 / med['ours_matmuls']:.1f} of the update's {1e3 / med['ours']:.1f} ms: the same ops on the same shapes, nothing else)"
+    )
     if torchrl is None:
         return
     print(
@@ -324,9 +409,15 @@ def compare(batch, spec, args, N, D, A, S) -> None:
     )
     ratios = [a / b for a, b in zip(rates["ours"], rates["torchrl"])]
     ratios_nognn = [a / b for a, b in zip(rates["ours_nognn"], rates["torchrl"])]
+    ceiling = [m / b for m, b in zip(rates["ours_matmuls"], rates["torchrl"])]
     print(
         f"  ratio ours / torchrl, median of {len(ratios)} alternating rounds: {np.median(ratios):.2f}x "
         f"(per round: {' '.join(f'{r:.2f}' for r in ratios)}; target >= 1.5x)"
+    )
+    print(
+        f"  ceiling of that ratio, torchrl's update / our products alone: {np.median(ceiling):.2f}x "
+        f"(per round: {' '.join(f'{r:.2f}' for r in ceiling)}): what our update would reach if everything "
+        "but its matrix products took no time"
     )
     print(
         f"  ratio ours without GNN / torchrl: {np.median(ratios_nognn):.2f}x; batched / per-episode loop: {med['ours'] / med['ours_loop']:.1f}x"
