@@ -4,6 +4,7 @@
     python experiments/bench_learner.py                       # 32 episodes x 20 rounds x 4 agents
     python experiments/bench_learner.py --updates 100 --threads 2
     python experiments/bench_learner.py --breakdown-only      # only where an update's time goes
+    python experiments/bench_learner.py --breakdown-only --products  # and each matrix product's rate
 
 Both sides get identical tensors (observations, actions, rewards, terminals, states)
 and do one full update each iteration: forward of the online and target networks over
@@ -184,6 +185,28 @@ def matmuls_only(step):
             op(*operands)
 
     return run
+
+
+def product_table(step, reps: int = 50) -> list[tuple[float, str, list[tuple[int, ...]], int, float]]:
+    """Each distinct matrix product of ``step``, timed alone (``reps`` calls on fresh
+    operands): (ms per update, op, shapes, calls per update, GFLOP/s), the costliest first.
+    It shows which products run far below the machine's rate (a narrow output, tiny
+    batched matrices), the part of the ceiling a different layout could still move."""
+    from collections import Counter
+
+    rows = []
+    for (name, shapes), count in Counter((n, tuple(s)) for n, s in matmul_calls(step)).items():
+        op = MATMUL_OPS[name][1]
+        operands = [torch.randn(s) if s else torch.randn(()) for s in shapes]
+        for _ in range(3):
+            op(*operands)
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            op(*operands)
+        per_call = (time.perf_counter() - t0) / reps
+        flops = matmul_flops([(name, list(shapes))])
+        rows.append((per_call * count * 1e3, name, list(shapes), count, flops / per_call / 1e9))
+    return sorted(rows, key=lambda r: -r[0])
 
 
 def build_ours(batch, spec, hidden: int, **overrides):
@@ -443,6 +466,11 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=9, help="alternating timed rounds per side (>= 9 for a stable median)")
     p.add_argument("--breakdown-updates", type=int, default=5, help="updates profiled for the time breakdown (0: none)")
     p.add_argument("--breakdown-only", action="store_true", help="skip the comparison, print only the breakdown")
+    p.add_argument(
+        "--products",
+        action="store_true",
+        help="also time each distinct matrix product of our update alone (GFLOP/s per shape)",
+    )
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument(
@@ -470,6 +498,12 @@ def main() -> int:
     if not args.breakdown_only:
         compare(batch, spec, args, N, D, A, S)
         print(f"  after the comparison: {load()}")
+    if args.products:
+        print(
+            "  our update's matrix products, each timed alone (ms per update, calls, GFLOP/s, op and operand shapes):"
+        )
+        for ms_per_update, name, shapes, count, rate in product_table(ours_step(batch, spec, args.hidden)):
+            print(f"    {ms_per_update:6.2f} ms  x{count:<3d} {rate:6.1f} GFLOP/s  {name} {shapes}")
     if args.breakdown_updates > 0:
         wall, parts = update_breakdown(build_ours(batch, spec, args.hidden), batch, args.breakdown_updates)
         print(

@@ -69,3 +69,13 @@ def test_a_product_it_cannot_replay_is_refused_not_dropped():
     assert bench_learner.matmul_calls(lambda: (torch.matmul(a, b), a.cummax(0))) == [
         ("aten::bmm", [(2, 3, 4), (2, 4, 5)])
     ]
+
+
+def test_the_product_table_covers_every_product_once_per_shape():
+    step = small_update()
+    calls = bench_learner.matmul_calls(step)
+    rows = bench_learner.product_table(step, reps=2)
+    assert sum(count for _, _, _, count, _ in rows) == len(calls)
+    assert len({(name, tuple(shapes)) for _, name, shapes, _, _ in rows}) == len(rows)
+    assert [r[0] for r in rows] == sorted((r[0] for r in rows), reverse=True)
+    assert all(rate > 0 for *_, rate in rows)
