@@ -112,8 +112,8 @@ def interleaved_rates(
 
 
 # The matrix products torch's profiler names, and how to call each on fresh operands of
-# the recorded shapes: (operand count, call). In-place forms write to a scratch output, so
-# a replay that runs them again and again stays finite.
+# the recorded shapes: (operand count, call). In-place forms are replayed out of place, so
+# a replay that runs them again and again does not accumulate into its operands.
 MATMUL_OPS = {
     "aten::mm": (2, lambda a, b: torch.mm(a, b)),
     "aten::bmm": (2, lambda a, b: torch.bmm(a, b)),
@@ -168,17 +168,18 @@ def flops_per_update(step) -> float:
     return float(matmul_flops(matmul_calls(step)))
 
 
-def matmuls_only(step):
-    """A function that runs only ``step``'s matrix products: the same ops on operands of the
-    same shapes (fresh, contiguous), nothing else. Its time is what those products cost on
+def _fresh_operands(shapes, gen: torch.Generator | None = None) -> list[torch.Tensor]:
+    return [torch.randn(s, generator=gen) for s in shapes]
+
+
+def matmuls_only(calls):
+    """A function that runs only the matrix products ``calls`` (``matmul_calls(step)``)
+    recorded: the same ops on operands of the same shapes (fresh, contiguous), nothing else. Its time is what those products cost on
     torch's CPU kernels, so ``other side's update / this`` bounds the ratio any
     implementation of ``step``'s arithmetic could reach (a transposed operand in the real
     update can be a little faster or slower than the contiguous one replayed)."""
     gen = torch.Generator().manual_seed(0)
-    replays = []
-    for name, shapes in matmul_calls(step):
-        operands = [torch.randn(s, generator=gen) if s else torch.randn((), generator=gen) for s in shapes]
-        replays.append((MATMUL_OPS[name][1], operands))
+    replays = [(MATMUL_OPS[name][1], _fresh_operands(shapes, gen)) for name, shapes in calls]
 
     def run():
         for op, operands in replays:
@@ -187,17 +188,17 @@ def matmuls_only(step):
     return run
 
 
-def product_table(step, reps: int = 50) -> list[tuple[float, str, list[tuple[int, ...]], int, float]]:
-    """Each distinct matrix product of ``step``, timed alone (``reps`` calls on fresh
+def product_table(calls, reps: int = 50) -> list[tuple[float, str, list[tuple[int, ...]], int, float]]:
+    """Each distinct matrix product of ``calls`` (``matmul_calls(step)``), timed alone (``reps`` calls on fresh
     operands): (ms per update, op, shapes, calls per update, GFLOP/s), the costliest first.
     It shows which products run far below the machine's rate (a narrow output, tiny
     batched matrices), the part of the ceiling a different layout could still move."""
     from collections import Counter
 
     rows = []
-    for (name, shapes), count in Counter((n, tuple(s)) for n, s in matmul_calls(step)).items():
+    for (name, shapes), count in Counter((n, tuple(s)) for n, s in calls).items():
         op = MATMUL_OPS[name][1]
-        operands = [torch.randn(s) if s else torch.randn(()) for s in shapes]
+        operands = _fresh_operands(shapes)
         for _ in range(3):
             op(*operands)
         t0 = time.perf_counter()
@@ -396,8 +397,8 @@ def compare(batch, spec, args, N, D, A, S) -> None:
         "ours_nognn": (ours_step(batch, spec, args.hidden, gnn_layer="none"), 1.0),
         "ours_loop": (ours_step(batch, spec, args.hidden, per_episode_loop=True), 0.2),
     }
-    n_products = len(matmul_calls(steps["ours"][0]))
-    steps["ours_matmuls"] = (matmuls_only(steps["ours"][0]), 1.0)
+    products = matmul_calls(steps["ours"][0])
+    steps["ours_matmuls"] = (matmuls_only(products), 1.0)
     try:
         import tensordict  # noqa: F401
         import torchrl
@@ -416,7 +417,7 @@ def compare(batch, spec, args, N, D, A, S) -> None:
     print(f"  ours without the GNN (torchrl's agent shape):   {med['ours_nognn']:6.1f} updates/s   {fmt('ours_nognn')}")
     print(f"  ours, agent called per episode (Agent-Q-Mix):   {med['ours_loop']:6.1f} updates/s   {fmt('ours_loop')}")
     print(
-        f"  ours, its {n_products} matrix products alone:          {med['ours_matmuls']:6.1f} updates/s   "
+        f"  ours, its {len(products)} matrix products alone:          {med['ours_matmuls']:6.1f} updates/s   "
         f"({1e3 / med['ours_matmuls']:.1f} of the update's {1e3 / med['ours']:.1f} ms: the same ops on the same shapes, nothing else)"
     )
     if torchrl is None:
@@ -502,7 +503,9 @@ def main() -> int:
         print(
             "  our update's matrix products, each timed alone (ms per update, calls, GFLOP/s, op and operand shapes):"
         )
-        for ms_per_update, name, shapes, count, rate in product_table(ours_step(batch, spec, args.hidden)):
+        for ms_per_update, name, shapes, count, rate in product_table(
+            matmul_calls(ours_step(batch, spec, args.hidden))
+        ):
             print(f"    {ms_per_update:6.2f} ms  x{count:<3d} {rate:6.1f} GFLOP/s  {name} {shapes}")
     if args.breakdown_updates > 0:
         wall, parts = update_breakdown(build_ours(batch, spec, args.hidden), batch, args.breakdown_updates)
