@@ -216,6 +216,9 @@ class Algorithm(ABC):
     # learner sets it in ``act``/``act_batch`` (on each episode view) and clears it in
     # ``begin_episode``.
     last_q: Optional[np.ndarray] = None
+    # The keys ``update`` returns once it learns: the training log has these columns from
+    # its first row (NaN before the first update), so "no update yet" is visible, not absent.
+    update_metric_names: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -41,7 +41,7 @@ import torch
 from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer
 from .mixers import MIXERS, Mixer, QMixer
-from .networks import AgentInputs, GNNRecurrentAgent
+from .networks import GNN_LAYERS, AgentInputs, GNNRecurrentAgent
 from .transforms import REWARD_SPREADING, apply_reward_spreading
 
 
@@ -66,6 +66,7 @@ class ValueLearnerConfig(AlgoConfig):
     buffer_size: int = 5000  # episodes kept in the replay buffer
     learning_starts: int = 32  # episodes stored before the first update (>= batch_size)
     updates_per_episode: int = 1  # gradient steps per observed episode
+    min_updates: int = 1  # a run whose budget gives fewer gradient updates fails at start (0: allow none)
     grad_clip: float = 10.0  # max global gradient norm (<= 0: no clipping)
     target_update: str = "hard"  # hard: copy every target_update_interval updates; soft: Polyak with tau every update
     target_update_interval: int = 50  # in *updates* (= episodes at updates_per_episode=1), so it fires in short runs
@@ -115,6 +116,7 @@ class ValueLearnerConfig(AlgoConfig):
             ("batch_size", 1),
             ("buffer_size", 1),
             ("updates_per_episode", 1),
+            ("min_updates", 0),
             ("target_update_interval", 1),
             ("epsilon_anneal_steps", 0),
         ):
@@ -132,6 +134,16 @@ class ValueLearnerConfig(AlgoConfig):
             raise bad("reward_scale", "finite")
         if self.hypernet_layers not in (1, 2):
             raise bad("hypernet_layers", "1 or 2")
+        # Choices, checked when the config is validated (train.py: before anything is written),
+        # not when the network is built after the run folder exists.
+        for key, choices in (
+            ("mixer", ("none", *MIXERS)),
+            ("gnn_layer", ("none", *GNN_LAYERS)),
+            ("target_update", ("hard", "soft")),
+            ("reward_spreading", tuple(REWARD_SPREADING)),
+        ):
+            if getattr(self, key) not in choices:
+                raise bad(key, f"one of {', '.join(choices)}")
         if self.learning_starts < self.batch_size:
             raise ValueError(
                 f"algo.learning_starts ({self.learning_starts}) must be >= algo.batch_size ({self.batch_size})"
@@ -166,6 +178,7 @@ class ValueLearner(Algorithm):
     config_class = ValueLearnerConfig
     cfg: ValueLearnerConfig
     capabilities = Capabilities(learns=True, needs_state=True, recurrent=True, needs_graph=True)
+    update_metric_names = ("loss", "grad_norm", "q_taken_mean", "target_mean", "td_error_abs")
 
     def __init__(self, spec: EnvSpec, cfg: ValueLearnerConfig, *, seed: int = 0, device: str = "cpu"):
         super().__init__(spec, cfg, seed=seed, device=device)
@@ -305,7 +318,11 @@ class ValueLearner(Algorithm):
         self.t_env = int(state["t_env"])
 
     def metrics(self) -> dict[str, float]:
-        return {"epsilon": self.current_epsilon(), "buffer_episodes": float(len(self.buffer))}
+        return {
+            "epsilon": self.current_epsilon(),
+            "buffer_episodes": float(len(self.buffer)),
+            "updates": float(self.n_updates),
+        }
 
     # --- learning -----------------------------------------------------------------
     def observe(self, episode: Episode) -> None:
@@ -452,10 +469,19 @@ class ValueLearner(Algorithm):
             self.n_target_updates += 1
 
     def check_budget(self, total_episodes: int) -> None:
-        """Raise when a hard target update would never fire in a run of ``total_episodes``."""
+        """Raise when a run of ``total_episodes`` would make fewer than ``min_updates`` gradient
+        updates (on any env: a run that learns nothing must not look like one that did), or
+        when a hard target update would never fire."""
+        n_updates = max(total_episodes - self.cfg.learning_starts + 1, 0) * self.cfg.updates_per_episode
+        if n_updates < self.cfg.min_updates:
+            raise ValueError(
+                f"training would make {n_updates} gradient updates (algo.min_updates={self.cfg.min_updates}): "
+                f"updates start once algo.learning_starts={self.cfg.learning_starts} episodes are stored and "
+                f"train.episodes={total_episodes}; raise train.episodes above {self.cfg.learning_starts} or lower "
+                f"algo.learning_starts (with algo.batch_size <= it), or set algo.min_updates=0 to collect only"
+            )
         if self.cfg.target_update != "hard":
             return
-        n_updates = max(total_episodes - self.cfg.learning_starts + 1, 0) * self.cfg.updates_per_episode
         if n_updates < self.cfg.target_update_interval:
             raise ValueError(
                 f"target network would never update: {total_episodes} episodes give {n_updates} updates "

@@ -181,6 +181,12 @@ def validate_run_config(cfg: DictConfig) -> None:
     share = cfg.train.llm_error_share_stop
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
         raise ConfigValueError(f"train.llm_error_share_stop must be in (0, 1], got {share!r}")
+    from algos.training.progress import MODES as PROGRESS_MODES
+
+    if str(cfg.logger.progress) not in PROGRESS_MODES:
+        raise ConfigValueError(
+            f"logger.progress must be one of {', '.join(PROGRESS_MODES)}, got {cfg.logger.progress!r}"
+        )
     if cfg.logger.wandb_mode not in WANDB_MODES:
         raise ConfigValueError(
             f"logger.wandb_mode must be one of {', '.join(WANDB_MODES)}, got {cfg.logger.wandb_mode!r}"
@@ -261,6 +267,24 @@ class CredentialGuard(Callback):
                 for saved in (Path(config.hydra.runtime.output_dir) / subdir).glob("*.yaml"):
                     saved.write_text(redact_text(saved.read_text()))
             self._refuse(e)
+
+
+class RunConfigGuard(Callback):
+    """Hydra callback (conf/config.yaml: hydra.callbacks) that runs `validate_run_config` on
+    a single run's composed config before Hydra creates the run folder: a misspelt choice
+    (``algo.mixer=qmixx``, ``logger.progress=bars``) or an out-of-range value exits 2
+    naming the key, with nothing written. Sweep jobs are checked in train.py, per job."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        import sys
+
+        if OmegaConf.select(config, "algo.name") is None or OmegaConf.select(config, "resume"):
+            return  # not a train/evaluate config, or a resume: train.py checks the resumed config
+        try:
+            validate_run_config(config)
+        except ConfigValueError as e:
+            print(f"{Path(sys.argv[0]).name}: {e}", file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
 
 
 _ENV_CONFIGS = {"two_step": TwoStepEnvConfig, "one_step_3x3": OneStep3x3EnvConfig}

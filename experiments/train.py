@@ -101,7 +101,10 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build(cfg.algo.name, spec, cfg.algo, seed=cfg.seed, device=cfg.device)
     runners = TrainingRunners.build(cfg, algo, spec, run_dir, pool)
-    algo.check_budget(cfg.train.episodes)
+    try:
+        algo.check_budget(cfg.train.episodes)  # e.g. no gradient update in this budget: fail before any episode
+    except ValueError as e:
+        raise ConfigValueError(str(e)) from None
     check_learned_state(algo, algo.state_dict(), when="training")  # before any episode is spent
     progress = resume.restore(algo, saved)
     if saved is not None:
@@ -210,6 +213,7 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
                         agents=spec.agents,
                         algo_metrics=algo.metrics(),
                         failed_episodes=failed,
+                        update_metric_names=algo.update_metric_names,
                     ),
                     completed,
                 )

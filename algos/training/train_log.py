@@ -48,8 +48,10 @@ class TrainLogWindow:
         agents: list[str],
         algo_metrics: Mapping[str, float],
         failed_episodes: int = 0,
+        update_metric_names: Sequence[str] = (),
     ) -> dict[str, float]:
-        """The window's row; ``failed_episodes``: episodes the concurrent runner dropped so far."""
+        """The window's row; ``failed_episodes``: episodes the concurrent runner dropped so far;
+        ``update_metric_names``: columns the row has even when no update ran (NaN then)."""
         row = {"t_env": float(t_env), "wall_s": wall_s}
         row.update(
             mean_dicts(
@@ -68,6 +70,7 @@ class TrainLogWindow:
         row["time/update_s"] = float(np.mean([b for _, b in self.times]))
         row.update(action_distribution(np.sum([s.action_counts for s in self.stats], axis=0), agents))
         row.update(algo_metrics)
+        row.update({k: float("nan") for k in update_metric_names})
         row.update(mean_dicts(self.updates))
         if self.updates:
             row.update({k: v for k, v in self.updates[-1].items() if k in COUNTERS})

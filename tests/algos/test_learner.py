@@ -201,3 +201,20 @@ def test_checkpoint_round_trip_gives_identical_parameters_and_behaviour(name, tw
     fresh.observe(ep_b)
     assert learner.update()["loss"] == fresh.update()["loss"]
     assert torch.equal(_params(fresh), _params(learner))
+
+
+@pytest.mark.parametrize("target_update", ["hard", "soft"])
+def test_budget_check_rejects_a_run_without_gradient_updates(one_step, target_update):
+    """Soft targets used to skip the check, so a run shorter than learning_starts trained nothing, silently."""
+    _, spec = one_step
+    learner = small_learner(
+        "qmix", spec, target_update=target_update, target_update_interval=1, learning_starts=32, batch_size=32
+    )
+    with pytest.raises(ValueError, match=r"0 gradient updates.*algo\.learning_starts=32.*train\.episodes=31"):
+        learner.check_budget(31)
+    learner.check_budget(32)  # one update: allowed at min_updates=1
+    strict = small_learner("qmix", spec, target_update=target_update, learning_starts=32, batch_size=32, min_updates=5)
+    with pytest.raises(ValueError, match=r"1 gradient updates \(algo\.min_updates=5\)"):
+        strict.check_budget(32)
+    collect_only = small_learner("qmix", spec, target_update="soft", learning_starts=32, batch_size=32, min_updates=0)
+    collect_only.check_budget(1)

@@ -238,7 +238,7 @@ def test_default_command_trains_and_prints_where_things_went(tmp_path):
     """The README's command on its real defaults (report env, SmolLM2, reference judge,
     MiniLM retrieval), cut to one training and one evaluation episode: the full default
     budget is timed by hand (see conf/env/report_writing.yaml), not in a test."""
-    res = run(["algo=qmix", "train.episodes=1", "train.eval_episodes=1"], cwd=tmp_path, timeout=1200)
+    res = run(["algo=qmix", "train.episodes=1", "train.eval_episodes=1", "algo.min_updates=0"], cwd=tmp_path, timeout=1200)
     assert res.returncode == 0, res.stderr[-3000:]
     for label in ("checkpoint:", "logs:", "tensorboard:", "wandb:", "report:", "trace:"):
         assert label in res.stdout, f"train.py did not print {label!r}:\n{res.stdout[-2000:]}"
@@ -282,3 +282,40 @@ def _wandb_group(job):
     from algos.training.loggers import config_hash
 
     return config_hash(ckpt["config"])
+
+
+def test_a_budget_without_gradient_updates_fails_at_start_naming_the_settings(tmp_path):
+    res = run(["logger=csv", "env=two_step", "train.episodes=10", f"hydra.run.dir={tmp_path / 'r'}"], cwd=tmp_path)
+    assert res.returncode == 2, res.stderr[-2000:]
+    assert "Traceback" not in res.stderr
+    assert "0 gradient updates" in res.stderr and "train.episodes=10" in res.stderr
+    assert "algo.learning_starts=32" in res.stderr
+    assert not (tmp_path / "r" / "train.csv").exists(), "no episode may run in a budget that learns nothing"
+
+
+def test_train_csv_has_the_loss_column_before_the_first_update(tmp_path):
+    run_dir = tmp_path / "r"
+    args = [*SMALL, "train.episodes=12", "train.log_every=1", "train.eval_every=0", f"hydra.run.dir={run_dir}"]
+    res = run(args, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-2000:]
+    table = rows(run_dir / "train.csv")
+    assert "loss" in table[0] and "updates" in table[0]
+    assert table[0]["loss"] == "nan" and float(table[0]["updates"]) == 0.0  # learning_starts=8: nothing learnt yet
+    assert float(table[-1]["loss"]) == float(table[-1]["loss"])  # a number once updates ran
+    assert float(table[-1]["updates"]) == 12 - 8 + 1
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("algo.mixer=qmixx", "algo.mixer"),
+        ("logger.progress=bars", "logger.progress"),
+        ("algo.gnn_layer=gcn", "algo.gnn_layer"),
+    ],
+)
+def test_a_misspelt_choice_exits_2_naming_the_key_before_anything_is_written(tmp_path, override, key):
+    run_dir = tmp_path / "r"
+    res = run(["logger=csv", "env=two_step", override, f"hydra.run.dir={run_dir}"], cwd=tmp_path)
+    assert res.returncode == 2, res.stderr[-2000:]
+    assert key in res.stderr and "must be one of" in res.stderr and "Traceback" not in res.stderr
+    assert not run_dir.exists(), f"the run folder was created for a config that cannot run: {list(run_dir.rglob('*'))}"

@@ -41,7 +41,14 @@ def docs(tmp_path):
     return folder
 
 
-REPORT_ENV = ["rag=hashing", "judge.embedding=hashing", "env.max_rounds=3", "train.eval_episodes=1"]
+# algo.min_updates=0: these runs test failure handling in budgets too short to learn in
+REPORT_ENV = [
+    "rag=hashing",
+    "judge.embedding=hashing",
+    "env.max_rounds=3",
+    "train.eval_episodes=1",
+    "algo.min_updates=0",
+]
 
 
 def test_write_report_against_a_dead_server_exits_non_zero_with_the_cause(tmp_path):

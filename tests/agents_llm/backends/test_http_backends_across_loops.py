@@ -113,6 +113,7 @@ def test_train_py_runs_two_report_episodes_over_an_openai_server(tmp_path):
                 f"env.corpus={docs}",
                 "env.max_rounds=3",
                 "train.episodes=2",
+                "algo.min_updates=0",  # the plumbing, not learning
                 "train.eval_episodes=1",
                 "logger=csv",
                 f"hydra.run.dir={run_dir}",

@@ -155,6 +155,7 @@ def test_train_py_two_report_episodes_over_the_real_server(server_url, tmp_path)
             "env.engine.collector_max_tokens=32",
             "env.engine.summary_max_tokens=12",
             "train.episodes=2",
+            "algo.min_updates=0",  # the plumbing, not learning
             "train.eval_episodes=1",
             "logger=csv",
             f"hydra.run.dir={run_dir}",
