@@ -70,9 +70,15 @@ test: install
 # BenchMARL in its own environment (the project's site-packages visible, torch shared):
 # benchmarl 1.5.2 needs torchrl<0.12 where the bench extra pins 0.14.1, and its declared
 # torchvision/av are skipped (--no-deps): PyPI's torchvision breaks MiniLM beside torch 2.13.0.
+# The project's packages are seen through a .pth file adding $(PYTHON)'s own site-packages
+# (their .pth files too: the editable install is one) after the venv's: `venv --system-site-packages` run by a venv's Python would expose the
+# base interpreter's site-packages instead, without the project or torch.
 BENCHMARL_VENV := .venv-benchmarl
-$(BENCHMARL_VENV)/.stamp: $(STAMP)
-	$(PYTHON) -m venv --system-site-packages $(BENCHMARL_VENV)
+$(BENCHMARL_VENV)/pyvenv.cfg:
+	$(PYTHON) -m venv --clear $(BENCHMARL_VENV)
+	$(PYTHON) -c "import site, sysconfig; p = sysconfig.get_paths(); dirs = dict.fromkeys([p['purelib'], p['platlib'], *site.getsitepackages()]); print(*(f'import site; site.addsitedir({d!r})' for d in dirs), sep=chr(10))" > "$$($(BENCHMARL_VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/qmix_project_site.pth"
+
+$(BENCHMARL_VENV)/.stamp: $(STAMP) $(BENCHMARL_VENV)/pyvenv.cfg
 	$(BENCHMARL_VENV)/bin/python -m pip install "torchrl==0.11.1" "tensordict==0.11.0"
 	$(BENCHMARL_VENV)/bin/python -m pip install --no-deps "benchmarl==1.5.2"
 	touch $@
