@@ -297,8 +297,38 @@ def group_name(algo: str, env: str, overrides: Iterable[str] = ()) -> str:
     return name
 
 
+def team_label(config: Mapping[str, Any]) -> Optional[str]:
+    """Who plays the env's agents, for run names: the LLM (``smollm2-135m``), or the
+    extractive proxy and its rules' version (``extractive``, ``extractive-v2``); None for an
+    env without a team (the matrix games). Read off the resolved config only: algos imports
+    no LLM code."""
+    env = config.get("env") or {}
+    llm = env.get("llm") if isinstance(env, Mapping) else None
+    if not isinstance(llm, Mapping):
+        llm = config.get("llm")
+    if not isinstance(llm, Mapping) or not llm.get("backend"):
+        return None
+    backend = str(llm["backend"])
+    if backend == "extractive":  # the proxy's rules version: env.extractive.version
+        extractive = env.get("extractive") if isinstance(env, Mapping) else None
+        version = extractive.get("version") if isinstance(extractive, Mapping) else None
+        return f"extractive-v{version}" if version is not None else "extractive"
+    if backend == "scripted":  # the test double: its model name means nothing
+        return backend
+    model = str(llm.get("model") or "").rsplit("/", 1)[-1]
+    return model or backend
+
+
+def env_label(env: str, config: Mapping[str, Any]) -> str:
+    """The env's registry id and its team: ``report_writing_v0+extractive-v2`` and
+    ``report_writing_v0+smollm2-135m`` are different experiments and never share a group."""
+    team = team_label(config)
+    return f"{env}+{team}" if team else env
+
+
 def run_tags(algo: str, env: str, config: Mapping[str, Any]) -> list[str]:
-    return [f"cfg-{config_hash(config)}", f"algo:{algo}", f"env:{env}"]
+    team = team_label(config)
+    return [f"cfg-{config_hash(config)}", f"algo:{algo}", f"env:{env}", *([f"team:{team}"] if team else [])]
 
 
 def env_action_names(env: Any, n_actions: int) -> list[str]:
@@ -353,12 +383,13 @@ class RunLoggers:
         self.wandb_id = None
         if lg.wandb and lg.wandb_mode != "disabled":
             algo, env = cfg.algo.name, cfg.env.name
+            label = env_label(env, trained_config or container)
             wb = WandbLogger(
                 self.run_dir,
                 project=lg.wandb_project,
                 entity=lg.wandb_entity,
-                group=group_name(algo, env, overrides),
-                name=f"{algo}-{env}-s{cfg.seed}",
+                group=group_name(algo, label, overrides),
+                name=f"{algo}-{label}-s{cfg.seed}",
                 config=container,
                 mode=lg.wandb_mode,
                 run_id=wandb_id,

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import csv
 
-from algos.training.loggers import CSVLogger, action_shares, config_hash, flat_hparams, group_name, run_tags
+from algos.training.loggers import (
+    env_label,
+    team_label,
+    CSVLogger,
+    action_shares,
+    config_hash,
+    flat_hparams,
+    group_name,
+    run_tags,
+)
 
 
 def test_csv_header_is_stable_episode_and_t_env_first_and_later_metrics_widen_without_moving_columns(tmp_path):
@@ -57,3 +66,17 @@ def test_action_shares_and_hparams_are_read_off_the_logged_names():
         "algo.x": "null",
         "seed": 1,
     }
+
+
+def test_the_team_names_the_group_so_proxy_and_llm_runs_never_share_one():
+    extractive = {"env": {"name": "report_writing_v0", "llm": {"backend": "extractive"}}, "algo": {"name": "qmix"}}
+    llm = {"env": {"name": "report_writing_v0", "llm": {"backend": "llamacpp", "model": "smollm2-135m"}}}
+    served = {"env": {"name": "report_writing_v0", "llm": {"backend": "openai", "model": "Qwen/Qwen2.5-7B"}}}
+    versioned = {"env": {"name": "report_writing_v0", "llm": {"backend": "extractive"}, "extractive": {"version": 2}}}
+    assert team_label(extractive) == "extractive" and team_label(versioned) == "extractive-v2"
+    assert team_label(llm) == "smollm2-135m" and team_label(served) == "Qwen2.5-7B"
+    assert team_label({"env": {"name": "two_step_v0"}}) is None
+    assert env_label("two_step_v0", {"env": {"name": "two_step_v0"}}) == "two_step_v0"
+    groups = {group_name("qmix", env_label("report_writing_v0", c), []) for c in (extractive, llm, versioned)}
+    assert len(groups) == 3 and "qmix-report_writing_v0+extractive" in groups
+    assert "team:smollm2-135m" in run_tags("qmix", "report_writing_v0", llm)

@@ -103,9 +103,9 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
     ckpt = torch.load(run_dir / "checkpoints" / "final.pt", weights_only=False)
     tag = f"cfg-{config_hash(ckpt['config'])}"
     assert run.job_type == "train" and tag in run.tags
-    assert run.run_group.startswith("qmix-report_writing_v0-")  # <algo>-<env>-<overrides>, readable
+    assert run.run_group.startswith("qmix-report_writing_v0+scripted-")  # <algo>-<env>+<team>-<overrides>, readable
     # the overrides sorted; cut to W&B's 128 characters with a hash of the whole name
-    assert run.run_group.startswith("qmix-report_writing_v0-algo.hidden_dim=16,env.max_rounds=2,")
+    assert run.run_group.startswith("qmix-report_writing_v0+scripted-algo.hidden_dim=16,env.max_rounds=2,")
     assert len(run.run_group) <= 128 and "logger" not in run.run_group and "seed" not in run.run_group
 
     axes = {m.glob_name or m.name: m.step_metric for m in records_of(records, "metric")}
