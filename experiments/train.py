@@ -281,7 +281,7 @@ def main(cfg: DictConfig) -> float:
 
             return train_seeds(cfg, train, Path(HydraConfig.get().runtime.output_dir), hydra_task_overrides())
         result = train(cfg)
-    except ConfigValueError as e:
+    except (ConfigValueError, ckpt.CheckpointError) as e:
         print(f"train.py: {redact(str(e))}", file=sys.stderr, flush=True)
         sys.exit(2)
     return result.get("return", float("nan"))
