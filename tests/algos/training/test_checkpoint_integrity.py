@@ -178,12 +178,13 @@ def test_entry_points_refuse_a_code_or_corrupt_checkpoint_with_exit_2(tmp_path):
     torch.save({"algo": {"x": PlantedCode(marker)}, "config": {}}, evil)
     corrupt = ckpt.save_atomic(a_payload(), tmp_path / "corrupt.pt")
     _overwrite(corrupt, _tensor_record_offset(corrupt) + 10, os.urandom(2000))
-    for script, key, path in (
-        ("evaluate.py", "checkpoint", evil),
-        ("train.py", "resume", corrupt),
-        ("write_report.py", "checkpoint", evil),
+    report_args = ["task=Sorting networks", f"output_root={tmp_path / 'out'}", f"data_root={tmp_path / 'data'}"]
+    for script, key, path, extra in (
+        ("evaluate.py", "checkpoint", evil, []),
+        ("train.py", "resume", corrupt, []),
+        ("write_report.py", "checkpoint", evil, report_args),
     ):
-        proc = _cli(script, [f"{key}={path}", "hydra.run.dir=" + str(tmp_path / script)], tmp_path)
+        proc = _cli(script, [f"{key}={path}", "hydra.run.dir=" + str(tmp_path / script), *extra], tmp_path)
         assert proc.returncode == 2, (script, proc.stderr[-2000:])
         assert "Traceback" not in proc.stderr
         lines = [ln for ln in proc.stderr.splitlines() if str(path) in ln]
