@@ -119,6 +119,7 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
         action_names=env_action_names(env, spec.n_actions),
         tables_every=cfg.train.eval_every or cfg.train.episodes,
         container=container,
+        resume_episode=progress.episode if saved is not None else None,
     )
 
     def payload(episode: int, interrupted: bool = False) -> dict[str, Any]:

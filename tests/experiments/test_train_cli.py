@@ -282,3 +282,29 @@ def _wandb_group(job):
     from algos.training.loggers import config_hash
 
     return config_hash(ckpt["config"])
+
+
+def test_resume_after_a_kill_past_the_checkpoint_logs_each_episode_once(tmp_path):
+    """A kill -9 leaves rows logged after the last periodic checkpoint: the resumed run
+    replays those episodes and must not log them twice (train.csv, eval.csv)."""
+    import shutil
+
+    run_dir = tmp_path / "run"
+    common = [*SMALL, "train.log_every=1", "train.eval_every=4", "train.eval_episodes=1", f"hydra.run.dir={run_dir}"]
+    res = run([*common, "train.episodes=12", "train.checkpoint_every=5"], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    before = rows(run_dir / "train.csv")
+    assert [int(r["episode"]) for r in before] == list(range(1, 13))
+    # what a kill -9 during episode 13 leaves: last.pt from episode 10, rows up to 12, no final.pt
+    ckpt_dir = run_dir / "checkpoints"
+    shutil.copy(ckpt_dir / "ep_000010.pt", ckpt_dir / "last.pt")
+    (ckpt_dir / "final.pt").unlink()
+
+    res = run([f"resume={run_dir}", "train.episodes=15"], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "from episode 10" in res.stdout
+    after = rows(run_dir / "train.csv")
+    assert [int(r["episode"]) for r in after] == list(range(1, 16))
+    assert after[:10] == before[:10]  # the rows up to the checkpoint are the original ones
+    evals = [int(r["episode"]) for r in rows(run_dir / "eval.csv")]
+    assert evals == sorted(set(evals)) and evals[-1] == 15
