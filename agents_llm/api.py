@@ -170,7 +170,10 @@ def run_report(
         from algos.training import checkpoint as ckpt
 
         path = ckpt.resolve_checkpoint(checkpoint)
-        state = ckpt.load(path)
+        try:
+            state = ckpt.load(path)
+        except ckpt.CheckpointError as e:  # empty, truncated, corrupted or foreign: one line naming the file
+            raise ReportInputError(str(e)) from None
         trained = state["config"]
         team = (trained.get("env") or {}).get("team") or team
         names = _team_names(team)

@@ -16,7 +16,7 @@ import hydra
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from agents_llm.backends import LLMError, make_backend
+from agents_llm.backends import LLMConfigError, LLMError, make_backend
 from agents_llm.backends.config import register_configs
 
 
@@ -34,7 +34,11 @@ ConfigStore.instance().store(name="base_chat", node=ChatConfig)
 
 
 async def _chat(cfg: DictConfig) -> int:
-    backend = make_backend(cfg.llm)
+    try:
+        backend = make_backend(cfg.llm)
+    except LLMConfigError as e:  # a setting the backend refuses before any call (range, URL, model)
+        print(f"chat.py: {e}", file=sys.stderr)
+        return 2
     messages = ([{"role": "system", "content": cfg.system}] if cfg.system else []) + [
         {"role": "user", "content": cfg.prompt}
     ]

@@ -201,7 +201,11 @@ def evaluate_run(cfg: DictConfig) -> dict:
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> float:
-    return evaluate_run(cfg)["metrics"]["return"]
+    try:
+        return evaluate_run(cfg)["metrics"]["return"]
+    except (ckpt.CheckpointError, FileNotFoundError) as e:  # a checkpoint missing, damaged or foreign
+        print(f"evaluate.py: {e}", file=sys.stderr, flush=True)
+        sys.exit(2)
 
 
 register_configs()

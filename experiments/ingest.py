@@ -4,8 +4,11 @@
     python experiments/ingest.py 'docs=[a.pdf,notes/]' rag.embedding.backend=hashing
     python experiments/ingest.py docs=[] 'delete=[old.pdf]'
 
-Bad files are skipped with their reason; the summary at the end lists them. A `docs`
-path that does not exist stops the run before the store is touched (exit status 2).
+Bad files (unreadable, a symbolic link loop, a name that is not UTF-8, ...) are skipped
+with their reason, the rest of the batch goes on; the summary at the end lists them, names
+escaped. A `docs` path that does not exist stops the run before the store is touched (exit
+status 2); a run that ingested nothing (an empty folder, every file skipped) exits 1. Two
+ingests into one store at once take turns (the store's write lock).
 Each run gets its own folder, outputs/ingest/<date>/<time>_<id>.
 """
 
@@ -47,16 +50,21 @@ def main(cfg: DictConfig) -> int:
         sys.exit(2)
     cfg.rag.store.path = to_absolute_path(cfg.rag.store.path)
     store = open_store(cfg.rag)
-    for source in cfg.delete:
-        try:
-            # A path (relative to where the command was run) or a file name.
-            removed = store.delete_source(str(source))
-            print(f"deleted {source}: {removed} chunk(s)")
-        except KeyError as error:
-            print(f"delete skipped: {error.args[0]}", file=sys.stderr)
+    with store.writing():
+        for source in cfg.delete:
+            try:
+                # A path (relative to where the command was run) or a file name.
+                removed = store.delete_source(str(source))
+                print(f"deleted {source}: {removed} chunk(s)")
+            except KeyError as error:
+                print(f"delete skipped: {error.args[0]}", file=sys.stderr)
     report = ingest_paths(store, docs)
     print(report.render())
     print(f"Store {store.path}: {len(store)} chunk(s) from {len(store.sources)} source(s)")
+    if docs and not (report.ingested or report.unchanged):
+        why = f"all {len(report.skipped)} file(s) skipped (above)" if report.skipped else "no file found"
+        print(f"ingest: nothing ingested from {', '.join(docs)}: {why}", file=sys.stderr)
+        sys.exit(1)
     return 0
 
 

@@ -191,6 +191,14 @@ def validate_run_config(cfg: DictConfig) -> None:
         raise ConfigValueError(
             f"logger.wandb_mode must be one of {', '.join(WANDB_MODES)}, got {cfg.logger.wandb_mode!r}"
         )
+    if cfg.get("llm") is not None:  # the LLM's token limits and call settings, whichever env uses them
+        from agents_llm.backends import LLMConfigError
+        from agents_llm.backends.config import check_llm_settings
+
+        try:
+            check_llm_settings(OmegaConf.to_container(cfg.llm, resolve=True))
+        except LLMConfigError as e:
+            raise ConfigValueError(str(e)) from None
     from algos.registry import to_config
 
     algo_cfg = to_config(cfg.algo.name, cfg.algo)

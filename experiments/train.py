@@ -122,6 +122,7 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
         action_names=env_action_names(env, spec.n_actions),
         tables_every=cfg.train.eval_every or cfg.train.episodes,
         container=container,
+        resume_episode=progress.episode if saved is not None else None,
     )
 
     def payload(episode: int, interrupted: bool = False) -> dict[str, Any]:
@@ -285,7 +286,7 @@ def main(cfg: DictConfig) -> float:
 
             return train_seeds(cfg, train, Path(HydraConfig.get().runtime.output_dir), hydra_task_overrides())
         result = train(cfg)
-    except ConfigValueError as e:
+    except (ConfigValueError, ckpt.CheckpointError) as e:
         print(f"train.py: {redact(str(e))}", file=sys.stderr, flush=True)
         sys.exit(2)
     return result.get("return", float("nan"))

@@ -155,7 +155,13 @@ def write(
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="transfer")
 def main(cfg: DictConfig) -> None:
-    transfer(cfg)
+    from algos.training.checkpoint import CheckpointError
+
+    try:
+        transfer(cfg)
+    except (CheckpointError, FileNotFoundError) as e:  # a checkpoint missing, damaged or foreign
+        print(f"transfer.py: {e}", file=sys.stderr, flush=True)
+        sys.exit(2)
 
 
 from run_config import register_configs  # noqa: E402

@@ -10,6 +10,7 @@ embedded and stored once.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import os
@@ -25,7 +26,7 @@ from tqdm.auto import tqdm
 from rag.chunking import embedding_input, iter_chunks
 from rag.guard import find_injections
 from rag.loaders import DocumentError, load_document
-from rag.store import FilePlan, RagStore, chunk_ids, file_sha256, source_key
+from rag.store import CommitCounts, FilePlan, RagStore, chunk_ids, file_sha256, source_key
 
 # HTML comments are invisible in rendered markdown and HTML: nothing in one is text a
 # reader of the document saw, and they are a favourite place for injected instructions.
@@ -83,11 +84,32 @@ class IngestReport:
         return "\n".join(lines)
 
 
+def display_path(path: str | Path) -> str:
+    """A path as printed and reported: bytes that are not UTF-8 as ``\\xff``, control and
+    other unprintable characters (a newline in a file name) escaped as ``repr`` does."""
+    text = os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _name_problem(path: Path) -> Optional[str]:
+    """Why a file's name cannot be stored (Chroma's metadata and the citations are UTF-8)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return "file name is not valid UTF-8 (rename the file to ingest it)"
+    return None
+
+
 def _link_problem(path: Path, roots: Sequence[Path]) -> Optional[str]:
     """Why a symbolic link must not be ingested, or None when it may be."""
-    target = path.resolve()
-    if not target.exists():
-        return f"broken symbolic link (points to {os.readlink(path)}, which does not exist)"
+    try:
+        target = path.resolve(strict=True)
+    except FileNotFoundError:
+        return f"broken symbolic link (points to {display_path(os.readlink(path))}, which does not exist)"
+    except (RuntimeError, OSError) as error:  # RuntimeError: Python < 3.13's "Symlink loop"; OSError: ELOOP
+        if isinstance(error, RuntimeError) or error.errno == errno.ELOOP:
+            return f"symbolic link loop (points to {display_path(os.readlink(path))})"
+        return f"cannot follow the symbolic link ({error.strerror or error})"
     if roots and not any(target == root or target.is_relative_to(root) for root in roots):
         return f"symbolic link to {target}, outside the folder being ingested"
     return None
@@ -106,11 +128,13 @@ def collect_files(
     seen = set()
 
     def consider(path: Path, roots: Sequence[Path] = ()) -> None:
-        if path.is_symlink():
-            problem = _link_problem(path, roots)
-            if problem:
-                skipped.append(SkippedFile(str(path), problem))
-                return
+        try:
+            problem = _name_problem(path) or (_link_problem(path, roots) if path.is_symlink() else None)
+        except OSError as error:  # one file's trouble skips that file, never the batch
+            problem = f"cannot read the file ({error.strerror or error})"
+        if problem:
+            skipped.append(SkippedFile(display_path(path), problem))
+            return
         key = source_key(path)
         if key in seen:
             return
@@ -118,7 +142,7 @@ def collect_files(
         if path.suffix.lower() not in wanted:
             skipped.append(
                 SkippedFile(
-                    str(path),
+                    display_path(path),
                     f"unsupported extension {path.suffix or '(none)'!r} (supported: {', '.join(sorted(wanted))})",
                 )
             )
@@ -128,9 +152,9 @@ def collect_files(
     for raw in paths:
         path = Path(raw).expanduser()
         if path.is_symlink() and not path.exists():
-            skipped.append(SkippedFile(str(path), _link_problem(path, ()) or "broken symbolic link"))
+            skipped.append(SkippedFile(display_path(path), _link_problem(path, ()) or "broken symbolic link"))
         elif not path.exists():
-            skipped.append(SkippedFile(str(path), "path does not exist"))
+            skipped.append(SkippedFile(display_path(path), "path does not exist"))
         elif path.is_dir():
             root = path.resolve()
             # os.walk does not follow directory symlinks, so a link loop cannot hang us.
@@ -145,7 +169,7 @@ def collect_files(
         elif path.is_file():
             consider(path)  # a file named directly is taken as given, link or not
         else:
-            skipped.append(SkippedFile(str(path), "not a regular file or folder"))
+            skipped.append(SkippedFile(display_path(path), "not a regular file or folder"))
     return files, skipped
 
 
@@ -221,16 +245,29 @@ class _PendingWrites:
             counts = self.store.commit(
                 [item[0] for item in ready], [item[2] for item in ready], [item[3] for item in ready]
             )
-        except Exception as error:
-            for item in ready:
-                self.report.skipped.append(SkippedFile(item[1], f"store write failed: {error}"))
+        except Exception as batch_error:
             self.store.reload()  # BM25 and bookkeeping follow whatever Chroma kept
+            if len(ready) == 1:
+                self.report.skipped.append(SkippedFile(ready[0][1], f"store write failed: {batch_error}"))
+                return
+            logger.warning("writing a batch of %d files failed (%s); retrying file by file", len(ready), batch_error)
+            for item in ready:  # only the file the store refuses is skipped
+                try:
+                    [count] = self.store.commit([item[0]], [item[2]], [item[3]])
+                except Exception as error:
+                    self.report.skipped.append(SkippedFile(item[1], f"store write failed: {error}"))
+                    self.store.reload()
+                    continue
+                self._count(item[1], count)
             return
         for (_, path, _, _), count in zip(ready, counts):
-            self.report.ingested.append(path)
-            self.report.chunks_added += count.added
-            self.report.chunks_replaced += count.removed
-            self.report.chunks_unchanged += count.unchanged
+            self._count(path, count)
+
+    def _count(self, path: str, count: CommitCounts) -> None:
+        self.report.ingested.append(path)
+        self.report.chunks_added += count.added
+        self.report.chunks_replaced += count.removed
+        self.report.chunks_unchanged += count.unchanged
 
 
 def plan_file(store: RagStore, path: Path, sha256: str) -> Tuple[FilePlan, List[str], List[str], Optional[str]]:
@@ -297,10 +334,18 @@ def ingest_paths(
     files, skipped = collect_files(paths, cfg.extensions, cfg.skip_hidden)
     report.skipped.extend(skipped)
     show_progress = cfg.progress if progress is None else progress
+    with store.writing():  # one writer per store at a time, across processes
+        _ingest_files(store, files, report, show_progress)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _ingest_files(store: RagStore, files: Sequence[Path], report: IngestReport, show_progress: bool) -> None:
+    cfg = store.cfg.ingest
     pending = _PendingWrites(store, report, cfg.write_batch_chunks)
     max_bytes = int(cfg.max_file_mb * 2**20)
     for path in tqdm(files, desc="ingest", unit="file", disable=not show_progress, dynamic_ncols=True):
-        display = str(path)
+        display = display_path(path)
         try:
             size = path.stat().st_size
             if size == 0:
@@ -335,5 +380,3 @@ def ingest_paths(
             report.flagged.append((display, injection_kinds))
         pending.add(plan, display)
     pending.flush()
-    report.seconds = time.perf_counter() - started
-    return report

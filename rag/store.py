@@ -10,6 +10,12 @@ search) once however often it occurs: a file of 477 identical lines used to fill
 vector top-20 with copies of itself. Its metadata keeps every location of that text:
 `locations` maps each source key to the file's name, hash, kind and the pages the text
 is on; `source`, `source_path`, `page` and `file_sha256` name the first location.
+
+Writers of one store are serialised across processes: :meth:`RagStore.writing` holds an
+exclusive file lock (``<store>/.write.lock``) and, when another process wrote since this
+one loaded (``<store>/.generation`` changed), reloads the bookkeeping from Chroma first,
+so two ingests into one store at once add up instead of overwriting each other's chunk
+locations.
 """
 
 from __future__ import annotations
@@ -17,14 +23,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import sys
+import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple, cast
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
 import chromadb
 import numpy as np
 from chromadb.api.types import Embeddable, EmbeddingFunction
 from chromadb.config import Settings
+from filelock import FileLock, Timeout
 
 from rag.chunking import Chunk
 from rag.config import validate_rag_config
@@ -36,6 +47,8 @@ logger = logging.getLogger(__name__)
 # 2: content-hash ids with a `locations` map (1: one id per occurrence).
 _SCHEMA_VERSION = 2
 _LOAD_PAGE = 5000
+WRITE_LOCK = ".write.lock"  # in the store's folder: held by the process writing the store
+GENERATION = ".generation"  # in the store's folder: a new value after each locked write
 
 
 def source_key(path: str | Path) -> str:
@@ -156,11 +169,14 @@ class RagStore:
         # functions (its default included) take documents only, as ours does; a store hands Chroma
         # no images (nor, with vectors passed explicitly, anything to embed), so the cast is safe.
         self._adapter = cast("EmbeddingFunction[Embeddable]", ChromaEmbeddingAdapter(self.embedding))
-        self.collection = self._open_collection(cfg.store.collection)
+        with FileLock(str(self.path / WRITE_LOCK)):  # two processes creating one new store: one creates it
+            self.collection = self._open_collection(cfg.store.collection)
+            self._generation = self._stored_generation()  # what the bookkeeping loaded below reflects
         self.lexical: LexicalIndex = build_lexical_index(
             cfg.store.bm25_backend, bm25s_min_chunks=cfg.store.bm25s_min_chunks
         )
         self.sources: Dict[str, SourceRecord] = {}
+        self._writes = 0  # Chroma writes by this object (see writing())
         self._max_batch = max(1, min(self._client.get_max_batch_size(), 5000))
         self._load()
 
@@ -378,6 +394,7 @@ class RagStore:
         for start in range(0, len(delete_ids), self._max_batch):
             self.collection.delete(ids=delete_ids[start : start + self._max_batch])
 
+        self._writes += 1
         self.lexical.remove(delete_ids)
         self.lexical.add(add_ids, add_texts)
         for identifier in delete_ids:
@@ -412,6 +429,38 @@ class RagStore:
     def reload(self) -> None:
         """Resynchronise BM25 and bookkeeping with Chroma (after a failed write)."""
         self._load()
+
+    @contextmanager
+    def writing(self) -> Iterator["RagStore"]:
+        """Hold the store's write lock (waiting, and saying so, while another process holds
+        it), with the bookkeeping reloaded from Chroma: what another writer added meanwhile
+        is seen, and nothing it wrote is overwritten."""
+        lock = FileLock(str(self.path / WRITE_LOCK))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            print(f"waiting for another process writing the store {self.path} ...", file=sys.stderr, flush=True)
+            lock.acquire()
+        try:
+            if self._stored_generation() != self._generation:  # another process wrote since we loaded
+                self._load()
+            writes = self._writes
+            yield self
+        finally:
+            try:
+                if self._writes != writes:  # tell the other processes' next write to reload
+                    self._generation = uuid.uuid4().hex
+                    tmp = self.path / f"{GENERATION}.tmp-{os.getpid()}"
+                    tmp.write_text(self._generation)
+                    os.replace(tmp, self.path / GENERATION)
+            finally:
+                lock.release()
+
+    def _stored_generation(self) -> str:
+        try:
+            return (self.path / GENERATION).read_text()
+        except FileNotFoundError:
+            return ""
 
 
 def open_store(cfg, embedding: Optional[Embedding] = None) -> RagStore:

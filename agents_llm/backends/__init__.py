@@ -73,7 +73,10 @@ def make_backend(cfg: Any) -> LLMBackend:
 
     if not isinstance(cfg, dict):
         cfg = OmegaConf.to_container(OmegaConf.structured(cfg) if not OmegaConf.is_config(cfg) else cfg, resolve=True)
+    from .config import check_llm_settings
+
     name = cfg.get("backend")
+    check_llm_settings(cfg)
     if name not in _BACKENDS:
         raise LLMConfigError(f"unknown llm.backend {name!r}: expected one of {sorted(_BACKENDS)}")
     retry = cfg.get("retry") or {}

@@ -24,6 +24,7 @@ from .accounting import TokenLedger
 from .cache import ResponseCache, cache_key
 from .errors import RETRYABLE, LLMConfigError, LLMError, LLMTimeoutError
 from .json_output import check_schema, parse_json_output
+from .transport import http_family, transport_error
 
 ROLES = ("system", "user", "assistant")
 
@@ -327,6 +328,10 @@ class LLMBackend(ABC):
                 raise LLMTimeoutError(
                     f"call timed out after {self.timeout_s:.1f} s", backend=self.name, endpoint=self.endpoint
                 ) from None
+            except Exception as e:  # a backend that let an HTTP library's error through: retried, one line
+                if http_family(type(e)) is None:
+                    raise
+                raise transport_error(e, backend=self.name, endpoint=self.endpoint) from None
             finally:
                 self.in_flight -= 1
 

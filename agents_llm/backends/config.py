@@ -7,7 +7,7 @@ wrong key or a wrongly typed value fails when Hydra composes, naming the key.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Mapping, Optional
 
 from hydra.core.config_store import ConfigStore
 
@@ -100,6 +100,42 @@ class ExtractiveConfig(LLMConfig):
     backend: str = "extractive"
     model: str = "extractive-team"  # a name for logs; no model is loaded
     tokenizer_model: str = "smollm2-135m"  # whose tokenizer counts the tokens an LLM team would pay
+
+
+def _bad_int(value: object, low: int) -> bool:
+    return isinstance(value, bool) or not isinstance(value, int) or value < low
+
+
+def check_llm_settings(cfg: Mapping[str, Any]) -> None:
+    """Range-check an ``llm`` config's call and budget settings (a plain mapping), naming the
+    key: a completion budget of 0 tokens, a negative episode budget or a temperature of 5
+    would otherwise run and produce nothing useful."""
+    from .errors import LLMConfigError
+
+    def refuse(key: str, rule: str) -> None:
+        raise LLMConfigError(f"llm.{key} must be {rule}, got {cfg.get(key)!r}")
+
+    if "max_tokens" in cfg and _bad_int(cfg["max_tokens"], 1):
+        refuse("max_tokens", "an integer >= 1")
+    if cfg.get("episode_token_budget") is not None and _bad_int(cfg["episode_token_budget"], 1):
+        refuse("episode_token_budget", "an integer >= 1 or null")
+    if "n_ctx" in cfg:
+        if _bad_int(cfg["n_ctx"], 64):
+            refuse("n_ctx", "an integer >= 64")
+        if isinstance(cfg.get("max_tokens"), int) and cfg["max_tokens"] >= cfg["n_ctx"]:
+            refuse("max_tokens", f"below llm.n_ctx={cfg['n_ctx']} (the prompt needs room too)")
+    temperature = cfg.get("temperature", 0.0)
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
+        refuse("temperature", "a number in [0, 2]")
+    if cfg.get("seed") is not None and _bad_int(cfg["seed"], 0):
+        refuse("seed", "an integer >= 0 or null")
+    retry = cfg.get("retry") or {}
+    if "max_attempts" in retry and _bad_int(retry["max_attempts"], 1):
+        raise LLMConfigError(f"llm.retry.max_attempts must be an integer >= 1, got {retry['max_attempts']!r}")
+    for key in ("backoff_s", "backoff_max_s"):
+        v = retry.get(key, 0.0)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise LLMConfigError(f"llm.retry.{key} must be a number >= 0, got {v!r}")
 
 
 SCHEMAS = {

@@ -17,6 +17,7 @@ from .base import ChatRequest, Completion, LLMBackend, LoopBoundClients
 from .errors import LLMConfigError, LLMConnectionError, LLMResponseError, LLMServerError, LLMTimeoutError
 from .http_response import DEFAULT_MAX_RESPONSE_BYTES, CappedTransport, check_max_response_bytes
 from .openai_compat import check_base_url
+from .transport import is_transport_error, transport_error
 
 
 class OllamaBackend(LLMBackend):
@@ -70,15 +71,15 @@ class OllamaBackend(LLMBackend):
             if e.status_code == 429 or e.status_code >= 500:
                 raise LLMServerError(msg, **where) from None
             raise LLMConfigError(msg, **where) from None
-        except httpx.TransportError as e:  # the connection broke while the answer was being read
-            raise LLMServerError(
-                f"connection failed while reading the answer ({type(e).__name__}: {e})", **where
-            ) from None
         except (ValueError, TypeError) as e:  # a body that is not JSON, or JSON of the wrong shape
             first = str(e).splitlines()[0] if str(e) else ""
             raise LLMResponseError(
                 f"response body is not an Ollama chat response ({type(e).__name__}: {first[:160]})", **where
             ) from None
+        except Exception as e:  # the connection broke while the answer was being read (any HTTP library)
+            if not is_transport_error(e):
+                raise
+            raise transport_error(e, backend=self.name, endpoint=self.endpoint) from None
         if out.message is None or out.message.content is None:
             raise LLMResponseError("malformed response: message.content is null", **where)
         if out.eval_count is None:

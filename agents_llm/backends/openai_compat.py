@@ -13,7 +13,6 @@ import enum
 import os
 from typing import Any, Mapping
 
-import httpx
 import openai
 
 from ..redaction import redact_text, url_userinfo
@@ -28,6 +27,7 @@ from .http_response import (
     token_count,
 )
 from .json_output import check_schema
+from .transport import is_connect_error, is_transport_error, transport_error
 
 
 class JsonMode(str, enum.Enum):
@@ -107,7 +107,11 @@ class OpenAIBackend(LLMBackend):
         except openai.APITimeoutError:
             raise LLMTimeoutError("server did not answer in time", **where) from None
         except openai.APIConnectionError as e:
-            raise LLMConnectionError(f"cannot reach the server ({e.__cause__ or e}); is it running?", **where) from None
+            cause = e.__cause__
+            if cause is not None and not is_connect_error(cause) and is_transport_error(cause):
+                # connected, then the connection broke before the answer's headers: retried
+                raise transport_error(cause, reading=False, backend=self.name, endpoint=self.endpoint) from None
+            raise LLMConnectionError(f"cannot reach the server ({cause or e}); is it running?", **where) from None
         except openai.AuthenticationError:
             raise LLMConfigError(f"authentication failed: set the API key in ${self.api_key_env}", **where) from None
         except openai.APIStatusError as e:
@@ -115,12 +119,10 @@ class OpenAIBackend(LLMBackend):
             if e.status_code == 429 or e.status_code >= 500:
                 raise LLMServerError(msg, **where) from None
             raise LLMConfigError(msg, **where) from None
-        except httpx.TimeoutException:  # while the body was being read
-            raise LLMTimeoutError("server stopped sending its answer in time", **where) from None
-        except httpx.TransportError as e:  # the connection broke while the body was being read
-            raise LLMServerError(
-                f"connection failed while reading the answer ({type(e).__name__}: {e})", **where
-            ) from None
+        except Exception as e:  # while the body was being read: whichever HTTP library the SDK uses
+            if not is_transport_error(e):
+                raise
+            raise transport_error(e, backend=self.name, endpoint=self.endpoint) from None
         data = parse_json_body(body, content_type, **where)
         choices = require(data, ("choices",), list, **where)
         if not choices:

@@ -5,7 +5,13 @@ training progress (episode, env rounds), the run's resolved config, RNG states a
 W&B run id. It is written to a temporary file in the same folder, fsynced and moved in
 place with ``os.replace``: a crash never leaves a half-written checkpoint.
 
-Checkpoints are pickles (numpy arrays, dataclass configs): load only files you trust.
+Loading never runs code: :func:`load` unpickles with ``torch.load(weights_only=True)``
+and an allow-list of the numpy types a checkpoint holds (arrays, dtypes, scalars), so a
+file that pickles anything else is refused. Each checkpoint carries a SHA-256 digest of
+its content (``"sha256"``, see :func:`content_digest`), recomputed on load: a truncated,
+empty, corrupted or foreign file gives a :class:`CheckpointError` whose one-line message
+names the file. Files written before digests existed load with a warning;
+``python -m algos.training.checkpoint seal FILE`` adds the digest to one you trust.
 
 Layout in a run dir: ``checkpoints/last.pt`` (always the newest), ``final.pt`` (end
 of training), ``ep_000100.pt`` ... (periodic, the newest ``keep`` kept).
@@ -13,11 +19,14 @@ of training), ``ep_000100.pt`` ... (periodic, the newest ``keep`` kept).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
+import sys
 import time
+import zipfile
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 import torch
@@ -28,6 +37,82 @@ FINAL = "final.pt"
 
 
 FORMAT_VERSION = 1  # the payload layout below; bumped when a key changes meaning
+DIGEST_KEY = "sha256"  # the payload's content digest (content_digest of everything else)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be trusted or read; the message is one line naming the file."""
+
+    def __init__(self, path: str | os.PathLike, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = " ".join(str(reason).split())
+        super().__init__(f"checkpoint {self.path}: {self.reason}")
+
+
+def _digest_update(h: "hashlib._Hash", obj: Any, where: str) -> None:
+    """Feed ``obj`` into ``h`` with its type and structure, so that equal digests mean equal
+    content (a float 1.0 and an int 1, a list and a tuple, differ)."""
+    if obj is None or isinstance(obj, (bool, int, float, complex, str)):
+        h.update(f"{type(obj).__name__}:{obj!r};".encode())
+    elif isinstance(obj, (bytes, bytearray)):
+        h.update(f"bytes:{len(obj)}:".encode())
+        h.update(bytes(obj))
+    elif isinstance(obj, torch.Tensor):
+        t = obj.detach().cpu().contiguous()
+        h.update(f"tensor:{t.dtype}:{tuple(t.shape)}:".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    elif isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject:
+            raise TypeError(f"{where}: numpy arrays of Python objects cannot be checkpointed")
+        h.update(f"ndarray:{obj.dtype.str}:{obj.shape}:".encode())
+        h.update(np.ascontiguousarray(obj).tobytes())
+    elif isinstance(obj, np.generic):
+        h.update(f"np:{obj.dtype.str}:".encode())
+        h.update(obj.tobytes())
+    elif isinstance(obj, Mapping):
+        h.update(f"{type(obj).__name__}:{len(obj)}{{".encode())
+        for k, v in obj.items():
+            _digest_update(h, k, where)
+            _digest_update(h, v, f"{where}.{k}")
+        h.update(b"}")
+    elif isinstance(obj, (list, tuple)):
+        h.update(f"{type(obj).__name__}:{len(obj)}[".encode())
+        for i, v in enumerate(obj):
+            _digest_update(h, v, f"{where}[{i}]")
+        h.update(b"]")
+    else:
+        raise TypeError(
+            f"{where}: a {type(obj).__name__} cannot be checkpointed (tensors, arrays, containers, scalars)"
+        )
+
+
+def content_digest(payload: Mapping[str, Any]) -> str:
+    """SHA-256 over the payload's content (every key but ``"sha256"``): tensors and arrays by
+    dtype, shape and bytes, containers in order, scalars by type and value."""
+    h = hashlib.sha256()
+    _digest_update(h, {k: v for k, v in payload.items() if k != DIGEST_KEY}, "checkpoint")
+    return h.hexdigest()
+
+
+def _numpy_safe_globals() -> list[Any]:
+    """The numpy callables and types that unpickling a checkpoint's arrays, dtypes and scalars
+    needs (under numpy 2's and numpy 1's module names): nothing that can run other code."""
+    from numpy._core import multiarray
+
+    dtype_classes = {type(np.dtype(c)) for c in "?bBhHiIlLqQefdgFDGSUV"}
+    found: list[Any] = [np.ndarray, np.dtype, *dtype_classes]
+    for fn in (multiarray._reconstruct, multiarray.scalar):
+        found += [(fn, f"numpy._core.multiarray.{fn.__name__}"), (fn, f"numpy.core.multiarray.{fn.__name__}")]
+    return found
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, __import__("pickle").UnpicklingError) and "weights_only" in text.lower():
+        # torch's message runs to a paragraph of advice on trusting the file: keep what it refused
+        global_name = text.split("Unsupported global: GLOBAL ", 1)[-1].split(" ", 1)[0] if "GLOBAL " in text else ""
+        return "it pickles code or objects a checkpoint never holds" + (f" ({global_name})" if global_name else "")
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
 
 
 def training_payload(
@@ -62,7 +147,9 @@ def training_payload(
 
 
 def save_atomic(payload: dict[str, Any], path: str | os.PathLike) -> Path:
+    """Write ``payload`` with its content digest (``"sha256"``) to ``path`` atomically."""
     path = Path(path)
+    payload = {**{k: v for k, v in payload.items() if k != DIGEST_KEY}, DIGEST_KEY: content_digest(payload)}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
@@ -90,8 +177,50 @@ def resolve_checkpoint(path: str | os.PathLike) -> Path:
     return p
 
 
-def load(path: str | os.PathLike) -> dict[str, Any]:
-    return torch.load(resolve_checkpoint(path), map_location="cpu", weights_only=False)
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+def load(path: str | os.PathLike, *, warn: Callable[[str], None] = _warn) -> dict[str, Any]:
+    """The payload of the checkpoint at ``path`` (a file or a run dir), unpickled without
+    running code and checked against its digest. Raises :class:`CheckpointError` (one line,
+    naming the file) for an empty, truncated, corrupted or foreign file; a file without a
+    digest (written before digests existed) loads after ``warn``."""
+    p = resolve_checkpoint(path)
+    try:
+        size = p.stat().st_size
+    except OSError as e:
+        raise CheckpointError(p, f"cannot be read: {e.strerror or e}") from None
+    if size == 0:
+        raise CheckpointError(p, "the file is empty")
+    if not zipfile.is_zipfile(p):
+        raise CheckpointError(p, f"not a checkpoint (not a torch.save archive, {size} bytes): truncated or foreign")
+    try:
+        with torch.serialization.safe_globals(_numpy_safe_globals()):
+            state = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as e:  # a zip that torch cannot read back: a damaged record, a foreign pickle
+        raise CheckpointError(p, f"cannot be loaded safely: {_describe(e)}") from None
+    if not isinstance(state, dict) or not isinstance(state.get("algo"), Mapping):
+        raise CheckpointError(p, f"not a training checkpoint (a {type(state).__name__} without an 'algo' state)")
+    stored = state.pop(DIGEST_KEY, None)
+    if stored is None:
+        warn(f"checkpoint {p} has no content digest (written by an older version): its integrity is not checked")
+        return state
+    try:
+        actual = content_digest(state)
+    except TypeError as e:
+        raise CheckpointError(p, f"holds content a checkpoint never has: {e}") from None
+    if actual != stored:
+        raise CheckpointError(
+            p, f"content digest mismatch (stored {str(stored)[:12]}..., actual {actual[:12]}...): the file is corrupted"
+        )
+    return state
+
+
+def seal(path: str | os.PathLike) -> Path:
+    """Add the content digest to a checkpoint written before digests existed (a file you trust)."""
+    p = resolve_checkpoint(path)
+    return save_atomic(load(p, warn=lambda _m: None), p)
 
 
 def rng_state() -> dict[str, Any]:
@@ -112,3 +241,23 @@ def save_periodic(payload: dict[str, Any], run_dir: str | os.PathLike, episode: 
     for old in periodic[: max(len(periodic) - keep, 0)]:
         old.unlink()
     return path
+
+
+if __name__ == "__main__":  # python -m algos.training.checkpoint {check,seal} FILE...
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m algos.training.checkpoint", description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=("check", "seal"), help="check: load and verify; seal: add the digest")
+    parser.add_argument("paths", nargs="+")
+    args = parser.parse_args()
+    failed = 0
+    for arg in args.paths:
+        try:
+            done = seal(arg) if args.command == "seal" else resolve_checkpoint(arg)
+            if args.command == "check":
+                load(done)
+            print(f"{args.command}: ok {done}")
+        except (CheckpointError, FileNotFoundError) as e:
+            print(f"{args.command}: {e}", file=sys.stderr)
+            failed = 1
+    sys.exit(failed)

@@ -3,7 +3,9 @@
 One metric has one name everywhere: ``<kind>.csv`` holds column ``return``, and
 TensorBoard and W&B hold ``<kind>/return`` (``kind`` = ``train`` or ``eval``). Every
 logger takes ``log(metrics, step)`` where ``step`` is the episode count; a resumed run
-appends to the same CSV and TensorBoard dir and resumes the same W&B run id.
+appends to the same CSV and TensorBoard dir and resumes the same W&B run id, after
+dropping the CSV rows logged past its checkpoint's episode (and purging TensorBoard's
+events from there on), so the replayed episodes are not logged twice.
 
 W&B, as a researcher reads it:
 
@@ -58,6 +60,23 @@ class CSVLogger:
         with open(self.path, "a", newline="") as f:
             csv.DictWriter(f, fieldnames=self.fields).writerow(row)
 
+    def truncate_after(self, episode: int) -> int:
+        """Drop the rows logged after ``episode`` (a run resumed from a checkpoint of that
+        episode replays them), atomically; the number dropped."""
+        if not self.path.exists():
+            return 0
+        with open(self.path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        kept = [r for r in rows if not _after(r.get("episode"), episode)]
+        if len(kept) < len(rows):
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            with open(tmp, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=self.fields)
+                w.writeheader()
+                w.writerows(kept)
+            os.replace(tmp, self.path)
+        return len(rows) - len(kept)
+
     def _widen(self, fields: list[str]) -> None:
         leading = [c for c in LEADING_COLUMNS if c in fields]
         fields = leading + [c for c in fields if c not in leading]
@@ -75,6 +94,13 @@ class CSVLogger:
 
     def close(self) -> None:
         pass
+
+
+def _after(value: Any, episode: int) -> bool:
+    try:
+        return float(value) > episode
+    except (TypeError, ValueError):  # a row without an episode number is kept
+        return False
 
 
 def flat_hparams(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -102,10 +128,12 @@ class TensorBoardLogger:
         *,
         hparams: Optional[Mapping[str, Any]] = None,
         hparam_metrics: Sequence[str] = ("eval/return", "train/return"),
+        purge_step: Optional[int] = None,
     ):
         from torch.utils.tensorboard import SummaryWriter
 
-        self.writer = SummaryWriter(str(log_dir))
+        # purge_step: a resumed run hides the events an interrupted one logged at or past it
+        self.writer = SummaryWriter(str(log_dir), purge_step=purge_step)
         if hparams:
             from torch.utils.tensorboard.summary import hparams as hparams_summary
 
@@ -361,11 +389,15 @@ class RunLoggers:
         tables_every: int = 1,
         trained_config: Optional[Mapping[str, Any]] = None,
         container: Optional[dict[str, Any]] = None,
+        resume_episode: Optional[int] = None,
     ):
         from omegaconf import OmegaConf
 
         self.run_dir = Path(run_dir)
         self.csv = {k: CSVLogger(self.run_dir / f"{k}.csv") for k in kinds}
+        if resume_episode is not None:  # the rows past the checkpoint are replayed: logged once, not twice
+            for logger in self.csv.values():
+                logger.truncate_after(resume_episode)
         self.others: list = []
         self.paths: dict[str, Any] = {"csv": [str(p.path) for p in self.csv.values()]}
         if container is None:  # the config as written to TensorBoard/W&B (train.py passes it redacted)
@@ -378,7 +410,13 @@ class RunLoggers:
             )
         lg = cfg.logger
         if lg.tensorboard:
-            self.others.append(TensorBoardLogger(self.run_dir / "tensorboard", hparams=container))
+            self.others.append(
+                TensorBoardLogger(
+                    self.run_dir / "tensorboard",
+                    hparams=container,
+                    purge_step=None if resume_episode is None else resume_episode + 1,
+                )
+            )
             self.paths["tensorboard"] = str(self.run_dir / "tensorboard")
         self.wandb_id = None
         if lg.wandb and lg.wandb_mode != "disabled":

@@ -238,7 +238,9 @@ def test_default_command_trains_and_prints_where_things_went(tmp_path):
     """The README's command on its real defaults (report env, SmolLM2, reference judge,
     MiniLM retrieval), cut to one training and one evaluation episode: the full default
     budget is timed by hand (see conf/env/report_writing.yaml), not in a test."""
-    res = run(["algo=qmix", "train.episodes=1", "train.eval_episodes=1", "algo.min_updates=0"], cwd=tmp_path, timeout=1200)
+    res = run(
+        ["algo=qmix", "train.episodes=1", "train.eval_episodes=1", "algo.min_updates=0"], cwd=tmp_path, timeout=1200
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     for label in ("checkpoint:", "logs:", "tensorboard:", "wandb:", "report:", "trace:"):
         assert label in res.stdout, f"train.py did not print {label!r}:\n{res.stdout[-2000:]}"
@@ -319,3 +321,29 @@ def test_a_misspelt_choice_exits_2_naming_the_key_before_anything_is_written(tmp
     assert res.returncode == 2, res.stderr[-2000:]
     assert key in res.stderr and "must be one of" in res.stderr and "Traceback" not in res.stderr
     assert not run_dir.exists(), f"the run folder was created for a config that cannot run: {list(run_dir.rglob('*'))}"
+
+
+def test_resume_after_a_kill_past_the_checkpoint_logs_each_episode_once(tmp_path):
+    """A kill -9 leaves rows logged after the last periodic checkpoint: the resumed run
+    replays those episodes and must not log them twice (train.csv, eval.csv)."""
+    import shutil
+
+    run_dir = tmp_path / "run"
+    common = [*SMALL, "train.log_every=1", "train.eval_every=4", "train.eval_episodes=1", f"hydra.run.dir={run_dir}"]
+    res = run([*common, "train.episodes=12", "train.checkpoint_every=5"], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    before = rows(run_dir / "train.csv")
+    assert [int(r["episode"]) for r in before] == list(range(1, 13))
+    # what a kill -9 during episode 13 leaves: last.pt from episode 10, rows up to 12, no final.pt
+    ckpt_dir = run_dir / "checkpoints"
+    shutil.copy(ckpt_dir / "ep_000010.pt", ckpt_dir / "last.pt")
+    (ckpt_dir / "final.pt").unlink()
+
+    res = run([f"resume={run_dir}", "train.episodes=15"], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "from episode 10" in res.stdout
+    after = rows(run_dir / "train.csv")
+    assert [int(r["episode"]) for r in after] == list(range(1, 16))
+    assert after[:10] == before[:10]  # the rows up to the checkpoint are the original ones
+    evals = [int(r["episode"]) for r in rows(run_dir / "eval.csv")]
+    assert evals == sorted(set(evals)) and evals[-1] == 15

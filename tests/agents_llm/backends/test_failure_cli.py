@@ -101,6 +101,9 @@ def test_train_stops_when_the_llm_fails_keeping_its_last_checkpoint(tmp_path):
 
 
 def test_bad_settings_exit_non_zero_naming_the_key(tmp_path):
+    res = run(TRAIN, ["logger=csv", "llm.max_tokens=0", f"hydra.run.dir={tmp_path / 'm'}"], tmp_path)
+    assert res.returncode == 2 and "train.py: llm.max_tokens must be an integer >= 1, got 0" in res.stderr
+    assert not (tmp_path / "m" / "train.csv").exists()  # refused before any episode
     res = run(TRAIN, ["env=two_step", "logger=csv", "train.episodes=-5", f"hydra.run.dir={tmp_path / 'r'}"], tmp_path)
     assert res.returncode == 2 and "train.py: train.episodes must be an integer >= 1, got -5" in res.stderr
     res = run(WRITE, ["task=Sorting networks", "llm=scripted", "engine.agent_max_tokens=-5"], tmp_path)

@@ -69,3 +69,33 @@ def test_zero_episode_budget_fails_naming_the_key():
 def test_unknown_backend_name_is_refused():
     with pytest.raises(LLMConfigError, match="unknown llm.backend 'gpt'"):
         make_backend({"backend": "gpt", "model": "x"})
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("llm.max_tokens=0", "llm.max_tokens must be an integer >= 1, got 0"),
+        ("llm.max_tokens=-3", "llm.max_tokens must be an integer >= 1, got -3"),
+        ("llm.max_tokens=4096", "llm.max_tokens must be below llm.n_ctx=4096"),
+        ("llm.n_ctx=8", "llm.n_ctx must be an integer >= 64, got 8"),
+        ("llm.episode_token_budget=0", "llm.episode_token_budget must be an integer >= 1 or null, got 0"),
+        ("llm.temperature=-0.5", "llm.temperature must be a number in [0, 2], got -0.5"),
+        ("llm.seed=-1", "llm.seed must be an integer >= 0 or null, got -1"),
+        ("llm.retry.max_attempts=0", "llm.retry.max_attempts must be an integer >= 1, got 0"),
+        ("llm.retry.backoff_s=-1", "llm.retry.backoff_s must be a number >= 0, got -1"),
+    ],
+)
+def test_token_limits_and_call_settings_out_of_range_are_refused_naming_the_key(override, message):
+    cfg = _compose("llm=llamacpp", override)
+    with pytest.raises(LLMConfigError) as e:
+        make_backend(cfg.llm)  # refused before any model is loaded
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in Path(CONF, "llm").glob("*.yaml")))
+def test_every_shipped_llm_preset_passes_the_range_checks(name):
+    from omegaconf import OmegaConf
+
+    from agents_llm.backends.config import check_llm_settings
+
+    check_llm_settings(OmegaConf.to_container(_compose(f"llm={name}").llm, resolve=True))
