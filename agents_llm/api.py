@@ -240,8 +240,11 @@ def run_report(
         policy_obj.load_state_dict(state["algo"])
     error: Optional[BaseException] = None
     stats = None
-    bar = RunProgress(progress, total_episodes=1, desc="write_report", rounds_per_episode=max_rounds)
-    bar.begin_episode("train")
+    # The console speaks of writing ("writing round 3/25"), not of training.
+    bar = RunProgress(
+        progress, total_episodes=1, desc="write_report", rounds_per_episode=max_rounds, main_kind="writing"
+    )
+    bar.begin_episode("writing")
     try:
         _, stats = run_episode(
             env, policy_obj, spec, explore=False, seed=seed, max_rounds=max_rounds, on_round=bar.on_round
