@@ -84,7 +84,7 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
     if references:
         parts += [f"{i}. {r.label()}" for i, r in enumerate(references, 1)]
     else:
-        parts += ["No source was retrieved."]
+        parts += ["No section cites a source."]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -237,7 +237,7 @@ def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | Non
         lines += [f"\\bibitem{{ref{i}}} {escape_latex(r.label())}" for i, r in enumerate(refs, 1)]
         lines += [r"\end{thebibliography}"]
     else:
-        lines += [r"\section*{References}", "No source was retrieved."]
+        lines += [r"\section*{References}", "No section cites a source."]
     lines += ["", r"\end{document}", ""]
     return "\n".join(lines)
 

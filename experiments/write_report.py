@@ -7,6 +7,10 @@
     python experiments/write_report.py task="A file's size, in bytes: why it matters" docs=papers/
     python experiments/write_report.py --task-file topic.txt docs=papers/
 
+Exit codes: 0 a report was written; 2 bad input (task, docs, config); 3 the language
+model failed (the report so far was written); 4 the documents do not cover the topic
+(no section written; the note says what was searched and what came back).
+
 The task is any sentence: it is taken off the command line before Hydra parses the rest
 (`task=...`, `--task ...`, `--task=...` or `--task-file PATH`), so quotes, commas,
 apostrophes, colons and `${...}` reach the report as typed.
@@ -175,6 +179,15 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
         print(f"write_report: {redact_text(str(e))}", file=sys.stderr)
         return 2
     rep = result.report
+    if result.not_covered:  # no section from unrelated text: say so plainly, exit NOT_COVERED_EXIT_CODE
+        from agents_llm.coverage import NOT_COVERED_EXIT_CODE
+
+        print(f"\nNo report: the documents do not cover the topic {rep.topic!r}.")
+        print(f"  {result.coverage.explain() if result.coverage else ''}")
+        for name in ("markdown", "latex", "pdf"):
+            if result.files.get(name):
+                print(f"  {name + ':':<11} {result.files[name]}")
+        return NOT_COVERED_EXIT_CODE
     print(f"\n{'Short report' if result.short else 'Report'}: {rep.topic}")
     print(
         f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(rep.all_sources())}, "

@@ -116,3 +116,45 @@ def test_the_latex_export_shows_markdown_links_as_text():
     assert "Install with pip (https://pip.pypa.io/en/stable/) as the guide says" in body
     assert "https://packaging.python.org and a diagram." in body
     assert r"\section{Tools pip (https://pip.pypa.io/en/stable/)}" in body
+
+
+LICENCE = (
+    "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and\n"
+    "associated documentation files, to deal in the Software without restriction, including the rights\n"
+    "to use, copy, modify, merge, publish and distribute copies of the Software.\n\n"
+    "The above copyright notice and this permission notice shall be included in all copies or\n"
+    "substantial portions of the Software. The Software is provided as is, without warranty of any kind.\n"
+)
+WARRANTY = (
+    "This program is distributed in the hope that it will be useful, but without any warranty; without\n"
+    "even the implied warranty of merchantability or fitness for a particular purpose. You should have\n"
+    "received a copy of the licence along with this program. Redistribution and use in source and binary\n"
+    "forms, with or without modification, are permitted provided that the conditions are met.\n"
+)
+
+
+def test_unrelated_documents_give_the_documented_exit_code_and_no_section(tmp_path):
+    from agents_llm.coverage import NOT_COVERED_EXIT_CODE
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "mit.txt").write_text(LICENCE, encoding="utf-8")
+    (docs / "warranty.md").write_text("# Warranty\n\n" + WARRANTY, encoding="utf-8")
+    task = "A healthy diet for endurance athletes: carbohydrates, protein and hydration"
+    proc = _cli(tmp_path, f"task={task}", f"docs={docs}")
+    assert proc.returncode == NOT_COVERED_EXIT_CODE == 4, proc.stdout + proc.stderr[-2000:]
+    assert f"No report: the documents do not cover the topic {task!r}" in proc.stdout
+    # It says what it searched and what came back.
+    assert f'Searched the documents for "{task}"' in proc.stdout, proc.stdout
+    assert ": nothing came back." in proc.stdout or "came back from" in proc.stdout, proc.stdout
+    out = next((tmp_path / "out").iterdir())
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "## " not in md.replace("## References", ""), md  # no section, licence text or otherwise
+    assert "Permission is hereby granted" not in md and "warranty of merchantability" not in md
+    assert "do not cover this topic" in md
+    # The same documents on a topic they cover give a report.
+    ok = tmp_path / "ok"
+    ok.mkdir()
+    proc = _cli(ok, "task=Software licence permissions and warranty", f"docs={docs}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    assert "Report: Software licence permissions and warranty" in proc.stdout
