@@ -21,6 +21,11 @@ config naming an unknown agent. A run that breaks midway still writes the report
 and its trace before the error propagates; a run whose LLM failed (server down, every
 call timing out: the episode ended with reason `llm_error`) raises `ReportLLMError`
 naming the cause, after writing what it had.
+
+Documents that do not cover the topic give no report: before the team runs, the topic is
+searched for (`agents_llm.coverage`), and when no passage that comes back names the
+topic's words, the run writes no section, only a note that says what was searched and
+what came back (`result.coverage`, `result.not_covered`; `write_report.py` exits 4).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
+from .coverage import Coverage, no_section_note, probe_coverage
 from .export import export_report
 from .report_state import ReportState
 from .roles import DEFAULT_TEAM
@@ -61,6 +67,12 @@ class ReportResult:
     files: dict[str, Optional[str]]
     messages: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    coverage: Optional[Coverage] = None  # what the topic search before the run found
+
+    @property
+    def not_covered(self) -> bool:
+        """True when the documents do not cover the topic: no section was written from them."""
+        return self.coverage is not None and not self.coverage.covered
 
     @property
     def short(self) -> bool:
@@ -222,8 +234,44 @@ def run_report(
             )
         messages.append(f"store: {len(store)} chunk(s) from {len(store.sources)} document(s)")
 
-    # 3. the run
+    # 3. do the documents cover the topic? If not, no section is written from unrelated text.
+    from .coverage import PROBE_TOP_K
+
+    def search_topic(queries: list[str]) -> Sequence[Any]:
+        if retriever is not None:
+            return retriever.retrieve(queries)
+        from rag import query
+
+        return query(store, queries, top_k=PROBE_TOP_K)
+
+    coverage = probe_coverage(task, search_topic)
     out_dir = Path(output_root).expanduser() / f"{datetime.now():%Y-%m-%d_%H-%M-%S}_{slugify(task)}"
+    if not coverage.covered:
+        uncovered = f"The documents in {corpus} do not cover this topic; no section was written. {coverage.explain()}"
+        messages.append(uncovered)
+        empty = ReportState(topic=task)
+        exported = export_report(
+            empty, out_dir, pdf=pdf, subtitle="No report: the documents do not cover the topic", missing_note=uncovered
+        )
+        messages.extend(exported.messages)
+        files_nc: dict[str, Optional[str]] = {
+            "markdown": str(exported.markdown),
+            "latex": str(exported.latex),
+            "pdf": str(exported.pdf) if exported.pdf else None,
+        }
+        return ReportResult(
+            report=empty,
+            markdown=exported.markdown.read_text(encoding="utf-8"),
+            tokens={"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "calls": 0},
+            rounds=0,
+            output_dir=out_dir,
+            files=files_nc,
+            messages=messages,
+            seconds=time.perf_counter() - started,
+            coverage=coverage,
+        )
+
+    # 4. the run
     env = ReportWritingEnv(
         team=list(team),
         max_rounds=max_rounds,
@@ -243,8 +291,11 @@ def run_report(
         policy_obj.load_state_dict(state["algo"])
     error: Optional[BaseException] = None
     stats = None
-    bar = RunProgress(progress, total_episodes=1, desc="write_report", rounds_per_episode=max_rounds)
-    bar.begin_episode("train")
+    # The console speaks of writing ("writing round 3/25"), not of training.
+    bar = RunProgress(
+        progress, total_episodes=1, desc="write_report", rounds_per_episode=max_rounds, main_kind="writing"
+    )
+    bar.begin_episode("writing")
     try:
         _, stats = run_episode(
             env, policy_obj, spec, explore=False, seed=seed, max_rounds=max_rounds, on_round=bar.on_round
@@ -262,7 +313,7 @@ def run_report(
     if llm_errors:
         messages.append(f"{llm_errors} of {llm_calls} LLM call(s) failed (see calls[].error in the trace)")
 
-    # 4. the outputs: written whatever happened
+    # 5. the outputs: written whatever happened
     out_dir.mkdir(parents=True, exist_ok=True)
     files: dict[str, Optional[str]] = {}
     if env.trace is not None:
@@ -273,13 +324,9 @@ def run_report(
     if llm_failure:
         note = f"The run stopped because the language model failed: {llm_failure}"
     elif report.is_empty:
-        gaps = "; ".join(report.deficient_topics[:6])
-        note = (
-            "Short report: the documents"
-            + (f" in {corpus}" if docs is not None else "")
-            + " did not give enough evidence to write any section on this topic"
-            + (f". Not found: {gaps}." if gaps else ".")
-        )
+        # Said as the trace shows it: what was searched and what came back, not "no evidence".
+        rounds_done = env.trace.rounds if env.trace is not None else []
+        note = no_section_note(corpus, rounds_done, report.deficient_topics)
         messages.append(note)
     if error is not None:
         note = (note + " " if note else "") + f"The run stopped early: {type(error).__name__}: {error}"
@@ -312,6 +359,7 @@ def run_report(
         files=files,
         messages=messages,
         seconds=time.perf_counter() - started,
+        coverage=coverage,
     )
 
 

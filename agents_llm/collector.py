@@ -18,7 +18,14 @@ from . import prompts
 from .judges.text import sentences, words
 from .referee import echoed_sentences
 from .report_filter import filter_report_text
-from .sentence_reuse import MIN_BODY_WORDS, ground_in_sources, pick_source_sentences, title_from, why_reuse
+from .sentence_reuse import (
+    MIN_BODY_WORDS,
+    drop_fragments,
+    ground_in_sources,
+    pick_source_sentences,
+    title_from,
+    why_reuse,
+)
 from .report_state import ReportState, SourceRef
 from report_protocol.vocabulary import ABSENCE_LEADERS
 
@@ -195,6 +202,14 @@ class Collector:
                     s.title.lower() for s in report.sections if s.id != revise_section
                 }:
                     title_filtered = title_from(picked[0])
+            # The check: no sentence quoted from a source may start mid-way through one there.
+            text, fragments = drop_fragments(text, source_texts)
+            if fragments:
+                grounding = "; ".join(
+                    x
+                    for x in (grounding, f"{len(fragments)} quoted fragment(s) that begin no source sentence dropped")
+                    if x
+                )
         if not text.strip():
             return CollectorResult(
                 "skipped", "nothing left after the report filter", removed_sentences=filtered.removed

@@ -84,7 +84,7 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
     if references:
         parts += [f"{i}. {r.label()}" for i, r in enumerate(references, 1)]
     else:
-        parts += ["No source was retrieved."]
+        parts += ["No section cites a source."]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -181,7 +181,26 @@ def _latex_body(markdown_text: str) -> str:
     return "\n\n".join(blocks)
 
 
+_MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_AUTOLINK = re.compile(r"<((?:https?|ftp)://[^>\s]+|[^>\s@]+@[^>\s]+)>")
+
+
+def links_as_text(text: str) -> str:
+    """Markdown links as a reader of a printed page sees them: `[pip](https://pip.pypa.io)`
+    becomes "pip (https://pip.pypa.io)", a link to a place in a page (`#anchor`, a
+    relative file) its text alone, an image its alt text, `<https://x>` the address."""
+
+    def one(match: re.Match) -> str:
+        label, target = match.group(1).strip(), match.group(2).strip()
+        if match.group(0).startswith("!") or not re.match(r"(?:https?|ftp)://", target):
+            return label or target
+        return f"{label} ({target})" if label and label != target else target
+
+    return _AUTOLINK.sub(r"\1", _MD_LINK.sub(one, text))
+
+
 def _inline(text: str) -> str:
+    text = links_as_text(text)
     pieces = text.split("**")
     if len(pieces) % 2 == 0:  # unbalanced: keep the asterisks as text
         return escape_latex(text)
@@ -204,7 +223,7 @@ def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | Non
     if note:
         lines += [r"\noindent\textbf{" + escape_latex(note) + "}", ""]
     for s in report.sections:
-        lines += [r"\section{" + escape_latex(s.title.strip()) + "}", _latex_body(s.content)]
+        lines += [r"\section{" + escape_latex(links_as_text(s.title.strip())) + "}", _latex_body(s.content)]
         cited = _section_refs(s, numbers)
         if cited:
             lines += ["", r"\noindent Sources: \cite{" + ",".join(f"ref{n}" for n in cited) + "}"]
@@ -218,7 +237,7 @@ def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | Non
         lines += [f"\\bibitem{{ref{i}}} {escape_latex(r.label())}" for i, r in enumerate(refs, 1)]
         lines += [r"\end{thebibliography}"]
     else:
-        lines += [r"\section*{References}", "No source was retrieved."]
+        lines += [r"\section*{References}", "No section cites a source."]
     lines += ["", r"\end{document}", ""]
     return "\n".join(lines)
 

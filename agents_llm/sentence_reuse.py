@@ -7,6 +7,8 @@ echoes the prompt, repeats itself, or most of it is not supported by those sourc
 (lexically: a sentence is supported when most of its content words occur in them), the
 section is written from the best-matching source sentences instead, in their order,
 each cited. Extractive, but true to the sources, which is what a report needs first.
+A source sentence is a whole one (`source_sentences`): cut by its real boundaries, not
+at the document's line wraps, and never the fragment a chunk opens on.
 
 Prose that passes is then grounded sentence by sentence (`ground_in_sources`): a larger
 model (qwen2.5-coder-0.5b) paraphrases, and a paraphrase that merges the vocabulary of
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import re
 from typing import Iterable, Sequence
+
+from rag.sentences import begins_sentence, split_sentences
 
 from .judges.reference import STOPWORDS, _stem
 from .judges.text import sentences, words
@@ -70,6 +74,37 @@ def why_reuse(body: str, title: str, source_texts: Sequence[str], earlier: Itera
     return None
 
 
+def source_sentences(text: str) -> list[str]:
+    """The whole sentences of a source text (`rag.sentences`: wrapped lines joined, lists
+    and code apart), less any that does not begin a sentence there: a chunk cut
+    mid-sentence opens on a fragment, which no report may quote as a sentence."""
+    return [s for s in split_sentences(text) if begins_sentence(s, text)]
+
+
+def fragment_quotes(body: str, source_texts: Sequence[str]) -> list[str]:
+    """The sentences of `body` quoted from a source where they do not begin a sentence
+    ("provide the benefits ..." out of "It does not, of course, provide the benefits ...")."""
+    out = []
+    for sentence in split_sentences(body):
+        quoted = [t for t in source_texts if " ".join(sentence.split()) in " ".join(t.split())]
+        if quoted and not any(begins_sentence(sentence, t) for t in quoted):
+            out.append(sentence)
+    return out
+
+
+def drop_fragments(body: str, source_texts: Sequence[str]) -> tuple[str, list[str]]:
+    """`body` without its fragment quotes (see `fragment_quotes`), and those dropped."""
+    fragments = fragment_quotes(body, source_texts)
+    if not fragments:
+        return body, []
+    paragraphs = []
+    for paragraph in re.split(r"\n\s*\n", body):
+        kept = [s for s in split_sentences(paragraph) if s not in fragments]
+        if kept:
+            paragraphs.append(" ".join(kept))
+    return "\n\n".join(paragraphs), fragments
+
+
 def _best_source_sentence(stems: set[str], candidates: Sequence[tuple[str, set[str]]]) -> tuple[float, str]:
     """(share of `stems` in the best candidate, that candidate's text); (0.0, "") when there is none."""
     best_share, best = 0.0, ""
@@ -94,7 +129,10 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
     it is dropped.
     """
     candidates = [
-        (src.strip(), content_stems(src)) for text in source_texts for src in sentences(text) if content_stems(src)
+        (src.strip(), content_stems(src))
+        for text in source_texts
+        for src in source_sentences(text)
+        if content_stems(src)
     ]
     seen = {" ".join(words(s)) for s in exclude}
     kept = replaced = dropped = 0
@@ -162,7 +200,7 @@ def unreported_facts(text: str, report_sentences: Sequence[str]) -> list[str]:
     is still evidence for the next section.
     """
     report_stems = [content_stems(s) for s in report_sentences]
-    return [s.strip() for s in sentences(text) if is_prose(s) and not states(report_stems, s)]
+    return [s.strip() for s in source_sentences(text) if is_prose(s) and not states(report_stems, s)]
 
 
 def is_prose(sentence: str) -> bool:
@@ -196,7 +234,7 @@ def pick_source_sentences(
     candidates = []  # (score, position, sentence)
     position = 0
     for src in sources:
-        for s in sentences(src.text):
+        for s in source_sentences(src.text):
             position += 1
             norm = " ".join(words(s))
             if not is_prose(s) or norm in seen:

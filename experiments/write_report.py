@@ -4,6 +4,16 @@
     python experiments/write_report.py task="Sorting networks" docs=papers/
     python experiments/write_report.py task="..." docs=papers/ export.pdf=false algo.rounds.drafting=4
     python experiments/write_report.py task="..." docs=papers/ checkpoint=outputs/<run dir>
+    python experiments/write_report.py task="A file's size, in bytes: why it matters" docs=papers/
+    python experiments/write_report.py --task-file topic.txt docs=papers/
+
+Exit codes: 0 a report was written; 2 bad input (task, docs, config); 3 the language
+model failed (the report so far was written); 4 the documents do not cover the topic
+(no section written; the note says what was searched and what came back).
+
+The task is any sentence: it is taken off the command line before Hydra parses the rest
+(`task=...`, `--task ...`, `--task=...` or `--task-file PATH`), so quotes, commas,
+apostrophes, colons and `${...}` reach the report as typed.
 
 Ingests the documents if needed (unchanged files are skipped), runs the pipeline on the
 embedded model by default, and writes report.md, report.tex, report.pdf (pdflatex; skipped
@@ -13,10 +23,11 @@ with a message when no TeX engine is installed) and trace.json under
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -67,17 +78,71 @@ def register_configs() -> None:
     ConfigStore.instance().store(name="write_report_schema", node=WriteReportConfig)
 
 
+class TaskArgumentError(ValueError):
+    """A task argument that names no task (empty, or --task with nothing after it)."""
+
+
+_TASK_ARG = re.compile(r"^(?:\+{0,2}task|--task)=(.*)$", re.DOTALL)
+
+
+def take_task(argv: Sequence[str]) -> Tuple[Optional[str], List[str]]:
+    """(the task, the other arguments) of a command line, before Hydra parses it.
+
+    Hydra's override grammar rejects ordinary sentences (an apostrophe is a lexer error,
+    a comma makes a sweep, `${...}` an interpolation), so the task never goes through
+    it: `task=TEXT`, `--task=TEXT`, `--task TEXT` and `--task-file PATH` (the file's text,
+    stripped) are taken out here, the last one winning, and the rest is Hydra's."""
+    task: Optional[str] = None
+    rest: List[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        match = _TASK_ARG.match(arg)
+        if match:
+            task = match.group(1)
+        elif arg in ("--task", "--task-file"):
+            if i + 1 >= len(args):
+                raise TaskArgumentError(f"{arg} needs a value after it")
+            i += 1
+            task = _read_task_file(args[i]) if arg == "--task-file" else args[i]
+        elif arg.startswith("--task-file="):
+            task = _read_task_file(arg[len("--task-file=") :])
+        else:
+            rest.append(arg)
+        i += 1
+    if task is not None and not task.strip():
+        raise TaskArgumentError('the task is empty: give the report\'s topic, e.g. task="Sorting networks"')
+    return (task.strip() if task is not None else None), rest
+
+
+def _read_task_file(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except OSError as e:
+        raise TaskArgumentError(f"--task-file {path}: cannot read it ({e.strerror or e})") from None
+
+
+_TASK: Optional[str] = None  # set by the command line (take_task) before Hydra runs
+
+
 def _abs(path: Optional[str]) -> Optional[str]:
     return to_absolute_path(path) if path else None
 
 
-def run(cfg: DictConfig) -> int:
+def run(cfg: DictConfig, task: Optional[str] = None) -> int:
     from agents_llm.api import ReportInputError, ReportLLMError, run_report
     from agents_llm.backends import LLMConfigError
     from agents_llm.redaction import redact_text
     from algos.handcrafted_phases import PhaseConfigError
     from algos.training.progress import resolve_mode
 
+    task = task if task is not None else _TASK
+    if task is None and not OmegaConf.is_missing(cfg, "task"):
+        task = str(cfg.task)  # a config that sets it (compose API, a config file)
+    if not task:
+        print('write_report: no task: give the report\'s topic, e.g. task="Sorting networks"', file=sys.stderr)
+        return 2
     try:  # range checks before anything runs, each naming its key
         if cfg.seed < 0:
             raise ValueError(f"seed must be >= 0, got {cfg.seed}")
@@ -90,7 +155,7 @@ def run(cfg: DictConfig) -> int:
         return 2
     try:
         result = run_report(
-            cfg.task,
+            task,
             _abs(cfg.docs),
             data_root=_abs(cfg.data_root),
             output_root=to_absolute_path(cfg.output_root),
@@ -114,6 +179,15 @@ def run(cfg: DictConfig) -> int:
         print(f"write_report: {redact_text(str(e))}", file=sys.stderr)
         return 2
     rep = result.report
+    if result.not_covered:  # no section from unrelated text: say so plainly, exit NOT_COVERED_EXIT_CODE
+        from agents_llm.coverage import NOT_COVERED_EXIT_CODE
+
+        print(f"\nNo report: the documents do not cover the topic {rep.topic!r}.")
+        print(f"  {result.coverage.explain() if result.coverage else ''}")
+        for name in ("markdown", "latex", "pdf"):
+            if result.files.get(name):
+                print(f"  {name + ':':<11} {result.files[name]}")
+        return NOT_COVERED_EXIT_CODE
     print(f"\n{'Short report' if result.short else 'Report'}: {rep.topic}")
     print(
         f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(rep.all_sources())}, "
@@ -143,4 +217,9 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    try:
+        _TASK, sys.argv[1:] = take_task(sys.argv[1:])
+    except TaskArgumentError as e:
+        print(f"write_report: {e}", file=sys.stderr)
+        sys.exit(2)
     main()

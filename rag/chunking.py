@@ -1,6 +1,8 @@
 """Token-window chunking with overlap, page-aware, streamed.
 
-A chunk never spans two pages, so its page number is exact. The token budget leaves
+A chunk never spans two pages, so its page number is exact, and it begins and ends
+between sentences wherever a sentence is shorter than three quarters of a chunk (`rag.sentences`):
+a chunk that began mid-sentence would hand the writer a fragment to quote. The token budget leaves
 room for the contextual prefix `[Source: file | Page: N]`, which is embedded with the
 chunk (it tells the model where the text comes from) but not stored as its text.
 
@@ -13,9 +15,11 @@ tokenizes the rest. A chunk does not span two segments either.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
+from rag.sentences import sentence_starts
 from rag.tokenization import Span, Tokenizer
 
 _PAGE_MARKER = re.compile(r"^\[PAGE (\d+)\][ \t]*$", re.MULTILINE)
@@ -95,11 +99,34 @@ def _joined(text: str, left: Span, right: Span) -> bool:
     return left[1] == right[0] and text[left[1] - 1].isalnum() and text[right[0]].isalnum()
 
 
-def _windows(text: str, spans: List[Span], size: int, overlap: int) -> Iterator[Tuple[int, int]]:
+def _sentence_tokens(text: str, spans: List[Span]) -> List[int]:
+    """Indices of the tokens that begin a sentence or a line of `text` (sorted)."""
+    token_starts = [a for a, _ in spans]
+    return sorted({bisect_left(token_starts, offset) for offset in sentence_starts(text)} - {len(spans)})
+
+
+def _windows(
+    text: str, spans: List[Span], size: int, overlap: int, sentence_tokens: Sequence[int] = ()
+) -> Iterator[Tuple[int, int]]:
+    """(first, last) token windows of at most `size` tokens, overlapping by up to `overlap`.
+
+    With `sentence_tokens` (the tokens that begin a sentence), a window ends before its
+    last sentence start past its first quarter and the next one begins at the first
+    sentence start of the overlap, so chunks hold whole sentences; a sentence longer than
+    three quarters of a window is cut between words, as text without sentence starts is."""
     start = 0
     total = len(spans)
     while start < total:
         end = min(start + size, total)
+        if end < total and sentence_tokens:
+            # The last sentence start in (start + size // 4, end]
+            at = bisect_right(sentence_tokens, end) - 1
+            if at >= 0 and sentence_tokens[at] > start + size // 4:
+                end = sentence_tokens[at]
+                yield start, end
+                at = bisect_left(sentence_tokens, max(end - overlap, start + 1))
+                start = sentence_tokens[at] if at < len(sentence_tokens) and sentence_tokens[at] <= end else end
+                continue
         if end < total:
             snapped = end
             while (
@@ -143,7 +170,7 @@ def iter_chunks(
         for start, end in segments(text, page_start, page_end):
             piece = text[start:end]
             spans = tokenizer.spans(piece)
-            for first, last in _windows(piece, spans, budget, overlap):
+            for first, last in _windows(piece, spans, budget, overlap, _sentence_tokens(piece, spans)):
                 body = piece[spans[first][0] : spans[last - 1][1]]
                 yield Chunk(
                     text=body,

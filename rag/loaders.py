@@ -1,7 +1,8 @@
 """Document loaders: .pdf (pypdf), .docx (python-docx, tables included), .html/.htm
 (the standard library's HTML parser), .md and .txt.
 
-Every loader returns plain text; PDF pages are marked with `[PAGE N]` lines, which the
+Every loader returns plain text with one paragraph per line (wrapped lines joined, PDF
+hyphenation undone; lists, tables and code kept apart: `rag.sentences`); PDF pages are marked with `[PAGE N]` lines, which the
 chunker turns into page numbers. A file that cannot be loaded raises DocumentError with
 a reason a person can act on.
 """
@@ -14,6 +15,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
+
+from rag.sentences import unwrap
 
 PAGE_MARKER = "[PAGE {number}]"
 
@@ -98,7 +101,10 @@ def load_text(path: Path) -> LoadedDocument:
     text, encoding = decode_text_bytes(path.read_bytes())
     if _looks_binary(text):
         raise DocumentError(path, "looks like binary data, not text (many control bytes)")
-    return LoadedDocument(path=path, kind=path.suffix.lower().lstrip("."), text=clean_text(text), encoding=encoding)
+    kind = path.suffix.lower().lstrip(".")
+    # Wrapped lines joined per paragraph (see rag.sentences); plain text indents paragraphs, not code.
+    text = unwrap(clean_text(text), indented_code=kind == "md")
+    return LoadedDocument(path=path, kind=kind, text=text, encoding=encoding)
 
 
 def load_pdf(path: Path) -> LoadedDocument:
@@ -133,7 +139,8 @@ def load_pdf(path: Path) -> LoadedDocument:
         except Exception as error:
             document.warnings.append(f"page {number}: text extraction failed ({error})")
             page_text = ""
-        page_text = clean_text(page_text).strip()
+        # Printed lines joined into paragraphs, end-of-line hyphens undone (see rag.sentences).
+        page_text = unwrap(clean_text(page_text), pdf=True).strip()
         if page_text:
             pages_with_text += 1
         parts.append(PAGE_MARKER.format(number=number) + "\n" + page_text)
@@ -174,15 +181,22 @@ def load_docx(path: Path) -> LoadedDocument:
     # iter_inner_content keeps paragraphs and tables in document order.
     for block in document.iter_inner_content():
         if isinstance(block, Table):
+            if lines and lines[-1]:
+                lines.append("")
             lines.extend(_table_lines(block))
             lines.append("")
             continue
-        text = block.text.strip()
+        # A soft line break inside a paragraph wraps it; it does not end a sentence.
+        text = " ".join(block.text.split())
         if not text:
             continue
         style = (block.style.name or "") if block.style is not None else ""
         if style.startswith("Heading") and style[len("Heading") :].strip().isdigit():
             text = "#" * int(style[len("Heading") :].strip()) + " " + text
+        elif style.startswith("List") and not text.startswith(("-", "*", "\u2022")):
+            text = "- " + text  # a list item stays one unit, apart from the prose
+        if lines and lines[-1] and not (text.startswith("- ") and lines[-1].startswith("- ")):
+            lines.append("")  # paragraphs apart, as in the other loaders
         lines.append(text)
     return LoadedDocument(path=path, kind="docx", text=clean_text("\n".join(lines)))
 

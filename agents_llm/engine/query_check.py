@@ -7,6 +7,12 @@ team writes about it. A query is kept only when it looks like words a reader wou
 (not code), has at least `MIN_WORDS` words, and names at least one content term of the
 topic, the team objective or the outline; otherwise the Researcher searches for the
 topic and outline terms instead.
+
+An instruction of the pipeline is never a query: a model that echoes its prompt ("The
+team gathers evidence from the sources for the planned sections") names words of the
+objective, so it read as on topic, and the store answered the instruction. A query or an
+objective that echoes our instructions (`referee.echo_reason`: verbatim, a label, or
+rephrased in their vocabulary) is refused, and an echoed objective lends no terms.
 """
 
 from __future__ import annotations
@@ -16,10 +22,12 @@ from typing import Sequence
 
 from ..judges.reference import _stem, key_terms_of
 from ..judges.text import words
+from ..referee import echo_reason
 
 MIN_WORDS = 2  # "asyncio" alone is a term, not a query; the topic fallback covers it
 MAX_WORDS = 24  # a paragraph is not a query
 MAX_SYMBOL_SHARE = 0.12  # share of characters outside letters, digits, spaces and -'.,?
+ECHO_MIN_WORDS = 3  # content words (beyond the topic's) from which a query can read as a rephrased instruction
 
 # Things that make a line code or markup, not a query.
 _CODE = re.compile(
@@ -30,9 +38,17 @@ _CODE = re.compile(
 _PLAIN = re.compile(r"[\w\s\-'.,?]")
 
 
-def junk_reason(query: str, terms: Sequence[str]) -> str | None:
+def instruction_echo(text: str, topic: str = "") -> str | None:
+    """'verbatim', 'label' or 'rephrased' when `text` echoes an instruction of the pipeline, else None."""
+    return echo_reason(" ".join(text.split()), topic=topic, min_words=ECHO_MIN_WORDS)
+
+
+def junk_reason(query: str, terms: Sequence[str], topic: str = "") -> str | None:
     """Why `query` is not a plausible search query for `terms` (stemmed content words), or None."""
     q = query.strip()
+    echo = instruction_echo(q, topic)
+    if echo:
+        return f"an instruction of the pipeline ({echo}), not a query"
     if _CODE.search(q):
         return "code, not a query"
     symbols = sum(1 for ch in q if not _PLAIN.match(ch))
@@ -49,8 +65,10 @@ def junk_reason(query: str, terms: Sequence[str]) -> str | None:
 
 
 def query_terms(topic: str, objective: str = "", outline: Sequence[str] = ()) -> list[str]:
-    """The stemmed content words a query should share: topic, objective, section titles."""
-    return key_terms_of(topic, [objective, *outline])
+    """The stemmed content words a query should share: topic, objective, section titles; an
+    objective or title that echoes an instruction of the pipeline lends none."""
+    own = [t for t in [objective, *outline] if t.strip() and not instruction_echo(t, topic)]
+    return key_terms_of(topic, own)
 
 
 def fallback_queries(
@@ -63,11 +81,11 @@ def fallback_queries(
     topic_terms = key_terms_of(topic)
     out = [topic.strip()] if topic.strip() else []
     section = " ".join(section.split())
-    if section and section.lower() not in topic.lower():
+    if section and section.lower() not in topic.lower() and not instruction_echo(section, topic):
         out.insert(0, f"{section} {topic.strip()}".strip()[:200])
     for extra in [objective, *reversed(list(outline))]:
         extra = " ".join(extra.split())[:200]
-        if extra and extra.lower() not in {q.lower() for q in out} and junk_reason(extra, topic_terms) is None:
+        if extra and extra.lower() not in {q.lower() for q in out} and junk_reason(extra, topic_terms, topic) is None:
             out.append(extra)
         if len(out) >= max_queries:
             break
@@ -102,7 +120,7 @@ def vet_queries(
     terms = query_terms(topic, objective, [*outline, section] if section else outline)
     kept, rejected = [], []
     for q in queries:
-        reason = junk_reason(q, terms)
+        reason = junk_reason(q, terms, topic)
         if reason is None:
             kept.append(q)
         else:

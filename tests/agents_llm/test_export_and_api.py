@@ -100,7 +100,7 @@ def test_empty_report_is_marked_short():
     rep.note_deficiency("dragon biology")
     md = export.to_markdown(rep, missing_note="Short report: nothing on dragons.")
     assert "> **Short report: nothing on dragons.**" in md and "- dragon biology" in md
-    assert "No source was retrieved." in md
+    assert "No section cites a source." in md
 
 
 # -- the API ---------------------------------------------------------------------------
@@ -151,23 +151,22 @@ def test_write_report_api_returns_report_tokens_and_files(tmp_path):
     assert (tmp_path / "data" / "stores").is_dir(), "the store lives under data_root"
 
 
-def test_no_relevant_documents_gives_a_marked_short_report(tmp_path):
-    """Nothing retrieved: every section is skipped and the report says what is missing
-    (the searches that found nothing, noted as gaps in PLANNING)."""
-    script = TeamScript()  # its Researcher searches for "sorting networks"
+def test_no_relevant_documents_gives_no_report_and_says_what_was_searched(tmp_path):
+    """Nothing retrieved for the topic: the team does not run, no section is written, and the
+    report says the documents do not cover the topic, with what was searched and what came back."""
+    script = TeamScript()
     result = asyncio.run(
         __import__("agents_llm").write_report(
             "Dragon biology", docs_folder(tmp_path), **api_kwargs(tmp_path, script, retriever=StubRetriever(texts=()))
         )
     )
-    assert result.short and result.report.sections == []
-    # the Researcher's off-topic query ("sorting networks") fell back to the topic, which found nothing
-    assert result.report.deficient_topics == ["Dragon biology"]
-    assert script.sections_written == 0, "the Collector was never asked to write"
+    assert result.not_covered and result.short and result.report.sections == [] and result.rounds == 0
+    assert script.sections_written == 0 and result.tokens["total_tokens"] == 0, "no model call was made"
     md = result.markdown
-    assert "**Short report: the documents in" in md and "Not found: Dragon biology." in md
-    assert "## Information not found in the documents" in md and "No source was retrieved." in md
-    assert any("Short report" in m for m in result.messages)
+    assert "do not cover this topic; no section was written" in md
+    assert 'Searched the documents for "Dragon biology": nothing came back.' in md
+    assert "No section cites a source." in md
+    assert any("do not cover this topic" in m for m in result.messages)
 
 
 def _folder(tmp_path, name, files=()):

@@ -10,9 +10,12 @@ from agents_llm import prompts
 from agents_llm.collector import Collector
 from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.sentence_reuse import (
+    drop_fragments,
+    fragment_quotes,
     ground_in_sources,
     is_prose,
     pick_source_sentences,
+    source_sentences,
     supported_share,
     title_from,
     unreported_facts,
@@ -234,3 +237,43 @@ def test_a_chunk_is_used_up_only_when_the_report_states_every_fact_of_it():
     said = ["The event loop runs the asynchronous tasks and callbacks.", "Unrelated words here."]
     assert unreported_facts(chunk, said) == ["A blocking call such as a long computation stops the whole loop."]
     assert unreported_facts(chunk, [*said, "A long computation is a blocking call that stops the whole loop."]) == []
+
+
+# A chunk as the store holds it when it begins mid-sentence, with a hard-wrapped paragraph after.
+CUT_CHUNK = SourceRef(
+    "mirrors.md",
+    None,
+    "c9",
+    "provide the availability benefits of a private index or a vendored library for asyncio tasks.\n\n"
+    "It does not, of course,\nprovide the speed of a local cache for asyncio tasks on the event loop. Tasks\n"
+    "scheduled with asyncio.create_task start running on the event loop at once.",
+)
+
+
+def test_reused_sentences_are_whole_sentences_of_their_source_never_a_fragment():
+    found = source_sentences(CUT_CHUNK.text)
+    assert "It does not, of course, provide the speed of a local cache for asyncio tasks on the event loop." in found
+    assert "Tasks scheduled with asyncio.create_task start running on the event loop at once." in found
+    assert not any(s.startswith(("provide", "provide the speed")) for s in found), found
+    picked = pick_source_sentences([CUT_CHUNK], focus="asyncio tasks event loop availability cache")
+    assert picked and not any(s[0].islower() for s in picked), picked
+    # A paraphrase of the fragment gives way to no fragment: with no whole sentence to snap to, it goes.
+    grounded, note = ground_in_sources("Mirrors provide availability benefits over vendored copies.", [CUT_CHUNK.text])
+    assert "provide the availability" not in grounded and "dropped" in note, (grounded, note)
+
+
+def test_the_check_refuses_a_quoted_fragment_and_the_collector_drops_it():
+    fragment = "provide the speed of a local cache for asyncio tasks on the event loop."
+    body = "Tasks scheduled with asyncio.create_task start running on the event loop at once. " + fragment
+    assert fragment_quotes(body, [CUT_CHUNK.text]) == [fragment]
+    kept, dropped = drop_fragments(body, [CUT_CHUNK.text])
+    assert dropped == [fragment] and fragment not in kept and kept.startswith("Tasks scheduled")
+    # A whole sentence of the source is no fragment, nor is a sentence the source does not hold.
+    assert (
+        fragment_quotes(
+            "It does not, of course, provide the speed of a local cache for asyncio tasks on the "
+            "event loop. The sky is blue.",
+            [CUT_CHUNK.text],
+        )
+        == []
+    )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rag.chunking import chunk_text, context_prefix, embedding_input
 from rag.embeddings import bundled_minilm_path
+from rag.sentences import split_sentences
 from rag.tokenization import HuggingFaceTokenizer, WordTokenizer
 
 TEXT = " ".join(
@@ -21,13 +22,30 @@ def _check_budget_and_slices(tokenizer, text, name, max_tokens, overlap):
 
 
 def test_word_tokenizer_chunks_respect_budget_and_overlap():
+    # Text with no sentence start to snap to: windows overlap by exactly the overlap.
+    text = " ".join(f"valve{i % 7} pressure of {i * 3} kpa in the camelcase subsystem" for i in range(120))
     tokenizer = WordTokenizer()
-    chunks = _check_budget_and_slices(tokenizer, TEXT, "report.txt", max_tokens=64, overlap=8)
+    chunks = _check_budget_and_slices(tokenizer, text, "report.txt", max_tokens=64, overlap=8)
     for previous, current in zip(chunks, chunks[1:]):
         previous_tokens = [previous.text[a:b] for a, b in tokenizer.spans(previous.text)]
         current_tokens = [current.text[a:b] for a, b in tokenizer.spans(current.text)]
         assert previous_tokens[-8:] == current_tokens[:8]
     # Together the chunks cover the whole text.
+    assert chunks[0].text == text[: len(chunks[0].text)]
+    assert text.endswith(chunks[-1].text)
+
+
+def test_chunks_of_prose_begin_and_end_between_sentences():
+    tokenizer = WordTokenizer()
+    chunks = _check_budget_and_slices(tokenizer, TEXT, "report.txt", max_tokens=64, overlap=8)
+    for previous, current in zip(chunks, chunks[1:]):
+        # Whole sentences: each chunk opens on one and closes on an end of sentence.
+        assert current.text.startswith("Sentence ") and previous.text.endswith("Subsystem."), current.text
+        # No gap, and an overlap of whole sentences within the overlap budget (here none fits).
+        start = TEXT.index(current.text)
+        previous_end = TEXT.index(previous.text) + len(previous.text)
+        assert start <= previous_end + 1
+        assert len(tokenizer.spans(TEXT[start:previous_end])) <= 8
     assert chunks[0].text == TEXT[: len(chunks[0].text)]
     assert TEXT.endswith(chunks[-1].text)
 
@@ -39,8 +57,14 @@ def test_minilm_tokenizer_budget_leaves_room_for_the_prefix():
     chunks = _check_budget_and_slices(tokenizer, pdf_text, long_name, max_tokens=128, overlap=16)
     assert {chunk.page for chunk in chunks} == {1, 2}
     prefix_tokens = tokenizer.count(context_prefix(long_name, 1) + "\n")
-    # Chunks fill the budget that is left: not stopping far short of it.
-    assert max(chunk.token_count for chunk in chunks) >= 128 - 2 - prefix_tokens - 8
+    budget = 128 - 2 - prefix_tokens
+    # Chunks fill the budget that is left, up to the whole sentence that would not fit.
+    longest_sentence = max(tokenizer.count(s) for s in split_sentences(TEXT))
+    assert max(chunk.token_count for chunk in chunks) >= budget - longest_sentence
+    # Text with no sentence start fills it up to a word boundary.
+    words_only = "[PAGE 1]\n" + TEXT.replace(".", "").lower()
+    chunks = _check_budget_and_slices(tokenizer, words_only, long_name, max_tokens=128, overlap=16)
+    assert max(chunk.token_count for chunk in chunks) >= budget - 8
 
 
 def test_prefix_names_source_and_page():

@@ -215,7 +215,8 @@ def test_write_report_api_raises_the_cause_and_keeps_what_it_wrote(tmp_path):
         run_report(
             "Sorting networks",
             llm={"backend": "openai", "model": "m", "base_url": url},
-            retriever=StubRetriever(),
+            # Documents on the topic: the run reaches the model (unrelated ones stop before it).
+            retriever=StubRetriever(texts=("Sorting networks compare and swap pairs of values in a fixed order.",)),
             judge=HASHING_JUDGE,
             output_root=tmp_path,
             pdf=False,

@@ -78,3 +78,30 @@ def test_a_section_the_plan_asks_evidence_for_is_searched_with_the_topic_words()
         "field constraints examples"
     ]
     assert vet_queries(["field constraints examples"], topic=TOPIC)[2]  # without it: off topic, fell back
+
+
+def _phase_instructions() -> list[str]:
+    """Every sentence of the pipeline's phase blocks and objectives (what a model echoes)."""
+    from agents_llm import phase_prompts
+    from agents_llm.judges.text import sentences
+
+    texts = list(phase_prompts.PHASE_BLOCK.values())
+    texts += [t for by_role in phase_prompts.OBJECTIVE.values() for t in by_role.values()]
+    return [s for t in texts for s in sentences(t) if len(s.split()) >= 5]
+
+
+def test_an_echoed_instruction_of_the_pipeline_never_passes_as_a_query():
+    echoes = _phase_instructions()
+    assert len(echoes) >= 10
+    # The objective itself is the echo (the Lead Architect copied its prompt): its words lend no terms.
+    for echo in echoes:
+        queries, rejected, fell_back = vet_queries([echo], topic=TOPIC, objective=echo, outline=[echo])
+        assert echo not in queries and fell_back, (echo, queries)
+        assert "instruction of the pipeline" in rejected[0]["reason"], rejected
+        assert all(q == TOPIC or "Pydantic" in q for q in queries), queries
+    # The one from the field, with the topic's words around it, is refused too.
+    echoed = "The team gathers evidence from the sources for the planned sections"
+    assert "instruction" in (junk_reason(echoed, query_terms(TOPIC, echoed), TOPIC) or "")
+    # Queries a reader would type stay.
+    for query in ("Pydantic model field validators", "type hints in Pydantic models", "validation errors raised"):
+        assert junk_reason(query, query_terms(TOPIC, echoed), TOPIC) is None, query

@@ -1,0 +1,239 @@
+"""Sentences of a document by their real boundaries, not by its line breaks.
+
+Source text comes wrapped: Markdown and plain text at a fixed width, PDF pages one
+printed line per line (hyphenated at the margin), DOCX paragraphs with soft breaks. A
+sentence cut at such a break reads as a sentence and says something else ("provide the
+availability benefits ..." from "It does not, of course, provide ..."). So:
+
+- `unwrap` joins the wrapped lines of each paragraph into one line (undoing a PDF's
+  end-of-line hyphenation) and keeps apart what is not running prose: headings, list
+  items, table rows, block quotes, fenced and indented code, shell and REPL lines and
+  `[PAGE N]` markers. Paragraphs come out separated by a blank line, so unwrapping
+  unwrapped text changes nothing.
+- `split_sentences` cuts each paragraph with pySBD (rule-based, no model, no download);
+  a heading, list item, table row or code block is one unit, never merged with prose.
+- `sentence_starts` gives the cheap boundaries (line starts, `. ` before a capital) the
+  chunker snaps its windows to, so a chunk begins where a sentence does.
+- `begins_sentence` tells whether a sentence quoted from a source text begins a
+  sentence there: the check that keeps fragments out of a report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from statistics import median
+from typing import List
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022\u25aa\u25e6\u2013]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+\S")
+_HEADING = re.compile(r"^\s*#{1,6}(\s|$)")
+_SETEXT = re.compile(r"^\s*(=+|-+)\s*$")
+_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+_TABLE = re.compile(r"^\s*\||\s\|\s")
+_QUOTE = re.compile(r"^\s*>")
+_PAGE = re.compile(r"^\[PAGE \d+\][ \t]*$")
+_DIRECTIVE = re.compile(r"^\s*\.\.\s+\S")  # reStructuredText directives and comments
+_SHELL = re.compile(r"^\s*(?:\$|>>>|\.\.\.|%|#!)\s")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
+_HYPHENATED = re.compile(r"[A-Za-z]{2}-$")
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+# Where a sentence can start inside a line: after . ! or ? (closing quotes and brackets
+# aside) and a space, before a capital, digit, quote or bracket.
+_INLINE_START = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+(?=[A-Z0-9\"'\u201c\u2018(\[])")
+_LINE_START = re.compile(r"^[ \t]*(?=\S)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A unit of a document: `kind` is prose, heading, item (list item, table row,
+    quote, directive) or code; prose is one paragraph on one line."""
+
+    kind: str
+    text: str
+
+
+def _structural(line: str) -> bool:
+    return bool(
+        _HEADING.match(line)
+        or _RULE.match(line)
+        or _TABLE.search(line)
+        or _QUOTE.match(line)
+        or _PAGE.match(line)
+        or _DIRECTIVE.match(line)
+    )
+
+
+def _join(left: str, right: str, pdf: bool) -> str:
+    right = right.strip()
+    if pdf and _HYPHENATED.search(left) and right[:1].islower():
+        return left[:-1] + right  # "segmen-" + "tation" -> "segmentation"
+    return left.rstrip() + " " + right
+
+
+def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[Block]:
+    """The blocks of `text` (see the module doc). `pdf`: lines are printed lines, so
+    hyphens at their ends are undone, and a short line that ends a sentence, or a short
+    line with no end punctuation (a heading), ends its paragraph. `indented_code`: lines
+    indented by four spaces after a blank line are code (Markdown); plain text indents
+    paragraphs too, so its loader turns this off."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    typical = median([len(x.strip()) for x in lines if len(x.strip()) > 20] or [0]) if pdf else 0
+    out: List[Block] = []
+    current: List[str] = []  # [text, kind] of the open paragraph or list item
+    fence: List[str] = []
+    in_fence = False
+    previous_blank = True
+
+    def flush() -> None:
+        if current:
+            out.append(Block(current[1], current[0]))
+            current.clear()
+
+    for raw in lines:
+        line = raw.rstrip()
+        stripped = line.strip()
+        if in_fence:
+            fence.append(line)
+            if _FENCE.match(line):
+                out.append(Block("code", "\n".join(fence)))
+                fence.clear()
+                in_fence = False
+            continue
+        if not stripped:
+            flush()
+            previous_blank = True
+            continue
+        if _FENCE.match(line):
+            flush()
+            fence.append(line)
+            in_fence = True
+        elif _SETEXT.match(line) and current and current[1] == "prose" and not pdf:
+            level = "#" if stripped.startswith("=") else "##"
+            out.append(Block("heading", f"{level} {current[0]}"))  # a heading underlined with === or ---
+            current.clear()
+        elif _structural(line):
+            flush()
+            out.append(Block("heading" if _HEADING.match(line) else "item", stripped))
+        elif _SHELL.match(line) or (
+            indented_code
+            and not pdf
+            and _INDENTED.match(line)
+            and (previous_blank or (out and out[-1].kind == "code"))
+            and not current
+        ):
+            flush()
+            if out and out[-1].kind == "code" and not previous_blank:
+                out[-1] = Block("code", out[-1].text + "\n" + line)
+            else:
+                out.append(Block("code", line))
+        elif _LIST_ITEM.match(line):
+            flush()
+            current[:] = [stripped, "item"]
+        elif current:
+            current[0] = _join(current[0], stripped, pdf)
+        else:
+            current[:] = [stripped, "prose"]
+        previous_blank = False
+        if pdf and current and typical:
+            short = len(stripped) < 0.7 * typical
+            if short and _SENTENCE_END.search(stripped):
+                flush()  # the last line of a paragraph
+            elif (
+                short
+                and not re.search(r"[,;:\-]$", stripped)
+                and current[0] == stripped
+                and stripped[:1].isalnum()
+                and not stripped[:1].islower()
+            ):
+                current[1] = "heading"  # a short line standing alone, with no end punctuation
+                flush()
+    if fence:
+        out.append(Block("code", "\n".join(fence)))
+    flush()
+    return out
+
+
+def unwrap(text: str, *, pdf: bool = False, indented_code: bool = True) -> str:
+    """`text` with each paragraph on one line, blocks separated by blank lines (list items,
+    table rows and code lines stay on their own lines, next to each other)."""
+    parts: List[str] = []
+    last = ""
+    for block in blocks(text, pdf=pdf, indented_code=indented_code):
+        if parts and not (block.kind == "item" and last == "item"):
+            parts.append("")
+        parts.append(block.text)
+        last = block.kind
+    return "\n".join(parts) + ("\n" if parts else "")
+
+
+@lru_cache(maxsize=1)
+def _segmenter():
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+@lru_cache(maxsize=4096)
+def _split_paragraph(paragraph: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in _segmenter().segment(paragraph) if s.strip())
+
+
+def split_sentences(text: str, *, pdf: bool = False) -> List[str]:
+    """The sentences of `text`: prose cut by pySBD after `unwrap`; a heading, list item,
+    table row or code block is one unit."""
+    out: List[str] = []
+    for block in blocks(text, pdf=pdf):
+        if block.kind == "prose":
+            out.extend(_split_paragraph(block.text))
+        elif block.kind != "code" or block.text.strip():
+            out.append(block.text.strip())
+    return out
+
+
+# Abbreviations whose period ends no sentence ("Mr. Smith", "Fig. 3", "e.g. The").
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof sr jr st vs etc e.g i.e cf fig figs eq eqs no nos vol pp p ch sec sect approx "
+    "dept est inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.[\"'\u201d\u2019)\]]*$")
+
+
+def sentence_starts(text: str) -> List[int]:
+    """Offsets in `text` where a sentence or a line starts (cheap: a pattern, not the
+    segmenter, as it runs over every document at ingest), sorted. A period after a known
+    abbreviation or a single capital ("J. Smith") starts no sentence."""
+    starts = {m.end() for m in _LINE_START.finditer(text)}
+    for m in _INLINE_START.finditer(text):
+        before = _WORD_BEFORE.search(text, max(0, m.start() - 12), m.start())
+        word = before.group(1).lower() if before else ""
+        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            continue
+        starts.add(m.end())
+    return sorted(starts)
+
+
+def _opens_like_sentence(sentence: str) -> bool:
+    first = sentence.lstrip("\"'\u201c\u2018([*_`#-> ")[:1]
+    return first.isupper() or first.isdigit()
+
+
+def begins_sentence(sentence: str, source: str) -> bool:
+    """Does `sentence` occur in `source` where a sentence begins: at the start of a
+    paragraph, list item or other block of the unwrapped source, or after an end of
+    sentence; at the very start of `source` (a chunk may start mid-sentence) only
+    when it opens like a sentence (a capital or a digit)? False when it is not in `source`."""
+    tokens = sentence.split()
+    if not tokens:
+        return False
+    source = unwrap(source)  # a line break inside a paragraph begins nothing
+    pattern = re.compile(r"\s+".join(re.escape(t) for t in tokens))
+    for match in pattern.finditer(source):
+        before = source[: match.start()]
+        if not before.strip():
+            if _opens_like_sentence(sentence):
+                return True
+        elif re.search(r"\n[ \t]*$", before) or re.search(r"[.!?][\"'\u201d\u2019)\]]*\s+$", before):
+            return True
+    return False
