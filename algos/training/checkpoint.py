@@ -91,7 +91,16 @@ def resolve_checkpoint(path: str | os.PathLike) -> Path:
 
 
 def load(path: str | os.PathLike) -> dict[str, Any]:
-    return torch.load(resolve_checkpoint(path), map_location="cpu", weights_only=False)
+    return with_settings_it_ran(torch.load(resolve_checkpoint(path), map_location="cpu", weights_only=False))
+
+
+def with_settings_it_ran(state: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's config with the settings it ran under that it predates: an extractive-team
+    env saved before the team's rules were versioned (no ``env.extractive``) ran proxy v1."""
+    env = (state.get("config") or {}).get("env")
+    if isinstance(env, dict) and (env.get("llm") or {}).get("backend") == "extractive" and "extractive" not in env:
+        env["extractive"] = {"version": 1}
+    return state
 
 
 def rng_state() -> dict[str, Any]:
