@@ -11,7 +11,11 @@ What the policy decides (this module is the phase machine):
 * who runs: required agents always, optional ones by the ``RoundScheduler``
   (``algos.handcrafted_scheduler``: ``always_include``, ``temporal_heuristic``,
   ``llm_gatecheck``);
-* phase ends: the round budget, or an exit signal (``report_protocol.vocabulary.EXIT_SIGNALS``)
+* the phase rounds: by default fitted to the env's round budget (``algo.schedule=budget``,
+  ``handcrafted_phases.budget_rounds``: at 8 rounds planning 1, research 2, drafting 4,
+  review 1), so the pipeline is compared with every other policy at the same budget; the
+  original 24-round plan is ``algo.schedule=classic``; ``algo.rounds.<phase>`` overrides one phase;
+* phase ends: the phase's round count, or an exit signal (``report_protocol.vocabulary.EXIT_SIGNALS``)
   in any output of the phase;
 * memory: ``reset_memory`` on the first round of every phase (temporal memory is wiped
   at phase boundaries);
@@ -45,13 +49,13 @@ from .handcrafted_feedback import (
     writers_target,
 )
 from .handcrafted_phases import (
-    DEFAULT_ROUNDS,
     PHASE_ORDER,
     Phase,
     PhaseConfigError,
     RoundPattern,
     build_phases,
     fit_rounds,
+    schedule_rounds,
 )
 from .handcrafted_scheduler import RoundScheduler, SkipStrategy
 
@@ -63,16 +67,20 @@ class HandcraftedConfig(AlgoConfig):
     name: str = "handcrafted"
     # always_include | temporal_heuristic | llm_gatecheck (who of a pattern's optional agents runs)
     skip_strategy: str = "temporal_heuristic"
-    # Round budget per phase (planning, research, drafting, review, revision); 0 skips a phase.
-    rounds: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_ROUNDS))
+    # budget: the phase rounds fitted to the env's round budget (handcrafted_phases.budget_rounds), so the
+    # pipeline plays at the budget every other policy gets; classic: the original 24-round plan (2, 6, 10, 2, 4).
+    schedule: str = "budget"
+    # Round count per phase (planning, research, drafting, review, revision) replacing the schedule's; 0 skips
+    # a phase; null (or a missing phase) keeps the schedule's count.
+    rounds: dict[str, Optional[int]] = field(default_factory=lambda: {p: None for p in PHASE_ORDER})
     # Per phase, a list of {required: [...], optional: [...], edges: [[sender, receiver], ...]}
     # replacing the default round patterns (receiver "Collector" = append); null keeps the default.
     patterns: dict[str, Any] = field(default_factory=lambda: {p: None for p in PHASE_ORDER})
     # Most corrections REVISION takes from REVIEW (each costs two rounds of the budget).
     max_corrections: int = 6
     # Fit the phase rounds into the env's round budget (EnvSpec.extras["max_rounds"]) when their sum
-    # exceeds it, with a compact schedule (handcrafted_phases.fit_rounds), so that compared with the
-    # learners at their budget the pipeline still plans, writes and finishes. false: the rounds as given.
+    # exceeds it (the classic plan or explicit rounds at a smaller budget), with a compact schedule
+    # (handcrafted_phases.fit_rounds), so the pipeline still plans, writes and finishes. false: as given.
     fit_budget: bool = True
     # Question of the LLM_GATECHECK gate, {agent}, {phase}, {round} filled in; null: the engine's
     # wording (agents_llm.phase_prompts.GATE_QUESTION), asking about the next round of the phase.
@@ -88,9 +96,10 @@ class HandcraftedPipeline(PlanPolicy):
     def __init__(self, spec, cfg: HandcraftedConfig, *, seed: int = 0, device: str = "cpu"):
         super().__init__(spec, cfg, seed=seed, device=device)
         self.scheduler = RoundScheduler(cfg.skip_strategy)
-        rounds = {str(k): n for k, n in dict(cfg.rounds).items()}
-        self.phases: list[Phase] = build_phases(spec.agents, rounds, dict(cfg.patterns or {}))
         budget = (spec.extras or {}).get("max_rounds")
+        rounds = schedule_rounds(str(cfg.schedule), budget)
+        rounds.update({str(k): n for k, n in dict(cfg.rounds or {}).items() if n is not None})
+        self.phases: list[Phase] = build_phases(spec.agents, rounds, dict(cfg.patterns or {}))
         if cfg.fit_budget and budget is not None:
             fitted = fit_rounds({p.name: p.rounds for p in self.phases}, int(budget))
             self.phases = [Phase(p.name, fitted[p.name], p.patterns) for p in self.phases]

@@ -19,7 +19,10 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from report_protocol import COLLECTOR
 from report_protocol.vocabulary import DRAFTING, PHASE_ORDER, PLANNING, RESEARCH, REVIEW, REVISION
 
+# The original pipeline's plan ("classic", 24 rounds: the env needs 25 for it to finish).
 DEFAULT_ROUNDS = {PLANNING: 2, RESEARCH: 6, DRAFTING: 10, REVIEW: 2, REVISION: 4}
+CLASSIC_ROUNDS = DEFAULT_ROUNDS
+SCHEDULES = ("budget", "classic")  # algo.schedule: phases fitted to the env's round budget, or the classic plan
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,49 @@ def fit_rounds(rounds: Mapping[str, int], budget: Optional[int]) -> dict[str, in
         first = next(p for p in PHASE_ORDER if rounds[p])
         out[first] = 1
     return out
+
+
+def budget_rounds(budget: int) -> dict[str, int]:
+    """The phase rounds of the ``budget`` schedule: every phase fitted to ``budget`` rounds in all.
+
+    The proportions come from the phases' round patterns (``DEFAULT_PATTERNS``), chosen once:
+
+    * planning: an eighth of the budget, at least 1 and at most 2 (its two patterns, scan
+      then outline: a third round repeats them);
+    * research: a quarter, at least 1 from 4 rounds on (each round gathers more evidence);
+    * review: an eighth, at least 1 from 5 rounds on, at most 2 (audit, then rank);
+    * revision: 2 rounds (one correction) per 12 rounds of budget;
+    * drafting: the rest, in pairs (assign and gather, then write and append: one section
+      per pair); an odd round left over goes to research.
+
+    8 rounds: planning 1, research 2, drafting 4, review 1. 24 rounds give the classic plan
+    (2, 6, 10, 2, 4). Small budgets keep what writes first: 2 rounds draft one section, 3
+    add the outline, 4 the evidence, 5 the review. The sum is always ``budget``.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise PhaseConfigError(f"round budget must be an integer >= 1, got {budget!r}")
+    if budget < 3:
+        return {p: (budget if p == (DRAFTING if budget == 2 else PLANNING) else 0) for p in PHASE_ORDER}
+    out = {
+        PLANNING: min(2, max(1, budget // 8)),
+        RESEARCH: max(1, budget // 4) if budget >= 4 else 0,
+        REVIEW: min(2, max(1, budget // 8)) if budget >= 5 else 0,
+        REVISION: 2 * (budget // 12),
+    }
+    drafting = budget - sum(out.values())
+    out[RESEARCH] += drafting % 2
+    out[DRAFTING] = drafting - drafting % 2
+    return {p: out[p] for p in PHASE_ORDER}
+
+
+def schedule_rounds(schedule: str, budget: Optional[int]) -> dict[str, int]:
+    """The phase rounds of a named schedule: ``budget`` (fitted to the env's round budget;
+    the classic plan when the budget is unknown) or ``classic`` (the original 24-round plan)."""
+    if schedule not in SCHEDULES:
+        raise PhaseConfigError(f"algo.schedule: unknown schedule {schedule!r}; expected one of {list(SCHEDULES)}")
+    if schedule == "classic" or budget is None:
+        return dict(CLASSIC_ROUNDS)
+    return budget_rounds(int(budget))
 
 
 class PhaseConfigError(ValueError):

@@ -18,6 +18,7 @@ import numpy as np
 
 from agents_llm.backends import make_ledger
 from agents_llm.engine import EngineSettings
+from agents_llm.extractive.settings import ExtractiveSettings
 from agents_llm.referee import RefereeConfig, make_referee_config
 from agents_llm.roles import DEFAULT_TEAM
 
@@ -71,6 +72,7 @@ class ReportEnvConfig:
     judge: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_JUDGE))  # agents_llm.judges config
     rag: dict[str, Any] = field(default_factory=dict)  # rag.RagConfig overrides
     engine: EngineSettings = field(default_factory=EngineSettings)  # per-call budgets of the round engine
+    extractive: ExtractiveSettings = field(default_factory=ExtractiveSettings)  # llm=extractive: its rules' version
     referee: RefereeConfig = field(default_factory=RefereeConfig)  # flags and penalty (agents_llm.referee)
     summary_dim: int = 32  # size of the progress-summary embedding in observations (0: none)
     token_scale: float = 20000.0  # tokens normalisation in observations
@@ -97,6 +99,7 @@ class ReportEnvConfig:
         judge: Any = None,
         rag: Any = None,
         engine: Any = None,
+        extractive: Any = None,
         referee: Any = None,
         summary_dim: int = 32,
         token_scale: float | None = None,
@@ -151,6 +154,7 @@ class ReportEnvConfig:
             judge=judge_cfg,
             rag=plain(rag) or {},
             engine=settings,
+            extractive=ExtractiveSettings.from_mapping(plain(extractive)),
             referee=make_referee_config(plain(referee)),
             summary_dim=int(summary_dim),
             token_scale=float(token_scale or budget or 20000),
@@ -163,7 +167,7 @@ class ReportEnvConfig:
         )
 
     @property
-    def extractive(self) -> bool:
+    def extractive_team(self) -> bool:
         """llm.backend=extractive is no model: the extractive team's engine (agents_llm.extractive)."""
         return self.llm.get("backend") == "extractive"
 

@@ -136,11 +136,14 @@ class ReportWritingEnv(ParallelEnv):
         self.resources = resources
         self.backend = resources.backend
 
-        if cfg.extractive:
+        if cfg.extractive_team:
             from agents_llm.extractive import ExtractiveEngine
 
             self.engine: Any = ExtractiveEngine(
-                self.team, settings=cfg.engine, tokenizer_model=cfg.llm.get("tokenizer_model", "smollm2-135m")
+                self.team,
+                settings=cfg.engine,
+                tokenizer_model=cfg.llm.get("tokenizer_model", "smollm2-135m"),
+                version=cfg.extractive.version,
             )
         else:
             self.engine = RoundEngine(self.team, self.backend, retriever=None, settings=cfg.engine)
@@ -240,7 +243,7 @@ class ReportWritingEnv(ParallelEnv):
 
     @property
     def extractive(self) -> bool:
-        return self.config.extractive
+        return self.config.extractive_team
 
     # -- spaces --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:

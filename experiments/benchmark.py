@@ -11,9 +11,10 @@ held-out episodes, with rliable's statistics.
    `benchmark.overrides`. Or, with `benchmark.multirun`, take the runs of any train.py
    multirun; runs are grouped by their config without the seed (one group per config).
 2. Evaluate: every learner checkpoint (one run per seed) and every fixed policy
-   (`benchmark.fixed`, `benchmark.fixed_runs` evaluation repetitions each, the
-   handcrafted pipeline at `benchmark.handcrafted_max_rounds`, a budget it completes)
-   play every held-out task once per run, greedily, with the same episode seeds.
+   (`benchmark.fixed`, `benchmark.fixed_runs` evaluation repetitions each) play every
+   held-out task once per run, greedily, with the same episode seeds, all at the env's
+   round budget (`env.max_rounds`): the handcrafted pipeline fits its phases to it
+   (`algo.schedule=budget`), so scores and tokens are compared at equal budgets.
 3. Aggregate (`algos.evaluation`, rliable): per policy a (runs, tasks) matrix of final
    report scores; IQM with a 95 % stratified bootstrap interval; the probability of
    improvement over the best fixed policy; tokens per episode; learning curves (IQM
@@ -79,7 +80,6 @@ class BenchmarkConfig:
         ]
     )
     fixed_runs: int = 5  # evaluation repetitions of each fixed policy (its runs; seeds 0..fixed_runs-1)
-    handcrafted_max_rounds: int = 25  # the handcrafted pipeline's round budget: its 24 phase rounds + 1
     # train.py overrides shared by every training run and by the fixed policies' env
     overrides: List[str] = field(default_factory=list)
     train_overrides: List[str] = field(default_factory=list)  # train.py overrides of the training runs only (algo.*)
@@ -241,9 +241,7 @@ def fixed_jobs(cfg: BenchmarkConfig, base: DictConfig, tasks: list[str]) -> list
         label, name, overrides = parse_entry(entry)
         composed = hydra.compose(config_name="config", overrides=[f"algo={name}", *cfg.overrides])
         acfg = algo_config(name, overrides, composed.algo)
-        env = OmegaConf.to_container(base.env, resolve=True)
-        if name == "handcrafted":
-            env["max_rounds"] = cfg.handcrafted_max_rounds
+        env = OmegaConf.to_container(base.env, resolve=True)  # every policy at the same round budget
         for r in range(cfg.fixed_runs):
             jobs.append(
                 {
@@ -363,7 +361,8 @@ def targets(result: dict) -> list[str]:
             ratio = r["tokens"] / hc["tokens"] if hc["tokens"] else math.nan
             same = r["iqm"]["point"] >= hc["iqm"]["point"]
             lines.append(
-                f"{p}: {r['tokens']:.0f} tokens/episode = {ratio:.2f} x handcrafted's {hc['tokens']:.0f}, "
+                f"{p}: {r['tokens']:.0f} tokens/episode = {ratio:.2f} x handcrafted's {hc['tokens']:.0f} "
+                f"(same round budget), "
                 f"at IQM {r['iqm']['point']:.3f} vs handcrafted {hc['iqm']['point']:.3f} "
                 f"({'at least the same score' if same else 'a LOWER score'})"
             )

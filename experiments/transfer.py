@@ -35,13 +35,9 @@ class TransferConfig:
     checkpoint: Optional[str] = None  # the trained policy (a final.pt or a run dir)
     label: str = "learned"  # its name in the table
     overrides: List[str] = field(default_factory=lambda: ["env=report_writing", "env.max_rounds=8"])  # the target env
-    # Fixed policies at the same round budget; the handcrafted phases shrunk to fit 8 rounds (1+2+4+0+0 = 7).
-    fixed: List[str] = field(
-        default_factory=lambda: [
-            "handcrafted:rounds.planning=1;rounds.research=2;rounds.drafting=4;rounds.review=0;rounds.revision=0",
-            "preset:chain",
-        ]
-    )
+    # Fixed policies at the same round budget (the handcrafted phases fitted to it: at 8 rounds planning 1,
+    # research 2, drafting 4, review 1; algos/handcrafted_phases.py budget_rounds).
+    fixed: List[str] = field(default_factory=lambda: ["handcrafted", "preset:chain"])
     tasks: int = 2  # how many held-out tasks (the first ones) every policy plays
     eval_seed: int = 1_000_000
     out: str = "transfer"

@@ -14,7 +14,12 @@ judge's embeddings are the cost; retrievals are memoised, the store does not cha
 It is a cheap proxy of the LLM team for algorithm work, not a test double: results on
 it are results on the proxy, and transfer to the LLM team is measured, not assumed.
 
-The rules (fixed before any learner was trained on it; a change means rerunning every
+The rules are versioned (``env.extractive.version``, ``settings.ExtractiveSettings``):
+v2, the default, has each role do what the LLM role is asked to do from what it has
+(``rules_v2``; docs/extractive_team.md, "Proxy v2", lists what differs from v1); v1,
+below, stays runnable by name (``env=report_writing_extractive_v1``).
+
+The v1 rules (fixed before any learner was trained on it; a change means rerunning every
 policy, fixed ones included, and saying why):
 
 * Researcher (the only role that retrieves). Queries: the deficiencies it received
@@ -70,6 +75,7 @@ The Reviewer's checklist includes the task's key terms, which LLM prompts do not
 """
 
 from .engine import ExtractiveCollector, ExtractiveEngine
+from .settings import ExtractiveSettings
 from .tokens import TokenCounter
 
-__all__ = ["ExtractiveCollector", "ExtractiveEngine", "TokenCounter"]
+__all__ = ["ExtractiveCollector", "ExtractiveEngine", "ExtractiveSettings", "TokenCounter"]

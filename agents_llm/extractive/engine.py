@@ -10,170 +10,47 @@ the prompt the LLM team's agent would have been sent plus the tokens of its outp
 from __future__ import annotations
 
 import asyncio
-import re
-from collections import Counter
 from typing import Any, Sequence
 
 from .. import prompts
 from ..backends import TokenBudgetExceeded
 from ..collector import CollectorResult, is_absence_only
+from ..sentence_reuse import MIN_BODY_WORDS, pick_source_sentences
 from ..engine.retrieval import format_evidence, record_retrieval
 from ..engine.context import EngineSettings, EpisodeContext
 from ..engine.round_record import CallRecorder, own_call_error
 from ..engine.runner import RoundEngine
 from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_messages
-from ..judges.reference import STOPWORDS, _stem
 from ..judges.text import sentences, words
 from ..report_filter import filter_report_text
 from ..report_state import ReportState
 from ..roles import TeamMember
-from .tokens import TokenCounter
-
-OBJECTIVE_PREFIX = "OBJECTIVE:"
-DEFICIENCIES_PREFIX = "DEFICIENCIES:"
-OUTLINE_ITEM = "- "
-# With nothing received, the LeadArchitect can only propose these.
-GENERIC_OUTLINE = ("Background", "Core concepts", "Applications", "Limitations")
-MIN_FACT_WORDS = 6  # shorter "sentences" are headings, badges, list debris
-MAX_FACT_WORDS = 60
-NEAR_DUPLICATE = 0.8  # word-set Jaccard at which the Reviewer/Collector treat two sentences as one
-MAX_DEFICIENCIES = 4
-MAX_OUTLINE = 4
-MAX_CANDIDATE_LINES = 12  # lines composed before the output is cut to the call's token budget
-
-_SOURCE_TAG = re.compile(r"\s*\[source:\s*([^\]]+)\]\s*$")
-_NUMBER = re.compile(r"\d")
-_DEFINITIONAL = re.compile(
-    r"\b(?:is|are) (?:a|an|the)\b|\brefers? to\b|\bdefined as\b|\bmeans\b|\bconsists? of\b|"
-    r"\bcalled\b|\bknown as\b|\bprovides?\b",
-    re.IGNORECASE,
+from .text import (
+    DEFICIENCIES_PREFIX,
+    GENERIC_OUTLINE,
+    MAX_CANDIDATE_LINES,
+    MAX_DEFICIENCIES,
+    MAX_OUTLINE,
+    OBJECTIVE_PREFIX,
+    OUTLINE_ITEM,
+    Composed,
+    _DEFINITIONAL,
+    _NUMBER,
+    dedup,
+    deficiencies_in,
+    fact_line,
+    facts,
+    headings_in,
+    is_prose,
+    near_duplicate,
+    prose_sentences,
+    salient_terms,
+    stems,
+    term_covered,
 )
-_NOT_PROSE = re.compile(r"```|https?://|[{}<>=|`$\\]|^\W*[#>*]|\.\.\.|\(\)")
-
-
-class Composed(list):
-    """A chat prompt (the messages the LLM team would send) with the output the rule produced."""
-
-    def __init__(self, messages: Sequence[dict], output: str):
-        super().__init__(messages)
-        self.output = output
-
-
-# -- text helpers -------------------------------------------------------------------
-def stems(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
-
-
-def term_covered(term: str, present: set[str]) -> bool:
-    parts = stems(term)
-    return bool(parts) and parts <= present
-
-
-def near_duplicate(a: str, b: str) -> bool:
-    sa, sb = set(words(a)), set(words(b))
-    if not sa or not sb:
-        return False
-    return len(sa & sb) / len(sa | sb) >= NEAR_DUPLICATE
-
-
-def is_meta(line: str) -> bool:
-    s = line.strip()
-    return not s or s.startswith((OBJECTIVE_PREFIX, DEFICIENCIES_PREFIX, OUTLINE_ITEM)) or is_absence_only(s)
-
-
-def facts(text: str) -> list[tuple[str, str]]:
-    """(sentence, source label or '') of every prose line of an output."""
-    out: list[tuple[str, str]] = []
-    for line in text.splitlines():
-        if is_meta(line):
-            continue
-        m = _SOURCE_TAG.search(line)
-        label = m.group(1).strip() if m else ""
-        body = _SOURCE_TAG.sub("", line).strip()
-        out.extend((s, label) for s in sentences(body) if s)
-    return out
-
-
-def fact_line(sentence: str, label: str) -> str:
-    return f"{sentence} [source: {label}]" if label else sentence
-
-
-def deficiencies_in(text: str) -> list[str]:
-    out = []
-    for line in text.splitlines():
-        if line.strip().startswith(DEFICIENCIES_PREFIX):
-            out += [t.strip() for t in line.strip()[len(DEFICIENCIES_PREFIX) :].split(";") if t.strip()]
-    return out
-
-
-def headings_in(text: str) -> list[str]:
-    """The objective and outline headings a LeadArchitect output carries, in order."""
-    out = []
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith(OBJECTIVE_PREFIX):
-            out.append(s[len(OBJECTIVE_PREFIX) :].strip())
-        elif s.startswith(OUTLINE_ITEM):
-            out.append(s[len(OUTLINE_ITEM) :].strip())
-    return [h for h in out if h]
-
-
-_MARKUP_LINE = re.compile(r"^\s*(?:#|[-*+]\s|\d+[.)]\s|>|\||```|<|!\[|\[!)")
-
-
-def prose_sentences(text: str) -> list[str]:
-    """Sentences of a document's running text: hard-wrapped lines joined, markup lines
-    (headings, list items, tables, code fences, badges) left out."""
-    out: list[str] = []
-    block: list[str] = []
-    in_code = False
-
-    def flush() -> None:
-        if block:
-            out.extend(" ".join(s.split()) for s in sentences(" ".join(block)))
-            block.clear()
-
-    for line in text.splitlines():
-        if line.strip().startswith("```"):
-            in_code = not in_code
-            flush()
-            continue
-        if in_code or not line.strip() or _MARKUP_LINE.match(line):
-            flush()
-            continue
-        block.append(line.strip())
-    flush()
-    return out
-
-
-def is_prose(sentence: str) -> bool:
-    n = len(sentence.split())
-    return MIN_FACT_WORDS <= n <= MAX_FACT_WORDS and not _NOT_PROSE.search(sentence)
-
-
-def salient_terms(texts: Sequence[str], exclude: set[str], limit: int) -> list[str]:
-    """The most frequent content words of `texts` (stemmed); ties go to the longer word, then the first seen."""
-    counts: Counter = Counter()
-    first: dict[str, int] = {}
-    shown: dict[str, str] = {}
-    for w in (w for t in texts for w in words(t)):
-        s = _stem(w)
-        if len(w) < 4 or w in STOPWORDS or s in exclude or w.isdigit() or not w.isalpha():
-            continue
-        counts[s] += 1
-        first.setdefault(s, len(first))
-        shown.setdefault(s, w)
-    ranked = sorted(counts, key=lambda s: (-counts[s], -len(shown[s]), first[s]))
-    return [shown[s] for s in ranked[:limit]]
-
-
-def dedup(items: Sequence[tuple[str, str]], against: Sequence[str] = ()) -> list[tuple[str, str]]:
-    kept: list[tuple[str, str]] = []
-    for sent, label in items:
-        if any(near_duplicate(sent, k) for k, _ in kept) or any(near_duplicate(sent, a) for a in against):
-            continue
-        kept.append((sent, label))
-    return kept
+from . import rules_v2
+from .settings import ExtractiveSettings
+from .tokens import TokenCounter
 
 
 class ExtractiveEngine(RoundEngine):
@@ -186,8 +63,10 @@ class ExtractiveEngine(RoundEngine):
         retriever: Any = None,
         settings: EngineSettings | None = None,
         tokenizer_model: str = "smollm2-135m",
+        version: int = ExtractiveSettings.version,
     ):
         super().__init__(team, backend=None, retriever=retriever, settings=settings)
+        self.version = ExtractiveSettings(version=version).version  # which rules (docs/extractive_team.md)
         self.counter = TokenCounter(tokenizer_model)
         self.collector = ExtractiveCollector(self)
         self.key_terms: tuple[str, ...] = ()
@@ -231,11 +110,14 @@ class ExtractiveEngine(RoundEngine):
         report = ctx.report
         turn = AgentTurn(output=None, senders=[s for s, _ in inbox])
         role = member.role.name
+        # v2: the role follows the plan's directive to it (v1 ignores directives).
+        directive = plan.directives.get(name) if self.version >= 2 else None
+        focus = rules_v2.focus_of(directive)
         await asyncio.sleep(0)
 
         evidence, chunks, queries = "", [], []
         if member.role.uses_rag and self.retriever is not None:
-            queries = self.research_queries(report.topic, objective, inbox)
+            queries = self.research_queries(report.topic, objective, inbox, lead=focus)
             retrieval: dict[str, Any] = {"queries": queries, "chunks": [], "exhausted": False, "error": None}
             turn.retrieval = retrieval
             q = await self._call(
@@ -257,6 +139,9 @@ class ExtractiveEngine(RoundEngine):
             )
             if q is None and ctx.budget_exhausted:
                 return turn
+            if self.version >= 2 and q:  # v2: it searches with the queries its capped output holds
+                queries = [line.strip() for line in q.splitlines() if line.strip()] or queries
+                retrieval["queries"] = queries
             try:
                 chunks = await asyncio.to_thread(self._retrieve, queries)
             except Exception as e:  # a store failure must not end the round; the trace says why
@@ -267,11 +152,16 @@ class ExtractiveEngine(RoundEngine):
             evidence = format_evidence(chunks, self.settings.evidence_max_chars)
 
         if role == "Researcher":
-            output = self.researcher(queries, chunks, memory, inbox)
+            output = self.researcher(queries, chunks, memory, inbox, focus=focus)
         elif role == "LeadArchitect":
             output = self.lead_architect(report, inbox)
+            if self.version >= 2:
+                output = rules_v2.lead_architect(report, inbox, directive, output)
         elif role == "DataAnalyst":
-            output = self.data_analyst(inbox, memory)
+            if self.version >= 2:
+                output = rules_v2.data_analyst(inbox, memory, directive)
+            else:
+                output = self.data_analyst(inbox, memory)
         else:
             output = self.reviewer(report, inbox, memory)
 
@@ -301,9 +191,12 @@ class ExtractiveEngine(RoundEngine):
         return self._retrieved[key]
 
     # -- the roles' rules ----------------------------------------------------------
-    def research_queries(self, topic: str, objective: str, inbox: Sequence[tuple[str, str]]) -> list[str]:
-        """Deficiencies received, then headings received, then the objective; the topic when none."""
-        wanted: list[str] = []
+    def research_queries(
+        self, topic: str, objective: str, inbox: Sequence[tuple[str, str]], lead: str = ""
+    ) -> list[str]:
+        """`lead` (v2: the section a directive names), deficiencies received, then headings received,
+        then the objective; the topic when none."""
+        wanted: list[str] = [lead] if lead else []
         for _, text in inbox:
             wanted += deficiencies_in(text)
         for _, text in inbox:
@@ -320,12 +213,19 @@ class ExtractiveEngine(RoundEngine):
         return queries or [topic]
 
     def researcher(
-        self, queries: list[str], chunks: Sequence[Any], memory: str, inbox: Sequence[tuple[str, str]]
+        self,
+        queries: list[str],
+        chunks: Sequence[Any],
+        memory: str,
+        inbox: Sequence[tuple[str, str]],
+        focus: str = "",
     ) -> str:
-        """The retrieved sentences that share the most query terms, each with its source."""
+        """The retrieved sentences that share the most query terms, each with its source; with a
+        `focus` (v2: the section a directive names), those sharing its terms first."""
         if not chunks:
             return ""
         wanted = set().union(*(stems(q) for q in queries)) if queries else set()
+        focus_terms = stems(focus)
         known = [s for s, _ in facts(memory)] + [s for _, t in inbox for s, _ in facts(t)]
         candidates = []
         for rank, c in enumerate(chunks):
@@ -333,11 +233,11 @@ class ExtractiveEngine(RoundEngine):
             for pos, sent in enumerate(prose_sentences(str(c.text))):
                 if not is_prose(sent):
                     continue
-                hits = len(wanted & stems(sent))
-                candidates.append((-hits, rank, pos, sent, label))
-        candidates.sort(key=lambda t: t[:3])
-        fresh_first = [c for c in candidates if not any(near_duplicate(c[3], k) for k in known)] or candidates
-        picked = dedup([(c[3], c[4]) for c in fresh_first])[:MAX_CANDIDATE_LINES]
+                terms = stems(sent)
+                candidates.append((-len(focus_terms & terms), -len(wanted & terms), rank, pos, sent, label))
+        candidates.sort(key=lambda t: t[:4])
+        fresh_first = [c for c in candidates if not any(near_duplicate(c[4], k) for k in known)] or candidates
+        picked = dedup([(c[4], c[5]) for c in fresh_first])[:MAX_CANDIDATE_LINES]
         return "\n".join(fact_line(s, label) for s, label in picked)
 
     def lead_architect(self, report: ReportState, inbox: Sequence[tuple[str, str]]) -> str:
@@ -395,49 +295,68 @@ class ExtractiveCollector:
     ) -> CollectorResult:
         if not contributions:
             return CollectorResult("idle", "no agent appended")
-        useful = [(a, t) for a, t in contributions if not is_absence_only(t)]
-        if not useful:
-            empty = all(not t.strip() for _, t in contributions)
-            return CollectorResult("skipped", "empty input" if empty else "only absence markers")
         settings = self.engine.settings
+        v2 = self.engine.version >= 2
+        # v2 with engine.reuse_sources (the env config's default, as for the LLM team): what is too short
+        # to be a section gives way to the pending source sentences, as the LLM Collector does.
+        reuse = v2 and settings.reuse_sources
+        src = list(sources)
+        useful = [(a, t) for a, t in contributions if not is_absence_only(t)]
+        empty = all(not t.strip() for _, t in contributions)
+        # An appender with nothing to say is, for the LLM Collector, prose no source supports.
+        if not useful and not (reuse and empty and any(r.text.strip() for r in src)):
+            return CollectorResult("skipped", "empty input" if empty else "only absence markers")
         last = report.sections[-1].content if report.sections else ""
-        items = dedup([f for _, t in useful for f in facts(t)], against=sentences(last))
         number = len(report.sections) + 1
         title = objective or f"Section {number}"
-        prose = f"## {title}\n" + " ".join(s for s, _ in items)
+        if v2:  # near-duplicates of anything the report says are dropped, not only of the last section
+            earlier = [x for sec in report.sections if sec.id != revise_section for x in sentences(sec.content)]
+            items = dedup([f for _, t in useful for f in facts(rules_v2.strip_markers(t))], against=earlier)
+            prose = f"## {title}\n" + "\n".join(s for s, _ in items)  # a sentence a line: the cap cuts whole ones
+        else:
+            earlier = []
+            items = dedup([f for _, t in useful for f in facts(t)], against=sentences(last))
+            prose = f"## {title}\n" + " ".join(s for s, _ in items)
         messages = prompts.collector_messages(
-            topic=report.topic, objective=objective, last_section=last, contributions=useful
+            topic=report.topic, objective=objective, last_section=last, contributions=useful or contributions
         )
         prose = await call("Collector", "collector", Composed(messages, prose), settings.collector_max_tokens)
         if prose is None:
             return CollectorResult("failed", "prose call failed")
         body = prose.split("\n", 1)[1] if "\n" in prose else ""
-        filtered = filter_report_text(body)
-        if not filtered.text.strip():
+        filtered = filter_report_text(" ".join(body.splitlines()) if v2 else body)
+        text, reused = filtered.text, ""
+        if reuse and len(words(text)) < MIN_BODY_WORDS:
+            focus = " ".join([report.topic, objective] + [t for _, t in useful])
+            picked = pick_source_sentences(src, focus=focus, exclude=earlier)
+            picked = [x for x, _ in dedup([(x, "") for x in picked], against=earlier)]
+            if picked:
+                reused = "nothing new to write" if not text.strip() else f"too short ({len(words(text))} words)"
+                text = filter_report_text(" ".join(picked)).text
+        if not text.strip():
             return CollectorResult(
                 "skipped",
                 "nothing new to write" if not items else "nothing left after the report filter",
                 removed_sentences=filtered.removed,
             )
         titles = [t for _, t, _ in report.list_sections()] + [title]
-        first = sentences(filtered.text)[0] if sentences(filtered.text) else ""
+        first = sentences(text)[0] if sentences(text) else ""
         summary_text = f"The report covers {'; '.join(titles)}. {first}".strip()
         summary = await call(
             "Summarizer",
             "summarizer",
             Composed(
-                prompts.summarizer_messages(previous_summary=report.progress_summary, addition=filtered.text),
+                prompts.summarizer_messages(previous_summary=report.progress_summary, addition=text),
                 summary_text,
             ),
             settings.summary_max_tokens,
         )
-        src = list(sources)
         title_text = filter_report_text(title).text or f"Section {number}"
         if revise_section is not None and revise_section in {s.id for s in report.sections}:
-            section = report.replace_section(revise_section, filtered.text, sources=src)
+            section = report.replace_section(revise_section, text, sources=src)
             status = "revised"
         else:
-            section = report.append(title_text, filtered.text, src)
+            section = report.append(title_text, text, src)
             status = "appended"
         if summary:
             report.progress_summary = summary
@@ -448,4 +367,5 @@ class ExtractiveCollector:
             title=section.title,
             removed_sentences=filtered.removed,
             content=section.content,
+            reused_sources=reused,
         )

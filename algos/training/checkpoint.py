@@ -205,7 +205,7 @@ def load(path: str | os.PathLike, *, warn: Callable[[str], None] = _warn) -> dic
     stored = state.pop(DIGEST_KEY, None)
     if stored is None:
         warn(f"checkpoint {p} has no content digest (written by an older version): its integrity is not checked")
-        return state
+        return with_settings_it_ran(state)
     try:
         actual = content_digest(state)
     except TypeError as e:
@@ -214,13 +214,22 @@ def load(path: str | os.PathLike, *, warn: Callable[[str], None] = _warn) -> dic
         raise CheckpointError(
             p, f"content digest mismatch (stored {str(stored)[:12]}..., actual {actual[:12]}...): the file is corrupted"
         )
-    return state
+    return with_settings_it_ran(state)
 
 
 def seal(path: str | os.PathLike) -> Path:
     """Add the content digest to a checkpoint written before digests existed (a file you trust)."""
     p = resolve_checkpoint(path)
     return save_atomic(load(p, warn=lambda _m: None), p)
+
+
+def with_settings_it_ran(state: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's config with the settings it ran under that it predates: an extractive-team
+    env saved before the team's rules were versioned (no ``env.extractive``) ran proxy v1."""
+    env = (state.get("config") or {}).get("env")
+    if isinstance(env, dict) and (env.get("llm") or {}).get("backend") == "extractive" and "extractive" not in env:
+        env["extractive"] = {"version": 1}
+    return state
 
 
 def rng_state() -> dict[str, Any]:

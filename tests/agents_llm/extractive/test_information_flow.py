@@ -23,13 +23,14 @@ def play(env, rounds):
     return infos["Researcher"]
 
 
-def test_a_researcher_that_never_reaches_the_collector_scores_lower(make_env):
+def test_v1_a_researcher_that_never_reaches_the_collector_scores_lower(make_env):
     # Same rounds, same appender count; only whether the Researcher's output gets to the Collector.
+    # (v1: its Collector has no fallback to source sentences; v2's does, as the LLM Collector: test_rules_v2.)
     cut_off = [joint(Reviewer=APPEND)] * 4  # the Researcher works alone; the Reviewer has only deficiencies
     direct = [joint(Researcher=APPEND)] * 4
     relayed = [joint(Reviewer=T.query(1)), joint(Reviewer=APPEND)] * 2  # Researcher -> Reviewer -> Collector
     scores = {
-        name: play(make_env(), rounds)["report_score"]
+        name: play(make_env(extractive={"version": 1}), rounds)["report_score"]
         for name, rounds in [("cut_off", cut_off), ("direct", direct), ("relayed", relayed)]
     }
     assert scores["cut_off"] == 0.0
@@ -88,8 +89,8 @@ def test_tokens_are_the_prompts_the_llm_team_would_be_sent(make_env):
     assert env.ledger.total.total == sum(c["prompt_tokens"] + c["completion_tokens"] for c in rnd["calls"])
 
 
-def test_roles_follow_their_rules(make_env):
-    env = make_env()
+def test_v1_roles_follow_their_rules(make_env):
+    env = make_env(extractive={"version": 1})
     env.reset(seed=0)
     _, _, _, _, infos = env.step(joint())
     out = infos["Researcher"]["round_outputs"]

@@ -37,9 +37,9 @@ def test_phases_run_in_order_with_their_round_budgets():
     assert counts == SHORT
     assert [r["source"] for r in rounds] == ["plan"] * len(rounds)
     assert env.trace.end["reason"] == "terminated"
-    # the default budgets: 2, 6, 10, 2, 4 (drafting stops after the three planned sections)
+    # the classic plan: 2, 6, 10, 2, 4 (drafting stops after the three planned sections)
     env2 = make_env(TeamScript())
-    rounds2, _ = run_pipeline(env2, make_policy(env2))
+    rounds2, _ = run_pipeline(env2, make_policy(env2, schedule="classic"))
     counts2 = {p: phases_of(rounds2).count(p) for p in SHORT}
     assert counts2["planning"] == 2 and counts2["research"] == 6
     assert counts2["drafting"] == 6  # 3 sections x 2 rounds: the outline is done before the budget of 10

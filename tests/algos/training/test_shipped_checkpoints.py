@@ -34,6 +34,19 @@ def test_two_step_checkpoint_plays_the_optimal_joint_policy():
 EXTRACTIVE = ROOT / "qmix_report_writing_extractive"
 
 
+def test_a_checkpoint_saved_before_the_extractive_team_was_versioned_replays_on_proxy_v1():
+    from algos.training.checkpoint import with_settings_it_ran
+
+    old = {"config": {"env": {"llm": {"backend": "extractive"}}}}
+    assert with_settings_it_ran(old)["config"]["env"]["extractive"] == {"version": 1}
+    new = {"config": {"env": {"llm": {"backend": "extractive"}, "extractive": {"version": 2}}}}
+    assert with_settings_it_ran(new)["config"]["env"]["extractive"] == {"version": 2}
+    llm_team = {"config": {"env": {"llm": {"backend": "llamacpp"}}}}
+    assert "extractive" not in with_settings_it_ran(llm_team)["config"]["env"]
+    if (EXTRACTIVE / "final.pt").is_file():  # the shipped one was trained on v1
+        assert ckpt.load(EXTRACTIVE / "final.pt")["config"]["env"]["extractive"] == {"version": 1}
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not (EXTRACTIVE / "heldout.json").is_file(), reason="no extractive-team checkpoint shipped")
 def test_extractive_checkpoint_scores_what_its_card_says(tmp_path, monkeypatch):
