@@ -40,7 +40,7 @@ class TransferConfig:
     fixed: List[str] = field(default_factory=lambda: ["handcrafted", "preset:chain"])
     tasks: int = 2  # how many held-out tasks (the first ones) every policy plays
     eval_seed: int = 1_000_000
-    out: str = "transfer"
+    out: str = "outputs/transfer/${now:%Y-%m-%d_%H-%M-%S}"
 
 
 @dataclass
