@@ -56,6 +56,9 @@ def judge_config(judge: Any) -> dict[str, Any]:
     return dict(DEFAULT_JUDGE, **(plain(judge) or {}))
 
 
+TASK_SAMPLING = ("random", "by_seed")
+
+
 @dataclass
 class ReportEnvConfig:
     """Every setting of one report env (the keys of ``conf/env/report_writing.yaml``)."""
@@ -66,6 +69,9 @@ class ReportEnvConfig:
     split: str = "train"  # task split: train | holdout | all
     tasks: Any = None  # None = envs/report_tasks.json; a JSON path; or a list of topics/task dicts
     task_id: str | None = None  # pin one task of the split
+    # random: reset(seed) draws a task (with replacement); by_seed: tasks[seed % n], so n
+    # consecutive seeds play every task once (evaluate.py's default on a report env)
+    task_sampling: str = "random"
     corpus: str | None = None  # one corpus for every task (None: each task's own)
     store_path: str | None = None  # the RAG store's folder (None: <cache>/stores/<corpus>-<embedding>)
     llm: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_LLM))  # agents_llm.backends config
@@ -93,6 +99,7 @@ class ReportEnvConfig:
         split: str = "train",
         tasks: Any = None,
         task_id: str | None = None,
+        task_sampling: str = "random",
         corpus: str | None = None,
         store_path: str | None = None,
         llm: Any = None,
@@ -126,6 +133,8 @@ class ReportEnvConfig:
         if not isinstance(observe_comm_adjacency, (bool, np.bool_)):
             raise ValueError(f"observe_comm_adjacency must be true or false, got {observe_comm_adjacency!r}")
         report_infos.check_mode(infos)
+        if task_sampling not in TASK_SAMPLING:
+            raise ValueError(f"task_sampling must be one of {', '.join(TASK_SAMPLING)}, got {task_sampling!r}")
         llm_cfg, judge_cfg = llm_config(llm), judge_config(judge)
         if llm_cfg.get("backend") == "extractive" and judge_cfg.get("kind") == "llm":
             raise ValueError(
@@ -148,6 +157,7 @@ class ReportEnvConfig:
             split=split,
             tasks=raw_tasks,
             task_id=task_id,
+            task_sampling=task_sampling,
             corpus=corpus,
             store_path=store_path,
             llm=llm_cfg,

@@ -272,7 +272,7 @@ class ReportWritingEnv(ParallelEnv):
             for i, a in enumerate(self.possible_agents):
                 self._act_spaces[a].seed(seed + i)
         options = dict(options or {})
-        task = self._pick_task(options)
+        task = self._pick_task(options, seed)
         self.engine.retriever = self.resources.retriever(task.corpus)
         if self.extractive:
             self.engine.begin_episode(task.key_terms)
@@ -330,7 +330,7 @@ class ReportWritingEnv(ParallelEnv):
         """The last reset's or step's infos in full (text and nested data included)."""
         return {a: dict(v) for a, v in self._last_info.items()}
 
-    def _pick_task(self, options: dict) -> Task:
+    def _pick_task(self, options: dict, seed: int | None = None) -> Task:
         if "task" in options or "topic" in options:
             raw = options.get("task") or {"id": "custom", "topic": options.get("topic")}
             if isinstance(raw, Task):
@@ -338,6 +338,8 @@ class ReportWritingEnv(ParallelEnv):
             if isinstance(raw, str):
                 raw = {"id": "custom", "topic": raw}
             return Task.from_dict(dict(raw), "reset(options)")
+        if self.config.task_sampling == "by_seed" and seed is not None:
+            return self.tasks[seed % len(self.tasks)]
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:

@@ -54,6 +54,39 @@ from algos.training.runners import check_rollout, make_runner, vectorized  # noq
 from algos.training.seeding import seed_everything  # noqa: E402
 
 
+def score_summary(per_episode: list[dict], tasks: list[str] | None) -> dict:
+    """IQM with its 95 % stratified bootstrap interval (rliable, as benchmark.py) of the
+    report score (the return on envs without one), over (repetitions, tasks): the episode
+    with seed s played task s % n (``task_sampling: by_seed``), so n consecutive seeds play
+    every task once. Episodes past the last whole repetition count in the means only."""
+    from algos.evaluation import interval_estimates
+
+    value = "report_score" if per_episode and "report_score" in per_episode[0] else "return"
+    n = len(tasks) if tasks else 1
+    by_task: dict[int, list[float]] = {}
+    for e in sorted(per_episode, key=lambda e: e["seed"]):  # seed s played tasks[s % n]
+        by_task.setdefault(int(e["seed"]) % n, []).append(float(e[value]))
+    per_task = {tasks[k]: float(np.mean(v)) for k, v in sorted(by_task.items())} if tasks else {}
+    reps = min(len(v) for v in by_task.values()) if len(by_task) == n else 0
+    if reps == 0:  # fewer episodes than tasks: the tasks played, once
+        matrix = np.array([[v[0] for _, v in sorted(by_task.items())]])
+        incomplete = len(per_episode) - matrix.size
+    else:
+        matrix = np.array([v[:reps] for _, v in sorted(by_task.items())]).T  # (repetitions, tasks)
+        incomplete = len(per_episode) - reps * n
+    # One repetition: resample the tasks (a stratified bootstrap over one run has no spread).
+    over = "repetitions within tasks" if matrix.shape[0] > 1 else "tasks"
+    est = interval_estimates({"policy": matrix if matrix.shape[0] > 1 else matrix.T})["policy"]
+    return {
+        "value": value,
+        "iqm": {"point": est.point, "low": est.low, "high": est.high},
+        "bootstrap_over": over,
+        "repetitions": max(reps, 1),
+        "incomplete": incomplete,
+        "per_task": per_task,
+    }
+
+
 def evaluate_run(cfg: DictConfig) -> dict:
     load_plugins(cfg.plugins)
     if cfg.eval.compare and not cfg.checkpoint:  # several fixed policies, one table
@@ -78,6 +111,8 @@ def evaluate_run(cfg: DictConfig) -> dict:
         }
     else:
         algo_cfg, env_cfg = cfg.algo, cfg.env
+    if "task_sampling" in env_cfg:  # a task env: n consecutive seeds play each of its n tasks once
+        env_cfg = OmegaConf.merge(env_cfg, {"task_sampling": "by_seed"})
     torch.set_num_threads(cfg.torch_threads)
     seed_everything(cfg.seed)
     out_dir = Path(cfg.eval.out).parent if cfg.eval.out else Path(HydraConfig.get().runtime.output_dir)
@@ -122,7 +157,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
                 runner.close()
         for f in done.failures:
             print(f"warning: evaluation episode {f.index} dropped: {f.reason}", file=sys.stderr)
-        finished = [(r.episode, r.stats) for r in done.results]
+        finished = [(r.episode, r.stats, r.seed) for r in done.results]
     else:
 
         def sequential():
@@ -130,11 +165,13 @@ def evaluate_run(cfg: DictConfig) -> dict:
                 bar.begin_episode("eval", i, cfg.eval.episodes)
                 episode, st = run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i, on_round=bar.on_round)
                 bar.end_episode({"return": st.ret})
-                yield episode, st
+                yield episode, st, cfg.eval.seed + i
 
         finished = sequential()
-    for episode, st in finished:
-        per_episode.append({"return": st.ret, "length": st.length, "actions": episode.actions.tolist(), **st.infos})
+    for episode, st, seed in finished:
+        per_episode.append(
+            {"seed": seed, "return": st.ret, "length": st.length, "actions": episode.actions.tolist(), **st.infos}
+        )
         counts += st.action_counts
         infos.append(st.infos)
     returns = np.array([e["return"] for e in per_episode])
@@ -146,6 +183,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
     for k in sorted(set().union(*infos)):
         metrics[k] = float(np.mean([i[k] for i in infos if k in i]))
     metrics.update(action_distribution(counts, spec.agents))
+    summary = score_summary(per_episode, [getattr(t, "id", str(t)) for t in getattr(env, "tasks", [])] or None)
     bar.close()
     if cfg.logger.wandb and cfg.logger.wandb_mode != "disabled":  # a W&B run of job type eval, in the run's group
         run_cfg = OmegaConf.create(
@@ -173,6 +211,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
         "episodes": cfg.eval.episodes,
         "seconds": time.perf_counter() - t0,
         "metrics": metrics,
+        "summary": summary,
         "per_episode": per_episode,
     }
     out = Path(cfg.eval.out) if cfg.eval.out else Path(HydraConfig.get().runtime.output_dir) / "metrics.json"
@@ -195,6 +234,19 @@ def evaluate_run(cfg: DictConfig) -> dict:
     ]
     if spent:
         print(f"  per episode: {', '.join(spent)}")
+    iqm = summary["iqm"]
+    print(
+        f"  {summary['value']}: IQM {iqm['point']:.3f} [{iqm['low']:.3f}, {iqm['high']:.3f}] (95 % bootstrap over "
+        f"{summary['bootstrap_over']}) from "
+        f"{summary['repetitions']} repetition(s) x {len(summary['per_task'])} task(s)"
+        + (
+            f"; {summary['incomplete']} episode(s) of an incomplete repetition left out"
+            if summary["incomplete"]
+            else ""
+        )
+    )
+    if len(summary["per_task"]) > 1:
+        print("  per task: " + ", ".join(f"{t} {v:.3f}" for t, v in summary["per_task"].items()))
     print(f"  metrics: {out}")
     return result
 
