@@ -116,7 +116,8 @@ class SweepConfig:
     """Several seeds per job, for sweeps (the Optuna presets in conf/hydra/sweeper/ set it)."""
 
     seeds: List[int] = field(default_factory=list)  # seeds trained per job (<job dir>/seed_<s>); empty: `seed` only
-    objective: str = "mean"  # mean | iqm of the seeds' held-out greedy returns (experiments/sweep_objective.py)
+    objective: str = "iqm"  # iqm | mean over seeds of `metric` (experiments/sweep_objective.py)
+    metric: str = "auto"  # auto: report_score where the env has one (the benchmark's), else return; or a metric name
     algo: Optional[str] = None  # the algorithm a preset's search space is for; another algo= fails at start
 
 

@@ -2,13 +2,19 @@
 
 A trial (one Hydra job of ``train.py -m hydra/sweeper=<algo>``) trains every seed in
 ``sweep.seeds``, each in ``<job dir>/seed_<s>/``, and returns :func:`trial_objective`
-over their held-out greedy returns (the final evaluation on the env's ``eval_overrides``,
-e.g. the holdout split). ``sweep.objective`` picks the statistic:
+over one held-out greedy metric of each seed (the final evaluation on the env's
+``eval_overrides``, e.g. the holdout split). ``sweep.metric`` picks the metric:
 
-* ``mean`` (default): the mean greedy return over seeds;
-* ``iqm``: the interquartile mean over seeds (25 % trimmed each side; rliable's IQM on
-  one score per run), the evaluation protocol's statistic. Switch the default here when
-  the benchmark protocol's own estimator is wired in: this is the one place to change.
+* ``auto`` (default): what the benchmark ranks by, ``report_score`` on an env that reports
+  one (the report env), else ``return`` (the matrix games). A sweep that optimised the
+  return on the report env ranked policies opposite to the benchmark's score table;
+* any other name of the final evaluation's metrics (``return``, ``tokens``, ...).
+
+``sweep.objective`` picks the statistic over seeds:
+
+* ``iqm`` (default): the interquartile mean over seeds (25 % trimmed each side; rliable's
+  IQM on one score per run), the benchmark protocol's statistic;
+* ``mean``: the mean over seeds.
 
 Each job also writes ``trial.json`` (objective, per-seed returns, its overrides), and
 :class:`SweepResultsCallback` (set by the presets in ``conf/hydra/sweeper/``) gathers
@@ -20,6 +26,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -43,6 +50,16 @@ def trial_objective(returns: Sequence[float], kind: str = "mean") -> float:
     return float(values.mean())
 
 
+def sweep_metric(name: str, result: dict) -> str:
+    """The metric a trial is judged by: ``auto`` is the benchmark's (the report score where the
+    env reports one, else the return); another name must be among the evaluation's metrics."""
+    if name == "auto":
+        return "report_score" if "report_score" in result else "return"
+    if name not in result:
+        raise ValueError(f"sweep.metric={name!r} is not among the final evaluation's metrics: {sorted(result)}")
+    return name
+
+
 def train_seeds(cfg: Any, train_fn: Callable[..., dict], job_dir: Path, overrides: Sequence[str] = ()) -> float:
     """Train ``cfg`` once per seed of ``cfg.sweep.seeds`` and return the trial's objective."""
     from omegaconf import OmegaConf
@@ -54,18 +71,20 @@ def train_seeds(cfg: Any, train_fn: Callable[..., dict], job_dir: Path, override
             f"algo={cfg.algo.name}: add algo={wanted} or pick the preset hydra/sweeper={cfg.algo.name}"
         )
     trial_objective([], cfg.sweep.objective)  # a wrong objective name fails before any training
-    returns = []
+    values, metric = [], None
     for seed in cfg.sweep.seeds:
         seed_cfg = OmegaConf.create(OmegaConf.to_container(cfg, resolve=True))
         seed_cfg.seed = int(seed)
         result = train_fn(seed_cfg, run_dir=job_dir / f"seed_{seed}")
-        returns.append(float(result.get("return", float("nan"))))
-    value = trial_objective(returns, cfg.sweep.objective)
+        metric = metric or sweep_metric(cfg.sweep.metric, result)
+        values.append(float(result.get(metric, float("nan"))))
+    value = trial_objective(values, cfg.sweep.objective)
     record = {
         "objective": value,
         "statistic": cfg.sweep.objective,
+        "metric": metric,
         "seeds": list(cfg.sweep.seeds),
-        "returns": returns,
+        "values": values,
         "overrides": list(overrides),
     }
     tmp = job_dir / "trial.json.tmp"
@@ -87,18 +106,28 @@ def write_trials_table(sweep_dir: Path) -> Path | None:
     out = sweep_dir / "trials.csv"
     with open(out, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["job", "objective", "statistic", "seeds", "returns", "overrides"])
+        writer.writerow(["job", "objective", "statistic", "metric", "seeds", "values", "overrides"])
         for _, name, rec in rows:
             writer.writerow(
                 [
                     name,
                     rec["objective"],
                     rec["statistic"],
+                    rec.get("metric", "return"),
                     " ".join(map(str, rec["seeds"])),
-                    " ".join(f"{r:.6g}" for r in rec["returns"]),
+                    " ".join(f"{r:.6g}" for r in rec.get("values", rec.get("returns", []))),
                     " ".join(rec["overrides"]),
                 ]
             )
+    objectives = [rec["objective"] for _, _, rec in rows]
+    if len(objectives) > 1 and np.ptp(np.asarray(objectives, dtype=np.float64)) <= 1e-9:
+        print(
+            f"sweep: all {len(objectives)} trials scored {objectives[0]:.6g} on "
+            f"{rows[0][2].get('metric', 'return')}: the objective cannot tell them apart, so the 'best' trial "
+            "is arbitrary (a harder env, more train.episodes, or another sweep.metric)",
+            file=sys.stderr,
+            flush=True,
+        )
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -65,7 +66,7 @@ def test_qmix_preset_sweeps_the_two_step_game_and_writes_the_results_next_to_the
             with open(job / f"seed_{seed}" / "eval.csv", newline="") as f:
                 returns.append(float(list(csv.DictReader(f))[-1]["return"]))
         assert float(trial["objective"]) == pytest.approx(sum(returns) / 2)
-        assert trial["returns"].split() == [f"{r:.6g}" for r in returns]
+        assert trial["values"].split() == [f"{r:.6g}" for r in returns] and trial["metric"] == "return"
     assert best["best_value"] == pytest.approx(max(float(t["objective"]) for t in trials))  # maximised
     assert set(best["best_params"]) <= {"algo.lr", "algo.mixing_embed_dim", "algo.target_update_interval"}
     import optuna
@@ -82,3 +83,34 @@ def test_a_preset_for_another_algorithm_fails_before_training(tmp_path):
     cfg = OmegaConf.create({"algo": {"name": "vdn"}, "sweep": {"algo": "qmix", "seeds": [0], "objective": "mean"}})
     with pytest.raises(ValueError, match="search space is for algo=qmix, but the run trains algo=vdn"):
         train_seeds(cfg, lambda *a, **k: pytest.fail("trained"), tmp_path)
+
+
+def test_the_sweep_metric_defaults_to_the_benchmarks_report_score():
+    from sweep_objective import sweep_metric
+
+    assert sweep_metric("auto", {"return": 0.97, "report_score": 0.44}) == "report_score"
+    assert sweep_metric("auto", {"return": 8.0}) == "return"  # the matrix games
+    assert sweep_metric("tokens", {"return": 1.0, "tokens": 9.0}) == "tokens"
+    with pytest.raises(ValueError, match="sweep.metric='score' is not among"):
+        sweep_metric("score", {"return": 1.0})
+
+
+def _trial(job_dir, objective, values):
+    job_dir.mkdir(parents=True)
+    record = {"objective": objective, "statistic": "iqm", "metric": "return", "seeds": [0, 1], "values": values}
+    (job_dir / "trial.json").write_text(json.dumps({**record, "overrides": [f"algo.lr={objective}"]}))
+
+
+def test_a_sweep_whose_trials_tie_says_the_best_is_arbitrary(tmp_path, capsys):
+    from sweep_objective import write_trials_table
+
+    _trial(tmp_path / "tied" / "0_a", 8.0, [8.0, 8.0])
+    _trial(tmp_path / "tied" / "1_b", 8.0, [8.0, 8.0])
+    write_trials_table(tmp_path / "tied")
+    assert "cannot tell them apart" in capsys.readouterr().err
+    _trial(tmp_path / "apart" / "0_a", 8.0, [8.0, 8.0])
+    _trial(tmp_path / "apart" / "1_b", 7.0, [7.0, 7.0])
+    out = write_trials_table(tmp_path / "apart")
+    assert "cannot tell" not in capsys.readouterr().err
+    with open(out, newline="") as f:
+        assert [r["metric"] for r in csv.DictReader(f)] == ["return", "return"]
