@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,11 +73,35 @@ def _find_inputs(inputs: list[str]) -> list[Path]:
     return files
 
 
-def load_policy_eval(path: Path, notes: list[str]) -> PolicyEval | None:
+def load_policy_evals(path: Path, notes: list[str]) -> list[PolicyEval]:
+    """The evaluations in one file: an evaluate.py metrics JSON (one policy), or the
+    comparison.json of ``eval.compare`` (one per row, on the split it names)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if (
+        isinstance(rows, list)
+        and rows
+        and all(isinstance(r, dict) and isinstance(r.get("metrics"), dict) for r in rows)
+    ):
+        shared = {k: v for k, v in data.items() if k != "rows"}
+        return [
+            ev
+            for r in rows
+            if (ev := _policy_eval(path, {**shared, **r, "algo": r.get("policy") or r.get("algo")}, notes)) is not None
+        ]
+    ev = _policy_eval(path, data, notes)
+    return [ev] if ev is not None else []
+
+
+def load_policy_eval(path: Path, notes: list[str]) -> PolicyEval | None:
+    evals = load_policy_evals(path, notes)
+    return evals[0] if evals else None
+
+
+def _policy_eval(path: Path, data: Any, notes: list[str]) -> PolicyEval | None:
     if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
         notes.append(f"{path}: skipped, not an evaluate.py metrics file (no 'metrics' object)")
         return None
@@ -245,7 +270,7 @@ def write_eval_report(inputs: list[str], out_dir: str | Path | None = None) -> E
     """`inputs`: metrics JSON files and/or folders holding them. Writes eval_report.md and its PNGs."""
     result = EvalReport()
     files = _find_inputs(inputs)
-    evals = [ev for ev in (load_policy_eval(p, result.notes) for p in files) if ev is not None]
+    evals = [ev for p in files for ev in load_policy_evals(p, result.notes)]
     if not evals:
         raise ValueError(f"no evaluate.py metrics among {', '.join(map(str, files))}")
     _disambiguate(evals)

@@ -117,3 +117,19 @@ def test_bad_inputs_are_refused_by_name(tmp_path):
     other.write_text('{"hello": 1}')
     with pytest.raises(ValueError, match="no evaluate.py metrics among"):
         write_eval_report([str(other)])
+
+
+def test_an_eval_compare_folder_reports_every_policy_of_its_comparison(tmp_path):
+    """visualize.py eval=<an eval.compare run> failed: its folder holds comparison.json, not metrics.json."""
+    rows = [
+        {"policy": "handcrafted", "algo": "handcrafted", "metrics": _metrics(0.30, 10_000), "per_episode": []},
+        {"policy": "preset:ring", "algo": "preset", "metrics": _metrics(0.55, 12_000), "per_episode": []},
+        {"policy": "preset:chain", "algo": "preset", "metrics": _metrics(0.20, 15_000), "per_episode": []},
+    ]
+    doc = {"env": "report_writing_v0", "split": "holdout", "episodes": 2, "seed": 0, "rows": rows}
+    (tmp_path / "comparison.json").write_text(json.dumps(doc))
+    result = write_eval_report([str(tmp_path)])
+    table = (tmp_path / "eval_report.md").read_text()
+    for name in ("handcrafted", "preset:ring", "preset:chain"):
+        assert name in table
+    assert set(result.front) == {"handcrafted (holdout)", "preset:ring (holdout)"}  # chain: dearer and worse
