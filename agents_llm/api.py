@@ -195,6 +195,8 @@ def run_report(
     else:
         names = _team_names(team)
         policy_name, policy_cfg, state = "handcrafted", dict(algo or {}), None
+        # A report of its own (no round budget given) runs the pipeline's own plan; a budget fits the phases to it.
+        policy_cfg.setdefault("schedule", "classic" if max_rounds is None else "budget")
         probe = _policy_config("handcrafted", policy_cfg, names)
         max_rounds = max_rounds or _max_rounds(probe, 24)
         messages.append("policy: handcrafted pipeline")

@@ -2,8 +2,11 @@
 
 Used by ``experiments/evaluate.py`` when ``eval.compare`` lists policies:
 
-    python experiments/evaluate.py env=report_writing env.max_rounds=24 \\
+    python experiments/evaluate.py env=report_writing env.max_rounds=8 \\
         'eval.compare=[handcrafted,preset:solo,preset:star,preset:chain,preset:full,preset:ring,random]'
+
+Every policy plays at the env's round budget (``env.max_rounds``): the handcrafted pipeline
+fits its phases to it (``algo.schedule=budget``), so scores and tokens compare at equal budgets.
 
 An entry is an algorithm name, optionally ``name:topology`` for presets or
 ``name:key=value;key=value`` for any config keys (dotted keys allowed). The entry whose

@@ -140,5 +140,5 @@ def test_handcrafted_pipeline_completes_on_the_extractive_team(make_env):
     spec = algos.EnvSpec.from_env(env)
     algo = algos.build("handcrafted", spec, {"name": "handcrafted"}, seed=0)
     _, stats = run_episode(env, algo, spec, explore=False, seed=0)
-    assert stats.length < 25, "the pipeline ran out of rounds"
+    assert env.trace.end["reason"] == "terminated", "the pipeline ran out of rounds"  # its own last plan ended it
     assert stats.infos["report_score"] > 0.0 and env.report.sections
