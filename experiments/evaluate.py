@@ -89,6 +89,8 @@ def score_summary(per_episode: list[dict], tasks: list[str] | None) -> dict:
 
 def evaluate_run(cfg: DictConfig) -> dict:
     load_plugins(cfg.plugins)
+    if "task_sampling" in cfg.env:  # a task env: n consecutive seeds play each of its n tasks once
+        cfg = OmegaConf.merge(cfg, {"env": {"task_sampling": "by_seed"}})
     if cfg.eval.compare and not cfg.checkpoint:  # several fixed policies, one table
         from compare_policies import compare_policies
 
@@ -111,7 +113,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
         }
     else:
         algo_cfg, env_cfg = cfg.algo, cfg.env
-    if "task_sampling" in env_cfg:  # a task env: n consecutive seeds play each of its n tasks once
+    if "task_sampling" in env_cfg:  # a checkpoint's env: as above
         env_cfg = OmegaConf.merge(env_cfg, {"task_sampling": "by_seed"})
     torch.set_num_threads(cfg.torch_threads)
     seed_everything(cfg.seed)
