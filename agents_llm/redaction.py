@@ -11,8 +11,15 @@
 * `password: ...`, `api_key=...`, `credential ...` phrases (after a space only when the
   value looks like a secret: it holds a digit or a symbol, so prose such as
   "password hashing" stays readable);
+* secret-looking URL query parameters (`?key=`, `api_key=`, `access_token=`, `sig=`,
+  `X-Amz-Signature=`, ...): the value, the name kept;
 * the values of environment variables whose names say KEY/TOKEN/SECRET/PASSWORD/
-  CREDENTIAL (8 characters or more).
+  CREDENTIAL/AUTH (8 characters or more);
+* every secret in use, whatever its variable is called: a backend that reads a key (from
+  the variable `llm.api_key_env` names) registers its value with :func:`register_secret`.
+
+:func:`credential_problem` is the one credential policy of every entry point: a URL with a
+``user:password@`` part or a secret-looking query parameter is refused.
 """
 
 from __future__ import annotations
@@ -21,6 +28,24 @@ import os
 import re
 from typing import Any
 
+from report_protocol.url_policy import (
+    QUERY_SECRET,
+    URL_USERINFO,
+    url_credential_problem,
+    url_query_secret,
+    url_userinfo,
+)
+
+__all__ = [
+    "REDACTED",
+    "credential_problem",
+    "redact",
+    "redact_text",
+    "register_secret",
+    "url_query_secret",
+    "url_userinfo",
+]
+
 REDACTED = "[REDACTED]"
 
 _SECRET_KEY = re.compile(
@@ -28,7 +53,6 @@ _SECRET_KEY = re.compile(
     r"secret|credential|^token$|_token$)",
     re.IGNORECASE,
 )
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s'\"]+@")
 _SECRET_WORDS = r"api[_-]?key|access[_-]?key|auth[_-]?token|token|secret|password|passwd|pwd|credentials?"
 _SECRET_PATTERNS: list[tuple[re.Pattern, str]] = [
     # A header echo: everything after the header name up to the end of the value.
@@ -54,23 +78,35 @@ _SECRET_PATTERNS: list[tuple[re.Pattern, str]] = [
         r"\1\2" + REDACTED,
     ),
 ]
-_ENV_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+_SECRET_PATTERNS.append((QUERY_SECRET, r"\1" + REDACTED))
+_ENV_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
+_REGISTERED: set[str] = set()  # secrets in use in this process (register_secret)
+MIN_SECRET_CHARS = 6  # shorter values are not scrubbed from text (they would match ordinary words)
+
+
+def register_secret(value: str | None) -> None:
+    """Redact ``value`` from everything written by this process from now on, whatever
+    variable it came from (a backend registers the API key it sends)."""
+    if value and len(value) >= MIN_SECRET_CHARS:
+        _REGISTERED.add(value)
 
 
 def _env_secret_values() -> list[str]:
     vals = [v for k, v in os.environ.items() if _ENV_SECRET_NAME.search(k) and len(v) >= 8]
-    return sorted(set(vals), key=len, reverse=True)
+    return sorted(set(vals) | _REGISTERED, key=len, reverse=True)
 
 
-def url_userinfo(text: str) -> bool:
-    """True when `text` holds a URL with credentials (`scheme://user[:password]@host`)."""
-    return bool(_URL_USERINFO.search(text))
+def credential_problem(text: str) -> str | None:
+    """Why a config value or command-line override must be refused (it carries credentials
+    that would be written to configs, checkpoints, logs and traces), or None."""
+    problem = url_credential_problem(text)
+    return f"{redact_text(text)} has {problem}" if problem else None
 
 
 def redact_text(text: str, env_values: list[str] | None = None) -> str:
     for value in env_values if env_values is not None else _env_secret_values():
         text = text.replace(value, REDACTED)
-    text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+    text = URL_USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
     for pattern, replacement in _SECRET_PATTERNS:
         text = pattern.sub(replacement, text)
     return text

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
+from rag.guard import find_injections
 from rag.sentences import begins_sentence, split_sentences
 
 from .judges.reference import STOPWORDS, _stem
@@ -128,11 +129,11 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
     headings stay as they are when prose follows them; a heading left with no prose under
     it is dropped.
     """
-    candidates = [
+    candidates = [  # an instruction in a source supports nothing: a sentence repeating it is dropped
         (src.strip(), content_stems(src))
         for text in source_texts
         for src in source_sentences(text)
-        if content_stems(src)
+        if content_stems(src) and not _instruction_like(src)
     ]
     seen = {" ".join(words(s)) for s in exclude}
     kept = replaced = dropped = 0
@@ -204,7 +205,8 @@ def unreported_facts(text: str, report_sentences: Sequence[str]) -> list[str]:
 
 
 def is_prose(sentence: str) -> bool:
-    """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row."""
+    """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row,
+    not an instruction to the model."""
     n = len(words(sentence))
     s = sentence.strip()
     return (
@@ -213,7 +215,15 @@ def is_prose(sentence: str) -> bool:
         and s.endswith((".", "!", "?"))
         and not _CODE_LIKE.search(s)
         and sum(ch.isalpha() or ch.isspace() for ch in s) / len(s) >= 0.85
+        and not _instruction_like(s)
     )
+
+
+def _instruction_like(sentence: str) -> bool:
+    """A sentence that speaks to the model (an override, an order about the output, a fake
+    teammate message, a role line) or that the guard already neutralised: never copied
+    into a report, whatever else it says."""
+    return "[neutralised" in sentence or bool(find_injections(sentence))
 
 
 def pick_source_sentences(

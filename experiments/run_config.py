@@ -223,22 +223,27 @@ def _strings(node: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
 
 
 def check_no_credentials(cfg: DictConfig) -> None:
-    """Refuse a URL with `user:password@` anywhere in the config or the command line, before
-    Hydra writes `.hydra/*.yaml` (and before config.yaml, checkpoints, W&B and traces)."""
-    from agents_llm.redaction import redact_text, url_userinfo
+    """Refuse a URL with `user:password@` or a secret-looking query parameter (`?key=`,
+    `access_token=`, `sig=`, ...) anywhere in the config or the command line, before Hydra
+    writes `.hydra/*.yaml` (and before config.yaml, checkpoints, W&B and traces). The one
+    credential policy of every entry point (conf/*.yaml: hydra.callbacks.credential_guard)."""
+    from agents_llm.redaction import credential_problem
 
     # Unresolved: interpolations stay text, and the values they point at are checked where they are set.
     plain = OmegaConf.to_container(cfg, resolve=False)
-    plain.pop("hydra", None)  # Hydra's own node; of it only the command line is user input (below)
-    found = [(k, v) for k, v in _strings(plain) if url_userinfo(v)]
+    if isinstance(plain, dict):
+        plain.pop("hydra", None)  # Hydra's own node; of it only the command line is user input (below)
+    found = [(k, problem) for k, v in _strings(plain) if (problem := credential_problem(v))]
     overrides = OmegaConf.select(cfg, "hydra.overrides.task", default=None) or []
-    found += [(str(o).split("=", 1)[0].lstrip("+~"), str(o)) for o in overrides if url_userinfo(str(o))]
+    found += [
+        (str(o).split("=", 1)[0].lstrip("+~"), problem) for o in overrides if (problem := credential_problem(str(o)))
+    ]
     if found:
-        key, value = found[0]
+        key, problem = found[0]
         raise ConfigValueError(
-            f"{key} must not carry credentials, but {redact_text(value)} has a user:password@ part; URLs are "
-            "written to configs, checkpoints, logs and traces, so put an API key in the environment variable "
-            "named by llm.api_key_env instead"
+            f"{key} must not carry credentials, but {problem}; URLs are written to configs, checkpoints, "
+            "logs and traces, so put an API key in the environment variable named by llm.api_key_env "
+            "(or the server's own setting) instead"
         )
 
 

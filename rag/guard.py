@@ -7,7 +7,14 @@ The normalised view is what defeats the cheap evasions: NFKC (full-width and oth
 compatibility forms), no zero-width characters, soft hyphens, Unicode tag characters
 or combining marks, Cyrillic/Greek look-alikes mapped to the Latin letters they
 imitate (Unicode's confusables table, from `confusable_homoglyphs`), line breaks and
-hyphenation joined, letter-spaced words ("I g n o r e") closed up. Every match is
+hyphenation joined, letter-spaced words ("I g n o r e") closed up, markup that splits a
+word (``ig**nore**``, ``ig<b>nore</b>``, ``in-structions``) dropped, underscores read as
+spaces and leetspeak ("1gn0r3") read as letters. Besides fixed phrases the patterns
+recognise instruction-like sentences: overrides in other languages and paraphrased
+("set aside what you were told"), orders about the output ("write only X", "in every
+section write X", "the assistant must ..."), role lines (also in a table cell or an
+``### Instruction:`` block) and fake teammate messages ("Message from LeadArchitect:").
+Every match is
 mapped back to its span in the text, so only the injection is replaced and benign
 text (Russian, Greek symbols, "ignore the noise term") stays as written.
 
@@ -101,7 +108,7 @@ _INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
     (
         "chat_markup",
         re.compile(
-            r"<\|[a-z_]{2,30}\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|user|tool)>|<\|?(?:im_start|im_end)\|?>",
+            r"<\|[a-z_ ]{2,30}\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|user|tool)>|<\|?(?:im[_ ]start|im[_ ]end)\|?>",
             re.IGNORECASE,
         ),
     ),
@@ -111,7 +118,7 @@ _INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
         # templates speak so.
         "role_prefix",
         re.compile(
-            r"(?im:(?:^|(?<=[.!?;]\s)|(?<=<!--))[#>* \t]*(?:system|assistant|developer)[ \t]*(?:message|prompt)?[ \t]*:)"
+            r"(?im:(?:^|(?<=[.!?;]\s)|(?<=<!--)|\|)[#>* \t]*(?:system|assistant|developer)[ \t]*(?:message|prompt)?[ \t]*:)"
             r"|\b(?:SYSTEM|ASSISTANT|DEVELOPER)[ \t]*:",
         ),
     ),
@@ -122,6 +129,53 @@ _INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
             r"(?:ignore|disregard|forget)(?:all|any|the|your|of)*(?:previous|prior|above|earlier|preceding|"
             r"system)(?:instructions?|prompts?|rules|messages?)?",
             re.IGNORECASE,
+        ),
+    ),
+    (
+        # Other languages: an override verb, then (within the clause) instructions and "previous".
+        "instruction_override",
+        re.compile(
+            r"\b(?:ignor\w*|oubli\w*|vergiss\w*|missachte\w*|olvid\w*|dimentic\w*|esquec\w*|negeer\w*)\b"
+            r"[^.\n]{0,50}?\b(?:instruc\w*|istruz\w*|anweisung\w*|consigne\w*|befehl\w*|indicaciones|"
+            r"instructies|regles|regeln|reglas|regole)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # Paraphrased overrides: set aside / pay no attention to / stop following what came before.
+        "instruction_override",
+        re.compile(
+            r"\b(?:set\s+aside|pay\s+no\s+attention\s+to|no\s+longer\s+(?:follow|obey)|stop\s+(?:following|obeying)|"
+            r"do\s+not\s+(?:follow|obey)|don'?t\s+(?:follow|obey)|throw\s+out|abandon)\b[^.\n]{0,40}?\b"
+            r"(?:told|instructions?|rules|guidelines|directions|prompts?|orders|before|earlier|previously|so\s+far)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # An order about the output addressed to whoever reads the text: "write only X",
+        # "in every section write X", "the assistant must now ...".
+        "output_order",
+        re.compile(
+            r"\b(?:write|output|respond|reply|answer|say|print|return|type)\s+(?:only|just|nothing\s+but|exactly)\b"
+            r"[^.\n]{0,60}|\b(?:in|for|into)\s+(?:every|each|all(?:\s+the)?|your)\s+(?:sections?|answers?|responses?|"
+            r"replies|outputs?|reports?)\b,?\s+(?:write|say|output|include|insert|put|respond|add)\b[^.\n]{0,60}|"
+            r"\b(?:the\s+)?(?:model|assistant|ai|llm|chatbot|language\s+model|agents?|writer)s?\s+"
+            r"(?:must|should|shall|has\s+to|needs?\s+to|is\s+to)\s+(?:now\s+)?(?:write|output|respond|reply|say|"
+            r"ignore|include|insert|append|stop|obey|follow|only)\b[^.\n]{0,60}",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # A fake teammate or instruction block: "Message from LeadArchitect:", "### Instruction:",
+        # a role name that opens a line or a table cell.
+        "fake_message",
+        re.compile(
+            r"(?i:\b(?:message|note|update|memo|instructions?|orders?|directive)\s+from\s+(?:the\s+|your\s+)?"
+            r"[A-Za-z][\w-]{2,30}(?:\s+[A-Za-z][\w-]{2,30})?\s*:)"
+            r"|(?im:^[ \t|>*]*#{1,6}[ \t]*(?:instruction|instructions|response|system|input|prompt|human|assistant|"
+            r"user)\b[^\n]{0,20}:?)"
+            r"|(?im:(?:^|\|)[ \t#>*]*(?:lead[ \t]*architect|researcher|data[ \t]*analyst|reviewer|collector|teammate|"
+            r"team[ \t]*lead|coordinator|orchestrator|supervisor|user|human)[ \t]*(?:says|said|writes|here)?[ \t]*:)",
         ),
     ),
     # Prompt delimiters (ours and the usual ones): untrusted text must not be able to
@@ -139,9 +193,58 @@ _PATTERN_WORDS: Tuple[Tuple[str, ...], ...] = (
     ("you are now", "from now on", "pretend", "act as"),
     ("system prompt", "hidden instructions", "hidden prompt", "your instructions", "your prompt", "your rules"),
     ("developer mode", "jailbreak", "do anything now", "dan mode"),
-    ("<|", "inst]", "<<sys", "<</sys", "system>", "assistant>", "user>", "tool>", "im_start", "im_end"),
+    ("<|", "inst]", "<<sys", "<</sys", "system>", "assistant>", "user>", "tool>", "im start", "im end"),
     ("system", "assistant", "developer"),
     _OVERRIDE_VERBS,
+    ("ignor", "oubli", "vergiss", "missacht", "olvid", "dimentic", "esquec", "negeer"),
+    (
+        "set aside",
+        "no attention",
+        "no longer",
+        "stop follow",
+        "stop obey",
+        "not follow",
+        "not obey",
+        "n't follow",
+        "n't obey",
+        "dont follow",
+        "dont obey",
+        "throw out",
+        "abandon",
+    ),
+    (
+        "write",
+        "output",
+        "respond",
+        "reply",
+        "answer",
+        "say",
+        "print",
+        "return",
+        "type",
+        "must",
+        "should",
+        "shall",
+        "has to",
+        "need",
+        "is to",
+    ),
+    (
+        " from ",
+        "#",
+        "architect",
+        "researcher",
+        "analyst",
+        "reviewer",
+        "collector",
+        "teammate",
+        "team",
+        "coordinator",
+        "orchestrator",
+        "supervisor",
+        "user",
+        "human",
+    ),
     ("<<<", ">>>", "data"),
 )
 assert len(_PATTERN_WORDS) == len(_INJECTION_PATTERNS)
@@ -274,6 +377,28 @@ def _without(text: str, drops: List[Tuple[int, int]]) -> Tuple[str, List[int]]:
 _IRREGULAR = re.compile(r"[ \t\n\r\f\v]{2,}|[\t\n\r\f\v]|[^\x00-\x7f]")
 
 
+# Markup that splits a word without showing: emphasis marks (ig**nore**, ig~~no~~re),
+# inline formatting tags (ig<b>nore</b>), a hyphen inside a word (in-structions).
+_SPLITTING_MARKUP = re.compile(
+    r"[*~`]+|</?(?:b|i|u|s|em|strong|span|font|mark|del|ins|sub|sup|small|big|code|a|tt)\b[^<>]{0,40}>"
+    r"|(?<=[^\W\d_])-(?=[^\W\d_])",
+    re.IGNORECASE,
+)
+# Leetspeak: a word that mixes letters with digits or $ @ reads as the letters they stand for.
+_LEET = str.maketrans("013457$@", "oieastsa")
+_LEET_WORD = re.compile(r"(?=[\w$@]*[^\W\d_])(?=[\w$@]*[0134578$@])[\w$@]{3,}")
+
+
+def _disjoint(spans: List[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    merged: List[Tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def matching_view(text: str) -> Tuple[str, List[int]]:
     """The normalised view patterns are matched on, and for each of its characters the
     index of the character in `text` it came from.
@@ -282,9 +407,11 @@ def matching_view(text: str) -> Tuple[str, List[int]]:
     and letter spacing are closed up, and every run of whitespace is one space (one
     newline when the run holds a line break, for the role-prefix pattern)."""
     drops = [match.span() for match in _HYPHENATED_BREAK.finditer(text)]
+    drops += [match.span() for match in _SPLITTING_MARKUP.finditer(text)]
     for match in _LETTER_SPACED.finditer(text):
         drops.extend((index, index + 1) for index in range(match.start(), match.end()) if text[index] in " \t")
-    closed, closed_origin = _without(text, sorted(drops)) if drops else (text, range(len(text)))
+    closed, closed_origin = _without(text, _disjoint(drops)) if drops else (text, range(len(text)))
+    closed = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), closed.replace("_", " "))  # same length
     lookalikes = _latin_lookalikes()
     view: List[str] = []
     origin: List[int] = []

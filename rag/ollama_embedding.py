@@ -17,6 +17,7 @@ import ollama
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from rag.tokenization import HuggingFaceTokenizer, Tokenizer, WordTokenizer
+from report_protocol.url_policy import url_credential_problem
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,12 @@ class OllamaEmbedding:
         tokenizer_file: Optional[str] = None,
         max_tokens: int = 256,
     ):
+        problem = url_credential_problem(host or "")
+        if problem:  # the host is written to configs, store metadata and logs
+            raise ValueError(
+                f"rag.embedding.ollama.host must not carry credentials, but it has {problem}; "
+                "put them in the server's own settings"
+            )
         self.host = host
         self.model = model
         self.batch_size = max(1, batch_size)

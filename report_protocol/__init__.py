@@ -4,7 +4,9 @@
 * `round_plan`: `RoundPlan` (what one round does), `GateCheck`, `Directive`, `Denial`;
 * `vocabulary`: phase names, the signals the prompts ask the model for, notices and
   directive ids;
-* `feedback`: what a round produced, read by the engine (`RoundFeedback`).
+* `feedback`: what a round produced, read by the engine (`RoundFeedback`);
+* `url_policy`: the credential policy for URLs (no `user:password@`, no secret-looking
+  query parameter), which every layer and entry point applies.
 
 Plain data and the standard library only: `rag`, `agents_llm`, `envs` and `algos` all
 import it, and it imports none of them (tests/test_layering.py checks both).

@@ -15,7 +15,9 @@ from typing import Any, Mapping
 
 import openai
 
-from ..redaction import redact_text, url_userinfo
+from report_protocol.url_policy import url_credential_problem
+
+from ..redaction import redact_text, register_secret
 from .base import ChatRequest, Completion, LLMBackend, LoopBoundClients
 from .errors import LLMConfigError, LLMConnectionError, LLMServerError, LLMTimeoutError
 from .http_response import (
@@ -59,6 +61,7 @@ class OpenAIBackend(LLMBackend):
         # Local servers ignore the key; hosted ones answer 401, which we report with the variable's name.
         self.api_key_env = api_key_env
         self.api_key = (os.environ.get(api_key_env) if api_key_env else None) or "not-set"
+        register_secret(self.api_key if self.api_key != "not-set" else None)  # redacted wherever it shows up
         self._clients = LoopBoundClients(self._new_client)
 
     def _new_client(self) -> openai.AsyncOpenAI:
@@ -141,10 +144,12 @@ class OpenAIBackend(LLMBackend):
 
 
 def check_base_url(url: str, *, key: str, backend: str) -> None:
-    """Refuse a URL with credentials in it: they would be copied into every config, trace and log."""
-    if url_userinfo(url or ""):
+    """Refuse a URL with credentials in it (``user:password@``, ``?key=``, ``access_token=``,
+    ``sig=``...): they would be copied into every config, trace and log."""
+    problem = url_credential_problem(url or "")
+    if problem:
         raise LLMConfigError(
-            f"{key} must not carry credentials, but {redact_text(url)} has a user:password@ part; "
+            f"{key} must not carry credentials, but {redact_text(url)} has {problem}; "
             "a URL is written to configs, traces and logs, so put the key in the environment "
             "variable named by llm.api_key_env",
             backend=backend,

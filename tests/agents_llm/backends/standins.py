@@ -79,7 +79,8 @@ class _StandIn:
 
 class OpenAIStandIn(_StandIn):
     """Modes: ok | html | not_json | huge (2 MB of text) | null_content | null_usage | no_usage |
-    echo_auth (400 whose body repeats the Authorization header) | hang (never answers)."""
+    echo_auth (400 whose body repeats the Authorization header) | echo_key (500 whose body
+    repeats the bare key, no header name) | hang (never answers)."""
 
     routes = {"/v1/chat/completions": ("POST", "chat"), "/v1/models": ("GET", "models")}
 
@@ -108,6 +109,9 @@ class OpenAIStandIn(_StandIn):
             )
         if mode == "huge":
             return web.Response(text="x" * (2 * 2**20), content_type="text/plain")
+        if mode == "echo_key":
+            key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            return web.json_response({"error": {"message": f"model not loaded for caller {key}"}}, status=500)
         if mode == "echo_auth":
             auth = request.headers.get("Authorization", "")
             return web.json_response({"error": {"message": f"bad request; you sent Authorization: {auth}"}}, status=400)
