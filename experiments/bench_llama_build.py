@@ -49,7 +49,7 @@ for _ in range(n_gen):
 t_gen = time.perf_counter() - t0
 info = llama_cpp.llama_print_system_info().decode()
 print(json.dumps({"prompt_tps": n_prompt / t_prompt, "gen_tps": n_gen / t_gen, "system_info": info,
-                  "module": llama_cpp.__file__}))
+                  "module": llama_cpp.__file__, "model": llm.model_path.rsplit("/", 1)[-1]}))
 """
 
 
@@ -91,7 +91,8 @@ def main() -> None:
                 flush=True,
             )
 
-    print(f"\n{args.prompt_tokens}-token prompt, {args.gen_tokens} generated tokens, 1 thread, SmolLM2-135M Q8_0")
+    model = runs["portable"][0]["model"]
+    print(f"\n{args.prompt_tokens}-token prompt, {args.gen_tokens} generated tokens, 1 thread, {model}")
     print(f"{'build':<10} {'prompt tok/s':>13} {'gen tok/s':>10}  llama.cpp reports")
     med = {}
     for name, rs in runs.items():
