@@ -74,6 +74,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -116,6 +117,12 @@ def as_embed_fn(embed: Any) -> EmbedFn:
 
 
 def content_sentences(text: str, min_words: int = 3) -> list[str]:
+    """The sentences of a section's text that carry content: its prose (see `_content_sentences`)."""
+    return list(_content_sentences(text, min_words))
+
+
+@lru_cache(maxsize=20_000)
+def _content_sentences(text: str, min_words: int) -> tuple[str, ...]:
     """The sentences of a section's text that carry content: its prose.
 
     Markdown headings are structure, not content; code and markup (tags, fences, code
@@ -125,8 +132,16 @@ def content_sentences(text: str, min_words: int = 3) -> list[str]:
     """
     profile = markup_profile(text)
     if profile.is_markup:
-        return []
-    return [s for s in sentences(profile.prose) if not s.lstrip().startswith("#") and len(words(s)) >= min_words]
+        return ()
+    return tuple(s for s in sentences(profile.prose) if not s.lstrip().startswith("#") and len(words(s)) >= min_words)
+
+
+@lru_cache(maxsize=50_000)
+def is_echo(sentence: str, topic: str) -> bool:
+    """Whether `sentence` is our own prompt instructions coming back (the referee's `echo_reason`)."""
+    from ..referee import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
+
+    return echo_reason(sentence, topic=topic) is not None
 
 
 @dataclass(frozen=True)
@@ -301,14 +316,12 @@ class ReferenceJudge:
         topicality: Sequence[float] | None = None,
     ) -> float:
         """Characters of `grounded` times their grounding (times `topicality`, one per sentence, if given)."""
-        from ..referee import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
-
         topical = [1.0] * len(grounded) if topicality is None else list(topicality)
         return float(
             sum(
                 len(g.sentence) * g.grounded * t
                 for g, dup, t in zip(grounded, duplicate, topical)
-                if not dup and g.grounded > 0.0 and echo_reason(g.sentence, topic=topic) is None
+                if not dup and g.grounded > 0.0 and not is_echo(g.sentence, topic)
             )
         )
 
@@ -354,7 +367,7 @@ class ReferenceJudge:
         """`sentence` without the words of `topic`, in any form of their family (stopwords kept)."""
         if not topic:
             return sentence
-        topic_stems = {stem(w) for w in words(topic) if w not in STOPWORDS}
+        topic_stems = frozenset(stem(w) for w in words(topic) if w not in STOPWORDS)
         return _WORD_SPLIT.sub(
             lambda m: "" if family_in(stem(m.group(0)), topic_stems) else m.group(0), sentence
         ).strip()
@@ -377,8 +390,6 @@ class ReferenceJudge:
 
     def read(self, report: ReportState) -> list[SectionReading]:
         """Each section's grounding, topicality and per-sentence credit (see `SectionReading`)."""
-        from ..referee import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
-
         per_section = self.report_grounding(report)
         topical = self.topicality(report, [[g.sentence for g in sec] for sec in per_section])
         return [
@@ -386,9 +397,7 @@ class ReferenceJudge:
                 sec,
                 t,
                 [
-                    0.0
-                    if echo_reason(g.sentence, topic=report.topic) is not None
-                    else min(1.0, g.grounded * t / self.support_level)
+                    0.0 if is_echo(g.sentence, report.topic) else min(1.0, g.grounded * t / self.support_level)
                     for g in sec
                 ],
             )
@@ -417,7 +426,7 @@ class ReferenceJudge:
         topic_text = f"{report.topic}. {', '.join(self._term_phrases(report))}".strip(". ")
         sims = self._vecs([texts[i] for i in with_text]) @ self._vecs([topic_text])[0]
         for row, i in enumerate(with_text):
-            stems = set().union(*(stems_of(s) for s in section_sentences[i]))
+            stems = frozenset().union(*(stems_of(s) for s in section_sentences[i]))
             lexical = min(1.0, sum(family_in(t, stems) for t, _ in terms) / need)
             out[i] = max(lexical, float(self.relevance(sims[row])))
         return out
@@ -446,7 +455,7 @@ class ReferenceJudge:
         terms = self._terms(report)
         if not terms:
             return 1.0  # nothing to cover
-        present = set().union(*(stems_of(f"{sec.title} {sec.content}") for sec in report.sections))
+        present = frozenset().union(*(stems_of(f"{sec.title} {sec.content}") for sec in report.sections))
         return sum(family_in(t, present) for t in terms) / len(terms)
 
     def term_match(self, terms: Sequence[tuple[str, str]], sents: Sequence[str]) -> np.ndarray:

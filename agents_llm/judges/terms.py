@@ -59,11 +59,21 @@ def stems_of(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text) if w not in STOPWORDS)
 
 
+@lru_cache(maxsize=50_000)
+def _shortened(stems: frozenset[str]) -> frozenset[str]:
+    """Every stem that one of `stems` extends within the family rule (parser -> pars, parse, ...)."""
+    return frozenset(s[:k] for s in stems for k in range(max(FAMILY_MIN_STEM, len(s) - FAMILY_MAX_EXTENSION), len(s)))
+
+
 def family_in(term: str, stems: Iterable[str]) -> bool:
-    """Whether the stem `term` or a word of its family is among `stems` (a set is checked first)."""
-    if isinstance(stems, (set, frozenset)) and term in stems:
+    """Whether the stem `term` or a word of its family (`same_family`) is among `stems`."""
+    pool = stems if isinstance(stems, frozenset) else frozenset(stems)
+    if term in pool:
         return True
-    return any(same_family(term, s) for s in stems)
+    if len(term) >= FAMILY_MIN_STEM and term in _shortened(pool):  # a stem of the pool extends the term
+        return True
+    # the term extends a stem of the pool
+    return any(term[:k] in pool for k in range(max(FAMILY_MIN_STEM, len(term) - FAMILY_MAX_EXTENSION), len(term)))
 
 
 def key_term_words(topic: str, extra: Sequence[str] = ()) -> list[tuple[str, str]]:
