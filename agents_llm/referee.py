@@ -276,7 +276,7 @@ def instruction_texts() -> list[str]:
 
 @lru_cache(maxsize=1)
 def instructions() -> Instructions:
-    from .judges.reference import STOPWORDS, _stem
+    from .judges.terms import STOPWORDS, stem
 
     grams: set = set()
     vocabulary: set = set()
@@ -285,7 +285,7 @@ def instructions() -> Instructions:
         for line in t.splitlines():
             tokens = words(line)
             grams.update(_trigrams(tokens))
-            vocabulary.update(_stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS)
+            vocabulary.update(stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS)
             m = _LABEL.match(line)
             if m and _label_words(m.group(1)):
                 labels.add(_label_words(m.group(1)))
@@ -307,7 +307,7 @@ def echo_reason(
     ours: Instructions | None = None,
 ) -> str | None:
     """Why `sentence` echoes our prompt instructions ('verbatim', 'label', 'rephrased'), or None."""
-    from .judges.reference import STOPWORDS, _stem
+    from .judges.terms import STOPWORDS, stem
 
     ours = instructions() if ours is None else ours
     tokens = words(sentence)
@@ -317,8 +317,8 @@ def echo_reason(
     m = _LABEL.match(sentence)
     if m and _label_words(m.group(1)) in ours.labels:
         return "label"
-    topic_stems = {_stem(w) for w in words(topic)}
-    content = [_stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS]
+    topic_stems = {stem(w) for w in words(topic)}
+    content = [stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS]
     content = [w for w in content if w not in topic_stems]
     if len(content) >= min_words and sum(w in ours.vocabulary for w in content) / len(content) >= vocabulary_share:
         return "rephrased"

@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 from rag.guard import find_injections
 from rag.sentences import begins_sentence, split_sentences
 
-from .judges.reference import STOPWORDS, _stem
+from .judges.terms import STOPWORDS, stem
 from .judges.text import sentences, words
 from .referee import echoed_sentences, loop_share, repeated_sentences
 from .report_state import SourceRef
@@ -44,7 +44,7 @@ _CODE_LIKE = re.compile(r"```|[{}<>=;]|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ 
 
 
 def content_stems(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
+    return {stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
 
 
 def supported_share(text: str, source_texts: Sequence[str]) -> float:

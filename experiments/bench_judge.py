@@ -1,10 +1,11 @@
 """Does a judge order reports as a reader would? The validity suite, per judge.
 
-For every good report of agents_llm/judges/validity (six topics of the default corpus)
-and its named degradations, each judge scores every report. Printed per judge: the
-scores per topic; the pairwise ordering accuracy (the share of required pairs it
-orders right: good above each degradation, good + a good section above good, good
-above good + a duplicated section), overall and per degradation kind; the highest junk
+For every good report of agents_llm/judges/validity (twelve topics of the default corpus)
+and its named degradations, each judge scores every report. Printed per judge: the time
+per report, the scores per topic (`prefix`: the best of the good report's prefixes); the
+pairwise ordering accuracy (the share of required pairs it orders right: good above each
+degradation, good + a good section above good, good above good + a duplicated section,
+no prefix above the whole), overall and per degradation kind; the highest junk
 score; then the agreement between judges (Kendall's tau over all scored reports) and
 what each judge cannot see by construction.
 
@@ -71,6 +72,8 @@ def pairs(results):
             yield kind, r.good, value
         yield "append_good_section (must rise)", r.appended_good, r.good
         yield "append_duplicate_section (must fall)", r.good, r.appended_duplicate
+        for name, value in r.prefixes.items():
+            yield "prefix (must not score more)", r.good + 1e-12, value  # a tie is allowed
 
 
 def keyed_scores(results) -> dict:
@@ -114,14 +117,19 @@ def referee_table(reports) -> None:
 
 
 def report_judge(name, results, seconds):
-    print(f"\n== {name}  ({seconds:.0f} s)")
+    scored = sum(len(r.degraded) + 3 + len(r.prefixes) for r in results)
+    print(f"\n== {name}  ({seconds:.0f} s, {scored} reports, {1000 * seconds / scored:.0f} ms per report)")
     kinds = list(results[0].degraded)
-    print(f"{'topic':22s} {'good':>6s} " + " ".join(f"{k[:9]:>9s}" for k in kinds) + f" {'+good':>6s} {'+dup':>6s}")
+    print(
+        f"{'topic':22s} {'good':>6s} "
+        + " ".join(f"{k[:9]:>9s}" for k in kinds)
+        + f" {'+good':>6s} {'+dup':>6s} {'prefix':>6s}"
+    )
     for r in results:
         print(
             f"{r.task_id:22s} {r.good:6.3f} "
             + " ".join(f"{r.degraded[k]:9.3f}" for k in kinds)
-            + f" {r.appended_good:6.3f} {r.appended_duplicate:6.3f}"
+            + f" {r.appended_good:6.3f} {r.appended_duplicate:6.3f} {max(r.prefixes.values(), default=0.0):6.3f}"
         )
     by_kind: dict[str, list[bool]] = {}
     for kind, high, low in pairs(results):

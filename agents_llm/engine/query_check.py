@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..judges.reference import _stem, key_terms_of
+from ..judges.terms import key_terms_of, stem
 from ..judges.text import words
 from ..referee import echo_reason
 
@@ -59,7 +59,7 @@ def junk_reason(query: str, terms: Sequence[str], topic: str = "") -> str | None
         return f"too short ({len(w)} word{'s' if len(w) != 1 else ''})"
     if len(w) > MAX_WORDS:
         return f"too long ({len(w)} words)"
-    if terms and not ({_stem(x) for x in w} & set(terms)):
+    if terms and not ({stem(x) for x in w} & set(terms)):
         return "names no term of the topic, objective or outline"
     return None
 

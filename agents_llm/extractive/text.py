@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Sequence
 
 from ..collector import is_absence_only
-from ..judges.reference import STOPWORDS, _stem
+from ..judges.terms import STOPWORDS, stem
 from ..judges.text import sentences, words
 
 OBJECTIVE_PREFIX = "OBJECTIVE:"
@@ -45,7 +45,7 @@ class Composed(list):
 
 # -- text helpers -------------------------------------------------------------------
 def stems(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
+    return {stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
 
 
 def term_covered(term: str, present: set[str]) -> bool:
@@ -141,7 +141,7 @@ def salient_terms(texts: Sequence[str], exclude: set[str], limit: int) -> list[s
     first: dict[str, int] = {}
     shown: dict[str, str] = {}
     for w in (w for t in texts for w in words(t)):
-        s = _stem(w)
+        s = stem(w)
         if len(w) < 4 or w in STOPWORDS or s in exclude or w.isdigit() or not w.isalpha():
             continue
         counts[s] += 1

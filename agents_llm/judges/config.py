@@ -134,6 +134,12 @@ class ReferenceJudgeConfig(JudgeConfig):
     # the band calibrated for the chosen embedding (reference.GROUNDING_BANDS).
     grounding_floor: Optional[float] = None
     grounding_ceiling: Optional[float] = None
+    # Similarity at which a text counts as not about / fully about the topic, a key term or its
+    # section. None: the band calibrated for the chosen embedding (reference.RELEVANCE_BANDS).
+    relevance_floor: Optional[float] = None
+    relevance_ceiling: Optional[float] = None
+    support_level: float = 0.5  # a sentence's grounding x topicality at which it counts as fully supported
+    topic_terms: int = 2  # key terms a section must use (in any form) to count as on topic by its words
     duplicate_threshold: float = 0.92  # cosine at which two sentences count as near-duplicates
     target_sections: int = 5
     min_sentence_words: int = 3
@@ -191,7 +197,7 @@ def validate_judge_config(cfg: Any) -> None:
         need(_get(cfg, "cache_size") >= 1, "cache_size", "must be >= 1")
         need(0.0 <= _get(cfg, "fallback_score") <= 1.0, "fallback_score", "must be in [0, 1]")
     elif kind == "reference":
-        from .reference import GROUNDING_BANDS
+        from .reference import GROUNDING_BANDS, RELEVANCE_BANDS
 
         band = GROUNDING_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")))
         floor: Optional[float] = _get(cfg, "grounding_floor")
@@ -204,6 +210,19 @@ def validate_judge_config(cfg: Any) -> None:
             "grounding_floor",
             f"must be below judge.grounding_ceiling ({ceiling})",
         )
+        rel = RELEVANCE_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")))
+        rel_floor: Optional[float] = _get(cfg, "relevance_floor")
+        rel_ceiling: Optional[float] = _get(cfg, "relevance_ceiling")
+        if rel is not None:
+            rel_floor = rel[0] if rel_floor is None else rel_floor
+            rel_ceiling = rel[1] if rel_ceiling is None else rel_ceiling
+        need(
+            rel_floor is not None and rel_ceiling is not None and rel_floor < rel_ceiling,
+            "relevance_floor",
+            f"must be below judge.relevance_ceiling ({rel_ceiling})",
+        )
+        need(0.0 < _get(cfg, "support_level", 0.5) <= 1.0, "support_level", "must be in (0, 1]")
+        need(_get(cfg, "topic_terms", 2) >= 1, "topic_terms", "must be >= 1")
         need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
         need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
         weights = _get(cfg, "weights")

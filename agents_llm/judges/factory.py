@@ -71,15 +71,21 @@ def make_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None
             cache_size=cfg.cache_size,
             fallback_score=cfg.fallback_score,
         )
-    from .reference import GROUNDING_BANDS, ReferenceJudge
+    from .reference import GROUNDING_BANDS, RELEVANCE_BANDS, ReferenceJudge
 
-    floor, ceiling = GROUNDING_BANDS[getattr(cfg.embedding, "value", cfg.embedding)]
+    embedding = getattr(cfg.embedding, "value", cfg.embedding)
+    floor, ceiling = GROUNDING_BANDS[embedding]
+    rel_floor, rel_ceiling = RELEVANCE_BANDS[embedding]
     return ReferenceJudge(
         embed if embed is not None else build_embedding(cfg),
         key_terms=list(cfg.key_terms),
         weights=dict(cfg.weights),
         grounding_floor=floor if cfg.grounding_floor is None else cfg.grounding_floor,
         grounding_ceiling=ceiling if cfg.grounding_ceiling is None else cfg.grounding_ceiling,
+        relevance_floor=rel_floor if cfg.relevance_floor is None else cfg.relevance_floor,
+        relevance_ceiling=rel_ceiling if cfg.relevance_ceiling is None else cfg.relevance_ceiling,
+        support_level=cfg.support_level,
+        topic_terms=cfg.topic_terms,
         duplicate_threshold=cfg.duplicate_threshold,
         target_sections=cfg.target_sections,
         min_sentence_words=cfg.min_sentence_words,

@@ -21,7 +21,8 @@ def _tasks_played(env, seeds):
     return played
 
 
-def test_by_seed_plays_every_task_once_per_n_consecutive_seeds(isolated_cache):
+@pytest.mark.usefixtures("isolated_cache")
+def test_by_seed_plays_every_task_once_per_n_consecutive_seeds():
     env = envs.make("report_writing_v0", **BASE, task_sampling="by_seed")
     ids = [t.id for t in env.tasks]
     n = len(ids)
@@ -31,7 +32,8 @@ def test_by_seed_plays_every_task_once_per_n_consecutive_seeds(isolated_cache):
     assert _tasks_played(env, [7]) == played[:1], "the same seed plays the same task"
 
 
-def test_random_sampling_is_the_default_and_draws_with_replacement(isolated_cache):
+@pytest.mark.usefixtures("isolated_cache")
+def test_random_sampling_is_the_default_and_draws_with_replacement():
     env = envs.make("report_writing_v0", **BASE)
     n = len(env.tasks)
     played = _tasks_played(env, range(3 * n))

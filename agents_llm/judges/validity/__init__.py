@@ -7,16 +7,29 @@ it cites, and each passage is verbatim text of the `python_stdlib` corpus (a tes
 checks that it occurs there). Each file also holds one more good section
 (`extra_section`) for the "a good append raises the score" check.
 
+Twelve topics: six whose reports use the topic's own words, and six (archives,
+context-managers, csv, hashing-secrets, serialization, url-parsing) whose topics name
+things in a form the report does not use ("Parsing and quoting URLs" / parse, parser,
+quoted; "Reading and writing CSV files" / readers, writers; "Compressing and archiving" /
+compression, archive), as a writer would: a judge that counts spellings instead of
+words fails them.
+
 `DEGRADATIONS` turns a good report into worse ones; each is a named, documented,
 deterministic transformation. Besides the twelve of issue 11 it holds what real small-model
 runs wrote: `code_markup` (code and HTML/XML/JSON/shell in six styles, quoting the cited
 chunk), `echo_headings` (good text under our own instructions as titles) and
 `echo_rephrased` (our instructions restated as the team's plan); the echoes are read from
-the prompt modules, so a rewording of the prompts carries over. A valid judge scores the good report above every
-degradation on every topic, scores junk (`JUNK`) near zero, and moves up when a good
-section is appended and down when a section is duplicated. `check_judge` runs those
-checks and returns the figures (tests/agents_llm/judges/test_validity.py asserts them,
-experiments/bench_judge.py prints them per judge).
+the prompt modules, so a rewording of the prompts carries over. And what the default
+training run's final report did: `off_topic_appended` (grounded sections about another
+topic after the good ones), `inside_other_report` (the good sections interleaved with
+another topic's), `junk_headings` (good text under titles that say nothing), plus
+`first_sentence` (a prefix shorter than the first paragraph). A valid judge scores the
+good report above every degradation on every topic, scores junk (`JUNK`) near zero,
+never scores a prefix of the good report (`prefixes_of`: cut after each paragraph) above
+the whole, and moves up when a good section is appended and down when a section is
+duplicated. `score_suite` and `violations` run those checks and return the figures
+(tests/agents_llm/judges/test_validity.py asserts them, experiments/bench_judge.py prints
+them per judge).
 """
 
 from __future__ import annotations
@@ -293,6 +306,45 @@ def echo_rephrased(good: GoodReport, other: GoodReport) -> ReportState:
     return good.state(out)
 
 
+# Titles that say nothing about the text under them, as a small model writes them (the first is a
+# title of the default training run's final report).
+JUNK_TITLES = (
+    "This is a new task that requires additional information.",
+    "Further details",
+    "Additional information",
+    "More on this",
+    "Next steps",
+)
+
+
+def junk_headings(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good text and sources under titles that say nothing about it (JUNK_TITLES, one per section)."""
+    return good.state(
+        [GoodSection(JUNK_TITLES[i % len(JUNK_TITLES)], s.content, s.sources) for i, s in enumerate(good.sections)]
+    )
+
+
+def off_topic_appended(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good report followed by another topic's good sections, with their real, matching citations: grounded
+    text about something else (what the default training run appended to an on-topic first section)."""
+    return good.state(list(good.sections) + list(other.sections))
+
+
+def inside_other_report(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good sections interleaved with another topic's good sections (each with its own citations), handed in
+    for this topic: half of the report is about something else."""
+    mixed: list[GoodSection] = []
+    for i in range(max(len(good.sections), len(other.sections))):
+        mixed += [s[i] for s in (other.sections, good.sections) if i < len(s)]
+    return good.state(mixed)
+
+
+def first_sentence(good: GoodReport, other: GoodReport) -> ReportState:
+    """The report cut to its first sentence: a prefix shorter than the first paragraph."""
+    head = good.sections[0]
+    return good.state([GoodSection(head.title, sentences(head.content)[0], head.sources)])
+
+
 def _cycle(items, n):
     return [items[i % len(items)] for i in range(n)]
 
@@ -313,6 +365,10 @@ DEGRADATIONS: dict[str, Degradation] = {
     "code_markup": code_markup,
     "echo_headings": echo_headings,
     "echo_rephrased": echo_rephrased,
+    "junk_headings": junk_headings,
+    "off_topic_appended": off_topic_appended,
+    "inside_other_report": inside_other_report,
+    "first_sentence": first_sentence,
 }
 JUNK = ("empty", "stock_sentence", "prompt_echo", "headings_only", "code_markup", "echo_rephrased")
 JUNK_CEILING = 0.1  # junk must score below this
@@ -348,6 +404,23 @@ class TopicScores:
     degraded: dict[str, float]
     appended_good: float  # good + its extra section
     appended_duplicate: float  # good + a copy of its first section
+    # The good report cut after each of its paragraphs but the last ("1 paragraph", "2 paragraphs", ...):
+    # more good text must never score less.
+    prefixes: dict[str, float] = field(default_factory=dict)
+
+
+def prefixes_of(good: GoodReport) -> dict[str, ReportState]:
+    """The good report cut after each of its paragraphs but the last (sections cut inside, too)."""
+    out: dict[str, ReportState] = {}
+    kept: list[GoodSection] = []
+    for sec in good.sections:
+        paras = [p.strip() for p in re.split(r"\n\s*\n", sec.content) if p.strip()]
+        for k in range(1, len(paras) + 1):
+            state = kept + [GoodSection(sec.title, "\n\n".join(paras[:k]), sec.sources)]
+            out[f"{len(out) + 1} paragraph{'s' if out else ''}"] = good.state(state)
+        kept.append(sec)
+    out.popitem()  # the whole report is no prefix of itself
+    return out
 
 
 def score_suite(
@@ -367,6 +440,7 @@ def score_suite(
                 degraded=degraded,
                 appended_good=score(good.state(list(good.sections) + [good.extra_section])),
                 appended_duplicate=score(good.state(list(good.sections) + [good.sections[0]])),
+                prefixes={name: score(state) for name, state in prefixes_of(good).items()},
             )
         )
     return out
@@ -383,6 +457,11 @@ def violations(results: list[TopicScores]) -> list[str]:
                 problems.append(f"{r.task_id}: junk {kind} scores {value:.3f}, not below {JUNK_CEILING}")
         if not r.appended_good > r.good:
             problems.append(f"{r.task_id}: appending a good section moves {r.good:.3f} to {r.appended_good:.3f}")
+        for name, value in r.prefixes.items():
+            if value > r.good:
+                problems.append(
+                    f"{r.task_id}: its first {name} score {value:.3f}, above the whole report's {r.good:.3f}"
+                )
         if not r.appended_duplicate < r.good:
             problems.append(
                 f"{r.task_id}: appending a duplicate section moves {r.good:.3f} to {r.appended_duplicate:.3f}"

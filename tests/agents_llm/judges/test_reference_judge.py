@@ -141,32 +141,47 @@ def test_configured_key_terms_and_the_reports_own_count_towards_coverage():
 
 
 def test_structure_prefers_more_balanced_sections_under_fitting_headings():
-    alumina = "Alumina coatings on the anode lower the interfacial resistance of garnet cells considerably."
-    one = judge(target_sections=3).score_sync(report_with(("Electrolytes", GROUNDED, [SOURCE])))
-    three = judge(target_sections=3).score_sync(
+    # Three supported, on-topic sections; structure counts a section by its support and topicality.
+    garnet = "Garnet-type LLZO electrolytes reach ionic conductivities near one millisiemens per centimetre."
+    dendrites = "Lithium dendrites still grow along grain boundaries of the electrolyte at high current densities."
+    alumina = (
+        "Interfacial resistance of the lithium electrolyte falls when the anode is coated with a thin alumina layer."
+    )
+    j = judge(target_sections=3)
+    one = j.score_sync(report_with(("Garnet electrolytes", garnet, [SOURCE])))
+    three = j.score_sync(
         report_with(
-            ("Electrolytes", GROUNDED, [SOURCE]),
-            ("Investors and startups", UNGROUNDED, []),
+            ("Garnet electrolytes", garnet, [SOURCE]),
+            ("Lithium dendrites", dendrites, [SOURCE]),
+            ("Alumina coatings", alumina, [SOURCE]),
+        )
+    )
+    lopsided = j.score_sync(
+        report_with(
+            ("Garnet electrolytes", f"{garnet} {dendrites} {alumina}", [SOURCE]),
+            ("Lithium dendrites", dendrites[:60], [SOURCE]),
+            ("", alumina[:60], [SOURCE]),
+        )
+    )
+    wrong_headings = j.score_sync(
+        report_with(
+            ("Lithium dendrites", garnet, [SOURCE]),
+            ("Alumina coatings", dendrites, [SOURCE]),
+            ("Garnet electrolytes", alumina, [SOURCE]),
+        )
+    )
+    uncited = j.score_sync(
+        report_with(
+            ("Garnet electrolytes", garnet, [SOURCE]),
+            ("Lithium dendrites", dendrites, []),
             ("Alumina coatings", alumina, []),
-        )
-    )
-    lopsided = judge(target_sections=3).score_sync(
-        report_with(
-            ("Electrolytes", GROUNDED * 5, [SOURCE]),
-            ("Investors and startups", UNGROUNDED[:60], []),
-            ("", alumina[:60], []),
-        )
-    )
-    wrong_headings = judge(target_sections=3).score_sync(
-        report_with(
-            ("Investors and startups", GROUNDED, [SOURCE]),
-            ("Alumina coatings", UNGROUNDED, []),
-            ("Electrolytes", alumina, []),
         )
     )
     assert three.components["structure"] > one.components["structure"]
     assert three.components["structure"] > lopsided.components["structure"]
     assert three.components["structure"] > wrong_headings.components["structure"]
+    # Sections that nothing supports are no sections of the report: they add no count and unbalance it.
+    assert three.components["structure"] > uncited.components["structure"]
 
 
 def test_junk_gets_no_points_for_shape():

@@ -37,6 +37,10 @@ REQUIRED_KINDS = {
     "first_paragraph",
     "padded",
     "shuffled_headings",
+    "junk_headings",
+    "off_topic_appended",
+    "inside_other_report",
+    "first_sentence",
 }
 
 
@@ -45,9 +49,9 @@ def reports():
     return load_good_reports()
 
 
-def test_six_good_multi_section_reports_on_shipped_topics(reports):
+def test_twelve_good_multi_section_reports_on_shipped_topics(reports):
     tasks = {t.id: t for t in load_tasks(split="all")}
-    assert len(reports) >= 6
+    assert len(reports) >= 12
     for good in reports:
         assert good.task_id in tasks and good.topic == tasks[good.task_id].topic
         assert list(good.key_terms) == list(tasks[good.task_id].key_terms)
@@ -85,12 +89,13 @@ def _judge_scores(embedding: str):
 
 
 def _assert_valid(results):
-    assert len(results) >= 6
+    assert len(results) >= 12
     problems = violations(results)
     assert not problems, "\n".join(problems)
     for r in results:  # what the orderings above mean, spelled out
         assert all(r.degraded[k] < JUNK_CEILING for k in JUNK)
         assert max(r.degraded.values()) < r.good < r.appended_good and r.appended_duplicate < r.good
+        assert r.prefixes and max(r.prefixes.values()) <= r.good  # more good text never scores less
 
 
 def test_reference_judge_passes_the_validity_suite_with_the_hashing_embedding():
