@@ -20,6 +20,7 @@ from .referee import echoed_sentences
 from .report_filter import filter_report_text
 from .sentence_reuse import (
     MIN_BODY_WORDS,
+    cited_passages,
     drop_fragments,
     ground_in_sources,
     pick_source_sentences,
@@ -214,6 +215,8 @@ class Collector:
             return CollectorResult(
                 "skipped", "nothing left after the report filter", removed_sentences=filtered.removed
             )
+        if self.reuse_sources:
+            src = cited_passages(text, src)  # the section cites the passages its sentences come from
         # A heading from a sentence that opens on a pronoun ("It runs ...") does not say what it is about.
         said = sentences(text)
         opener = next((x for x in said if x.split()[0].lower() not in _PRONOUN_OPENERS), said[0] if said else "")
