@@ -155,7 +155,7 @@ def section_title(candidates: Iterable[str], topic: str, fallback: str, taken: I
         title = clean_title(candidate, topic)
         if (
             title
-            and echoed_sentences(title)[0] == 0
+            and echoed_sentences(title, topic=topic)[0] == 0  # the topic's words aside, not our instructions
             and not restates(title, topic)
             and " ".join(words(title)) not in used
         ):

@@ -69,6 +69,9 @@ def test_restated_empty_and_taken_headings_are_refused():
     )
     assert title == "Deactivation"
     assert section_title(["2."], TOPIC, "Section 2") == "Section 2"
+    # An instruction echoed around the topic's words (seen as an outline entry) is no heading.
+    echoed = "3. The next section to write now is the report on creating and activating Python virtual environments."
+    assert section_title([echoed, "Activation"], TOPIC, "Section 3") == "Activation"
 
 
 def test_a_section_that_repeats_another_is_not_written():
