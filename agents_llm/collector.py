@@ -217,6 +217,8 @@ class Collector:
             earlier = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]
             source_texts = [r.text for r in src if r.text.strip()]
             reason = why_reuse(text, title_filtered, source_texts, earlier)
+            if reason is None and restates(text, report.topic):  # "<<the topic>>" is no section
+                reason = "restates the topic"
             if reason is None and source_texts:
                 grounded, grounding = ground_in_sources(text, source_texts, exclude=earlier)
                 if grounding and len(words(grounded)) < MIN_BODY_WORDS:

@@ -90,3 +90,10 @@ def test_the_planned_title_is_read_from_the_plans_section_directive():
     )
     assert planned_title(plan) == "Activation"
     assert planned_title(RoundPlan(phase=v.DRAFTING, acting=["LeadArchitect"])) == ""
+
+
+def test_a_body_that_only_restates_the_topic_gives_way_to_source_sentences():
+    report = ReportState(TOPIC)
+    result = collect(report, "## Section 1\n<<Creating and activating Python virtual environments with venv>>")
+    assert result.status == "appended" and result.reused_sources == "restates the topic", result
+    assert "<<" not in report.sections[0].content and "activate script" in report.sections[0].content
