@@ -16,10 +16,12 @@ from typing import Awaitable, Callable, Iterable, Sequence
 
 from . import prompts
 from .judges.text import sentences, words
-from .referee import echoed_sentences
+from .referee import echoed_sentences, repeated_sentences
 from .report_filter import filter_report_text
 from .sentence_reuse import (
     MIN_BODY_WORDS,
+    cited_passages,
+    content_stems,
     drop_fragments,
     ground_in_sources,
     pick_source_sentences,
@@ -122,12 +124,41 @@ def clean_title(title: str, topic: str) -> str:
     return t
 
 
-def section_title(candidates: Iterable[str], topic: str, fallback: str) -> str:
-    """The first of ``candidates`` that :func:`clean_title` keeps and that does not echo our
-    prompts (an objective parsed from an echoed instruction is one), else ``fallback``."""
+# A heading restates the task when it names this share of the topic's content words, and this
+# share of its own are the topic's.
+RESTATED_TOPIC_SHARE = 0.6
+RESTATED_TITLE_SHARE = 0.8
+
+
+def restates(title: str, topic: str) -> bool:
+    """Does ``title`` restate the topic (most of the topic's content words and little else),
+    or say nothing ("2.")?"""
+    stems, topic_stems = content_stems(title), content_stems(topic)
+    if not stems:
+        return True
+    shared = len(stems & topic_stems)
+    # The whole topic, with little else: "Creating virtual environments" under "Creating and
+    # activating virtual environments" is a part of it, not a restatement.
+    return (
+        bool(topic_stems)
+        and shared / len(topic_stems) >= RESTATED_TOPIC_SHARE
+        and shared / len(stems) >= RESTATED_TITLE_SHARE
+    )
+
+
+def section_title(candidates: Iterable[str], topic: str, fallback: str, taken: Iterable[str] = ()) -> str:
+    """The first of ``candidates`` that :func:`clean_title` keeps, that does not echo our
+    prompts (an objective parsed from an echoed instruction is one), does not restate the
+    topic and is not the heading of another section (``taken``), else ``fallback``."""
+    used = {" ".join(words(t)) for t in taken}
     for candidate in candidates:
         title = clean_title(candidate, topic)
-        if title and echoed_sentences(title)[0] == 0:
+        if (
+            title
+            and echoed_sentences(title, topic=topic)[0] == 0  # the topic's words aside, not our instructions
+            and not restates(title, topic)
+            and " ".join(words(title)) not in used
+        ):
             return title
     return fallback
 
@@ -147,8 +178,12 @@ class Collector:
         objective: str,
         sources: Iterable[SourceRef],
         revise_section: str | None = None,
+        planned_title: str = "",
     ) -> CollectorResult:
         """Append (or revise) one section from `contributions` ((agent, text) pairs).
+
+        `planned_title`: the outline's title for this section (the plan's directive), the
+        heading it gets unless it restates the topic, echoes an instruction or is taken.
 
         `sources` is only consumed (flushed) when a section is written; on a skip the
         caller keeps them for the next append.
@@ -182,6 +217,8 @@ class Collector:
             earlier = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]
             source_texts = [r.text for r in src if r.text.strip()]
             reason = why_reuse(text, title_filtered, source_texts, earlier)
+            if reason is None and restates(text, report.topic):  # "<<the topic>>" is no section
+                reason = "restates the topic"
             if reason is None and source_texts:
                 grounded, grounding = ground_in_sources(text, source_texts, exclude=earlier)
                 if grounding and len(words(grounded)) < MIN_BODY_WORDS:
@@ -214,14 +251,25 @@ class Collector:
             return CollectorResult(
                 "skipped", "nothing left after the report filter", removed_sentences=filtered.removed
             )
+        if self.reuse_sources:
+            src = cited_passages(text, src)  # the section cites the passages its sentences come from
         # A heading from a sentence that opens on a pronoun ("It runs ...") does not say what it is about.
         said = sentences(text)
         opener = next((x for x in said if x.split()[0].lower() not in _PRONOUN_OPENERS), said[0] if said else "")
+        others = [s for s in report.sections if s.id != revise_section]
         title_filtered = section_title(
-            [title_filtered, objective, title_from(opener) if opener else ""],
+            [planned_title, title_filtered, objective, title_from(opener) if opener else ""],
             report.topic,
             f"Section {section_number}",
+            taken=[s.title for s in others],
         )
+        # No two sections share their text: one that mostly repeats another is not written.
+        if others and self.reuse_sources:
+            share, _ = repeated_sentences(text, [x for s in others for x in sentences(s.content)])
+            if share >= 0.5:
+                return CollectorResult(
+                    "skipped", "it repeats a section of the report", removed_sentences=filtered.removed
+                )
 
         summary = await call(
             "Summarizer",

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from rag.sentences import blocks
+
 from .report_state import ReportState, SourceRef
 
 SHORT_REPORT_NOTE = (
@@ -49,6 +51,27 @@ class ExportResult:
 
 def numbered_sources(report: ReportState) -> list[SourceRef]:
     return report.all_sources()
+
+
+_OPENING_WORDS = 10
+
+
+def reference_label(ref: SourceRef) -> str:
+    """One passage as a reader can find it: file, page, the section heading the passage
+    sits under (when it holds one) and its opening words, so that two passages of one
+    file read as two places: `guide.md, section “Pinning”, “Pin every dependency with ...”`."""
+    parts = [ref.label()]
+    found = blocks(ref.text)
+    heading = next((b.text.lstrip("#").strip() for b in found if b.kind == "heading"), "")
+    if heading:
+        parts.append(f"section \u201c{heading}\u201d")
+    opening = next((b.text for b in found if b.kind == "prose"), "")
+    if opening:
+        words = opening.split()
+        parts.append(
+            "\u201c" + " ".join(words[:_OPENING_WORDS]) + (" ...\u201d" if len(words) > _OPENING_WORDS else "\u201d")
+        )
+    return ", ".join(parts)
 
 
 def _source_numbers(report: ReportState) -> dict[tuple, int]:
@@ -82,7 +105,7 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
     references = numbered_sources(report)
     parts += ["## References", ""]
     if references:
-        parts += [f"{i}. {r.label()}" for i, r in enumerate(references, 1)]
+        parts += [f"{i}. {reference_label(r)}" for i, r in enumerate(references, 1)]
     else:
         parts += ["No section cites a source."]
     return "\n".join(parts).rstrip() + "\n"
@@ -234,7 +257,7 @@ def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | Non
         lines += [r"\end{itemize}", ""]
     if refs:
         lines += [r"\begin{thebibliography}{" + str(len(refs)) + "}"]
-        lines += [f"\\bibitem{{ref{i}}} {escape_latex(r.label())}" for i, r in enumerate(refs, 1)]
+        lines += [f"\\bibitem{{ref{i}}} {escape_latex(reference_label(r))}" for i, r in enumerate(refs, 1)]
         lines += [r"\end{thebibliography}"]
     else:
         lines += [r"\section*{References}", "No section cites a source."]
@@ -317,4 +340,4 @@ def _write(path: Path, text: str) -> None:
 
 
 def references(report: ReportState) -> Sequence[str]:
-    return [r.label() for r in numbered_sources(report)]
+    return [reference_label(r) for r in numbered_sources(report)]

@@ -106,6 +106,37 @@ def drop_fragments(body: str, source_texts: Sequence[str]) -> tuple[str, list[st
     return "\n\n".join(paragraphs), fragments
 
 
+def cited_passages(body: str, sources: Sequence[SourceRef]) -> list[SourceRef]:
+    """The passages (chunks) a section's sentences come from, in `sources`' order.
+
+    A passage is cited when one of its whole sentences is quoted in `body`, or states what
+    a sentence of `body` says (`KEEP_SHARE` of that sentence's content words are in one of
+    its sentences). When no passage holds a sentence on its own (prose kept because the
+    union of its sources supports it), the passages that share the most content words with
+    it are cited, so a section never cites what it does not rest on, nor nothing."""
+    said = [(" ".join(words(s)), content_stems(s)) for s in split_sentences(body) if content_stems(s)]
+    if not said or not sources:
+        return list(sources)
+    cited: list[SourceRef] = []
+    overlap: list[tuple[int, int]] = []
+    for index, ref in enumerate(sources):
+        own = [(" ".join(words(s)), content_stems(s)) for s in split_sentences(ref.text)]
+        holds = any(
+            norm == src_norm or (stems and len(stems & src_stems) / len(stems) >= KEEP_SHARE)
+            for norm, stems in said
+            for src_norm, src_stems in own
+            if src_stems
+        )
+        if holds:
+            cited.append(ref)
+        vocab = set().union(*(st for _, st in own)) if own else set()
+        overlap.append((len(set().union(*(st for _, st in said)) & vocab), index))
+    if cited:
+        return cited
+    best = max(overlap)[0]
+    return [sources[i] for n, i in overlap if n == best and n > 0] or list(sources)
+
+
 def _best_source_sentence(stems: set[str], candidates: Sequence[tuple[str, set[str]]]) -> tuple[float, str]:
     """(share of `stems` in the best candidate, that candidate's text); (0.0, "") when there is none."""
     best_share, best = 0.0, ""

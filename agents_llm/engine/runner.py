@@ -22,6 +22,7 @@ from graphlib import TopologicalSorter
 from typing import Iterable, Protocol, Sequence
 
 from report_protocol import COLLECTOR, RoundPlan
+from report_protocol import vocabulary as v
 
 from .. import phase_prompts, prompts
 from ..backends import LLMBackend, LLMError, TokenBudgetExceeded
@@ -48,6 +49,14 @@ def gate_question_for(plan: RoundPlan) -> str:
     return phase_prompts.gate_question(g.agent, plan.phase, (plan.phase_round or 0) + 1)
 
 
+def planned_title(plan: RoundPlan) -> str:
+    """The title the plan gives the section being written (its outline entry), or ''."""
+    for directive in plan.directives.values():
+        if directive.kind in (v.ASSIGN_SECTION, v.WRITE_SECTION) and directive.title:
+            return directive.title
+    return ""
+
+
 class RoundCollector(Protocol):
     """What the engine needs of its Collector: the LLM team's (`agents_llm.collector.Collector`)
     or the extractive team's rules (`agents_llm.extractive.engine.ExtractiveCollector`)."""
@@ -61,6 +70,7 @@ class RoundCollector(Protocol):
         objective: str,
         sources: Iterable[SourceRef],
         revise_section: str | None = None,
+        planned_title: str = "",
     ) -> CollectorResult: ...
 
 
@@ -304,6 +314,7 @@ class RoundEngine(TurnTaker):
                 objective=ctx.objective,
                 sources=ctx.sources.pending(),
                 revise_section=plan.revise_section,
+                planned_title=planned_title(plan),
             )
         if collector.status in ("appended", "revised"):
             ctx.sources.flush()

@@ -292,6 +292,7 @@ class ExtractiveCollector:
         objective: str,
         sources,
         revise_section: str | None = None,
+        planned_title: str = "",  # the extractive team titles sections by its own rules
     ) -> CollectorResult:
         if not contributions:
             return CollectorResult("idle", "no agent appended")

@@ -158,8 +158,8 @@ def test_exhausted_beside_new_evidence_is_not_believed_and_the_section_is_writte
     (Measured with qwen2.5-coder-0.5b: it answers so beside the chunks it was given.)"""
     from tests.report_doubles import StubRetriever
 
-    def researcher(role, phase, rnd, request):
-        return claim if "Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
+    def researcher(role, phase, rnd, request):  # asked for Beta's evidence (sections are headed by outline titles)
+        return claim if "evidence for the section: Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
 
     def analyst(role, phase, rnd, request):  # writes what it got about bitonic sorters, else the default
         user = request.messages[-1][1]
@@ -175,7 +175,8 @@ def test_exhausted_beside_new_evidence_is_not_believed_and_the_section_is_writte
     assert "Bitonic sorters merge" in beta["output"]  # the writer got the evidence, not the claim
     assert "Bitonic sorters merge" in drafting[2]["agents"]["DataAnalyst"]["prompt"][-1]["content"]
     assert not drafting[2]["rag_exhausted"]
-    assert [s.title for s in env.report.sections] == ["Part 1", "Part 2", "Part 3"]
+    # Headed by the plan's outline, not by the writer's "## Part N".
+    assert [s.title for s in env.report.sections] == ["Alpha methods", "Beta results", "Gamma limits"]
     assert any("Bitonic" in s.content for s in env.report.sections)
 
 
@@ -251,7 +252,7 @@ def test_revision_replaces_the_tagged_section_in_place_and_advances_corrections(
     for phase in ("REVIEW", "REVISION"):
         for role in ("Reviewer", "LeadArchitect", "DataAnalyst"):
             for _, user in script.prompts_of(role, phase):
-                assert "[SECTION_ID: S1] Part 1" in user and "[SECTION_ID: S3]" in user
+                assert "[SECTION_ID: S1] Alpha methods" in user and "[SECTION_ID: S3]" in user
 
 
 def test_revision_follows_the_writers_tag_over_the_assignment():

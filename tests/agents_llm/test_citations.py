@@ -1,0 +1,84 @@
+"""References a reader can follow: one entry per passage, told apart; a section cites the passages it rests on."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agents_llm import export
+from agents_llm.collector import Collector
+from agents_llm.report_state import ReportState, SourceRef
+from agents_llm.sentence_reuse import cited_passages
+
+PINS = SourceRef(
+    "guide.md",
+    None,
+    "c1",
+    "## Pinning\n\nPin every dependency with == in the requirements file so that installs repeat exactly. "
+    "The pip freeze command prints the installed versions in that format.",
+)
+VENV = SourceRef(
+    "guide.md",
+    None,
+    "c2",
+    "## Virtual environments\n\nThe venv module creates a virtual environment in a directory of its own. "
+    "Activate it with the activate script before installing packages.",
+)
+SPEC = SourceRef("spec.pdf", 4, "c3", "Magic rules match bytes at fixed offsets of a file to tell its type.")
+
+
+def test_two_passages_of_one_file_are_two_entries_a_reader_can_tell_apart():
+    report = ReportState("Python packaging")
+    report.append(
+        "Pins", "Pin every dependency with == in the requirements file so that installs repeat exactly.", [PINS]
+    )
+    report.append("Environments", "The venv module creates a virtual environment in a directory of its own.", [VENV])
+    md = export.to_markdown(report)
+    refs = md[md.index("## References") :].splitlines()[2:]
+    assert refs == [
+        "1. guide.md, section \u201cPinning\u201d, \u201cPin every dependency with == in the requirements file so ...\u201d",
+        "2. guide.md, section \u201cVirtual environments\u201d, \u201cThe venv module creates a virtual environment in a directory ...\u201d",
+    ]
+    assert (
+        export.reference_label(SPEC)
+        == "spec.pdf, p. 4, \u201cMagic rules match bytes at fixed offsets of a file ...\u201d"
+    )
+    tex = export.to_latex(report)
+    assert r"\bibitem{ref2} guide.md, section ``Virtual environments''" in tex
+
+
+def test_a_section_cites_exactly_the_passages_its_sentences_come_from():
+    body = (
+        "Pin every dependency with == in the requirements file so that installs repeat exactly. "
+        "The pip freeze command prints the installed versions in that format."
+    )
+    assert cited_passages(body, [VENV, PINS, SPEC]) == [PINS]
+    # A sentence in the writer's words that states one passage's sentence cites that passage.
+    said = "Activate the environment with its activate script before installing packages."
+    assert cited_passages(said, [PINS, VENV, SPEC]) == [VENV]
+    # Prose supported only by several passages together cites those that share its words most.
+    mixed = "Environments and pins and magic offsets."
+    assert cited_passages(mixed, [PINS, VENV, SPEC]) != [PINS, VENV, SPEC]
+
+
+def test_the_collector_files_the_section_under_the_passages_it_quotes():
+    report = ReportState("Python packaging with pip and venv")
+    replies = [
+        "## Pins\nPin every dependency with == in the requirements file so that installs repeat exactly. "
+        "The pip freeze command prints the installed versions in that format.",
+        "A summary.",
+    ]
+
+    async def call(agent, kind, messages, max_tokens):
+        return replies.pop(0)
+
+    result = asyncio.run(
+        Collector(reuse_sources=True).run(
+            call=call,
+            report=report,
+            contributions=[("DataAnalyst", "notes")],
+            objective="Pinning dependencies",
+            sources=[VENV, PINS, SPEC],
+        )
+    )
+    assert result.status == "appended"
+    assert [s.chunk_id for s in report.sections[0].sources] == ["c1"]
