@@ -210,6 +210,12 @@ def main() -> None:
     ap.add_argument("--prompt-tokens", type=int, default=600)
     ap.add_argument("--gen-tokens", type=int, default=128)
     ap.add_argument("--own-only", action="store_true", help="measure llama.cpp's own speed and stop")
+    ap.add_argument(
+        "--own",
+        default=None,
+        metavar="PROMPT,GEN",
+        help="llama.cpp's own prompt and generation tokens/s measured before (skips step 1; for parallel runs)",
+    )
     ap.add_argument("--save", default=None, help="write every episode's figures and report to this JSON file")
     ap.add_argument("overrides", nargs="*", help="train.py overrides (after --)")
     args = ap.parse_args()
@@ -222,9 +228,16 @@ def main() -> None:
     cfg = compose_run_config(["algo=random", *overrides])
     batch = int(cfg.env.llm.get("prompt_batch", 512))
     print(f"machine: {load()}")
-    own = own_speed(
-        str(resolve_model(cfg.env.llm.model)), args.prompt_tokens, args.gen_tokens, sorted({512, batch}, reverse=True)
-    )
+    if args.own:
+        prompt_speed, gen_speed = (float(x) for x in args.own.split(","))
+        own = {f"prompt_{batch}": prompt_speed, "generate": gen_speed}
+    else:
+        own = own_speed(
+            str(resolve_model(cfg.env.llm.model)),
+            args.prompt_tokens,
+            args.gen_tokens,
+            sorted({512, batch}, reverse=True),
+        )
     print(f"llama.cpp's own speed, {cfg.env.llm.model}, 1 thread, low-level API:")
     for key, value in own.items():
         what = f"prompt ({args.prompt_tokens} tokens, batches of {key[7:]})" if key != "generate" else "generation"
@@ -236,7 +249,7 @@ def main() -> None:
     for label, algo_cfg, ckpt_path in policy_jobs(args.policies.split(","), overrides):
         by_reuse = {}
         for reuse in args.reuse.split(","):
-            extra = [f"env.llm.prompt_reuse={reuse == 'on'}"] if "prompt_reuse" in cfg.env.llm else []
+            extra = [f"llm.prompt_reuse={reuse == 'on'}"] if "prompt_reuse" in cfg.env.llm else []
             r = run_one(label, algo_cfg, ckpt_path, overrides + extra, args.seed)
             r["reuse"] = reuse if extra else "n/a"
             print(f"machine: {load()}")
