@@ -19,6 +19,8 @@
     python experiments/bench_llm_episode.py --policies handcrafted --reuse on
     python experiments/bench_llm_episode.py --own-only             # step 1 alone (seconds)
     python experiments/bench_llm_episode.py -- env.task_id=doctest # extra train.py overrides
+    python experiments/bench_llm_episode.py --traces <run>/episodes/*/trace.json
+        # no model run: recorded agent prompts through the reuse rule, evaluated/sent per trace
 
 The machine is shared: state its load (printed) beside the figures, and repeat when noisy.
 """
@@ -102,6 +104,46 @@ def own_speed(model_path: str, n_prompt: int, n_gen: int, batches: list[int]) ->
         lc.llama_free(ctx)
     lc.llama_model_free(model)
     return out
+
+
+# -- recorded episodes: what reuse would evaluate of their prompts --------------------------
+def replay_traces(paths: list[str], model_path: str, chunk: int, keep: int) -> None:
+    """Prompt tokens sent and evaluated when the agent prompts of recorded traces (trace.json)
+    go, in their order, through the backend's reuse rule (the longest aligned prefix among the
+    last `keep` prompts): the model's tokenizer and chat template, no generation."""
+    import llama_cpp
+    import numpy as np
+    from llama_cpp import llama_chat_format
+
+    from agents_llm.backends.llama_prefix import common_prefix
+
+    llm = llama_cpp.Llama(model_path, vocab_only=True, verbose=False)
+    formatter = llama_chat_format.Jinja2ChatFormatter(
+        template=llm.metadata["tokenizer.chat_template"],
+        eos_token=llm.detokenize([llm.token_eos()]).decode(),
+        bos_token=llm.detokenize([llm.token_bos()]).decode(),
+    )
+    for path in paths:
+        doc = json.loads(Path(path).read_text())
+        kept: list[Any] = []
+        sent = evaluated = n = 0
+        for rnd in doc["rounds"]:
+            for call in rnd["calls"]:
+                prompt = rnd["agents"].get(call["agent"], {}).get("prompt") if call["kind"] == "agent" else None
+                if not prompt:
+                    continue
+                text = formatter(messages=prompt)
+                ids = np.asarray(
+                    llm.tokenize(text.prompt.encode(), add_bos=not text.added_special, special=True), dtype=np.int32
+                )
+                shared = max((common_prefix(k, ids) for k in kept), default=0)
+                reused = max(0, min(shared, len(ids) - 1) // chunk * chunk)
+                sent, evaluated, n = sent + len(ids), evaluated + len(ids) - reused, n + 1
+                kept = ([k for k in kept if common_prefix(k, ids) < len(k)] + [ids])[-keep:]
+        print(
+            f"  {path}: {len(doc['rounds'])} rounds, {n} agent prompts, prompt tokens sent {sent:,}, "
+            f"evaluated {evaluated:,} (evaluated/sent {evaluated / max(sent, 1):.2f}, batches of {chunk})"
+        )
 
 
 # -- 2. real episodes -----------------------------------------------------------------------
@@ -216,6 +258,12 @@ def main() -> None:
         metavar="PROMPT,GEN",
         help="llama.cpp's own prompt and generation tokens/s measured before (skips step 1; for parallel runs)",
     )
+    ap.add_argument(
+        "--traces",
+        nargs="+",
+        default=None,
+        help="instead: replay these recorded trace.json files' agent prompts through the reuse rule (no model run)",
+    )
     ap.add_argument("--save", default=None, help="write every episode's figures and report to this JSON file")
     ap.add_argument("overrides", nargs="*", help="train.py overrides (after --)")
     args = ap.parse_args()
@@ -227,6 +275,10 @@ def main() -> None:
     overrides = ["env=report_writing", f"env.max_rounds={args.rounds}", *args.overrides]
     cfg = compose_run_config(["algo=random", *overrides])
     batch = int(cfg.env.llm.get("prompt_batch", 512))
+    if args.traces:
+        for chunk in sorted({batch, 32}, reverse=True):
+            replay_traces(args.traces, str(resolve_model(cfg.env.llm.model)), chunk, int(cfg.env.llm.reuse_states))
+        return
     print(f"machine: {load()}")
     if args.own:
         prompt_speed, gen_speed = (float(x) for x in args.own.split(","))
