@@ -89,6 +89,7 @@ def test_a_changed_report_is_read_not_served_from_the_earlier_state():
     assert second.text == fresh.text
 
 
+@pytest.mark.timeout(3600)  # two real episodes: minutes each on a busy 2-core machine
 def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path):
     needs_model()
     from report_protocol import ActionTable
@@ -101,7 +102,6 @@ def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path):
     plans = [
         {**solo, "LeadArchitect": T.broadcast, "Researcher": T.query(0), "DataAnalyst": T.query(1)},
         {**solo, "Researcher": T.append, "DataAnalyst": T.append, "Reviewer": T.query(2)},
-        {**solo, "LeadArchitect": T.broadcast, "Researcher": T.query(0), "DataAnalyst": T.append},
     ]
 
     def episode(reuse: bool, folder: str):
@@ -109,11 +109,11 @@ def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path):
             llm={"backend": "llamacpp", "model": "smollm2-135m", "n_threads": 1, "n_ctx": 2048, "prompt_reuse": reuse},
             rag=HASHING_RAG,
             judge=HASHING_JUDGE,
-            max_rounds=3,
+            max_rounds=2,
             min_rounds_before_terminate=2,
             task_id="asyncio-tasks",
             output_dir=str(tmp_path / folder),
-            engine={"agent_max_tokens": 48, "collector_max_tokens": 120, "reuse_sources": True, "vet_queries": True},
+            engine={"agent_max_tokens": 32, "collector_max_tokens": 96, "reuse_sources": True, "vet_queries": True},
             infos="full",
         )
         env.reset(seed=0)
