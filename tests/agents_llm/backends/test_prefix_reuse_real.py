@@ -125,7 +125,8 @@ def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path):
             rewards.append(r["DataAnalyst"])
             if any(term.values()) or any(trunc.values()):
                 break
-        outputs = [[a["response"] for a in rnd["agents"].values()] for rnd in env.trace.rounds]
+        # per agent: concurrent turns may finish (and be recorded) in either order
+        outputs = [{name: a["response"] for name, a in rnd["agents"].items()} for rnd in env.trace.rounds]
         return env.report.to_markdown(), rewards, outputs, info["DataAnalyst"]
 
     off_report, off_rewards, off_outputs, off_info = episode(False, "off")
