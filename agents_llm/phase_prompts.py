@@ -165,10 +165,10 @@ def agent_messages(
     phase_round: int | None = None,
     phase_rounds: int | None = None,
 ) -> list[dict[str, str]]:
-    """The chat for one agent's turn in a handcrafted phase."""
+    """The chat for one agent's turn in a handcrafted phase, stable parts first (as
+    `prompts.agent_messages`): role and phase, topic, the report so far, this round's
+    material, then the objective, the instruction and the role's objective in the phase."""
     parts = [f"Report topic: {topic}"]
-    if objective_text:
-        parts.append(f"Current team objective: {prompts.untrusted(objective_text, 300)}")
     if phase in (REVIEW, REVISION):
         parts.append("Sections of the report:\n" + section_list(report, excerpts=phase == REVIEW))
     elif report.sections:
@@ -179,6 +179,8 @@ def agent_messages(
             + "; ".join(prompts.untrusted(topic, 120) for topic in report.deficient_topics[:8])
         )
     parts += prompts.context_lines(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
+    if objective_text:
+        parts.append(f"Current team objective: {prompts.untrusted(objective_text, 300)}")
     if instruction:
         parts.append(f"Instruction: {instruction}")
     parts.append(objective(role, phase, phase_round, phase_rounds))

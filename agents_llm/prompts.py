@@ -127,18 +127,21 @@ def data_block(items: Sequence[str]) -> list[str]:
 
 def context_lines(*, summary: str, memory: str, inbox: Sequence[tuple[str, str]], evidence: str) -> list[str]:
     """What an agent is told besides its task, in every prompt set: the progress summary,
-    its own previous output, its messages and the retrieved sources, all untrusted and
-    so inside one data block."""
+    the retrieved sources, its own previous output and its messages, all untrusted and
+    so inside one data block. Ordered from the most to the least stable between an
+    agent's calls (the summary changes on an append, a repeated search returns the same
+    sources, the outputs change every round), so that the model's state of an earlier
+    prompt covers as much of the next one as possible (agents_llm.backends.llama_prefix)."""
     parts = []
     if summary:
         parts.append(f"Progress summary: {untrusted(summary, MAX_MEMORY_CHARS)}")
+    if evidence:
+        parts.append("Retrieved sources:\n" + untrusted(evidence, MAX_EVIDENCE_CHARS))
     if memory:
         parts.append(f"Your previous output: {untrusted(memory, MAX_MEMORY_CHARS)}")
     for sender, text in inbox:
         if text.strip():
             parts.append(f"Message from {sender}: {untrusted(text, MAX_MESSAGE_CHARS)}")
-    if evidence:
-        parts.append("Retrieved sources:\n" + untrusted(evidence, MAX_EVIDENCE_CHARS))
     return data_block(parts)
 
 
@@ -155,13 +158,15 @@ def agent_messages(
     instruction: str = "",
     phase: str | None = None,
 ) -> list[Message]:
-    """The chat for one agent's turn."""
+    """The chat for one agent's turn: what is stable between the role's calls first (its
+    role, the topic, the report so far), then this round's material, the objective, the
+    instruction and the task (see `context_lines`)."""
     parts = [f"Report topic: {topic}"]
-    if objective:
-        parts.append(f"Current team objective: {untrusted(objective, 300)}")
     if outline:
         parts.append("Sections written so far: " + "; ".join(untrusted(title, 120) for title in outline))
     parts += context_lines(summary=summary, memory=memory, inbox=inbox, evidence=evidence)
+    if objective:
+        parts.append(f"Current team objective: {untrusted(objective, 300)}")
     if instruction:
         parts.append(f"Instruction: {instruction}")
     parts.append(f"Task: {task_for(role, phase)}")
@@ -183,14 +188,15 @@ def query_messages(
     """The Researcher's first call: search queries for the store, or NO_QUERY. `section`: the
     title of the section the plan asks evidence for (a title from the model's outline)."""
     parts = [f"Report topic: {topic}"]
-    if objective:
-        parts.append(f"Current team objective: {untrusted(objective, 300)}")
-    if section:
-        parts.append(f"Section to find evidence for: {untrusted(section, 160)}")
     received = [f"Message from {sender}: {untrusted(text, 300)}" for sender, text in inbox if text.strip()]
     if memory:
         received.append(f"Your previous output: {untrusted(memory, 200)}")
     parts += data_block(received)
+    # after the round's messages: the objective changes with the Lead Architect's output
+    if objective:
+        parts.append(f"Current team objective: {untrusted(objective, 300)}")
+    if section:
+        parts.append(f"Section to find evidence for: {untrusted(section, 160)}")
     # Concrete for a 135M model: without "plain words, no code" SmolLM2 answers with a code fragment.
     parts.append(
         f"Write up to {max_queries} search queries about the report topic, one per line, each a few "

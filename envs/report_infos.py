@@ -63,6 +63,12 @@ STACKABLE_TEAM: dict[str, Any] = {
     "llm_calls": 0,  # LLM calls this round
     "llm_errors": 0,  # ... of which failed (train.llm_error_share_stop watches the share)
     "llm_failed": False,  # the round ended the episode on an LLM failure (full infos: llm_error)
+    # Prompt tokens of this round's calls the model computed, and those it reused from the state of
+    # earlier prompts (the llamacpp backend's prompt reuse); the same two summed over the episode.
+    "prompt_tokens_evaluated": 0,
+    "prompt_tokens_reused": 0,
+    "episode_prompt_tokens_evaluated": 0,
+    "episode_prompt_tokens_reused": 0,
     # On the round that ends the episode at its budget: whether the agents could see that limit
     # (the env's declaration, overridden for a token budget the observation does not scale by).
     "time_limit_observable": True,
@@ -150,6 +156,8 @@ class RoundOutcome:
     truncated: bool
     time_limit_observable: bool  # on a truncated round: could the agents see the limit
     graph: np.ndarray = field(default_factory=lambda: np.zeros((2, 0), dtype=np.int64))
+    # (evaluated, reused) prompt tokens of the episode so far (EpisodeContext)
+    episode_prompt_tokens: tuple[int, int] = (0, 0)
 
 
 def report_snapshot(report: "ReportState", changed: str | None) -> dict[str, Any]:
@@ -180,6 +188,17 @@ def report_snapshot(report: "ReportState", changed: str | None) -> dict[str, Any
     return snap
 
 
+def prompt_token_counts(o: RoundOutcome) -> dict[str, int]:
+    """Prompt tokens the model computed and reused, in the round and in the episode so far."""
+    calls = o.result.calls
+    return {
+        "prompt_tokens_evaluated": sum(int(c.get("prompt_tokens_evaluated", 0)) for c in calls),
+        "prompt_tokens_reused": sum(int(c.get("prompt_tokens_reused", 0)) for c in calls),
+        "episode_prompt_tokens_evaluated": o.episode_prompt_tokens[0],
+        "episode_prompt_tokens_reused": o.episode_prompt_tokens[1],
+    }
+
+
 def trace_round(o: RoundOutcome, report: "ReportState") -> dict[str, Any]:
     """The trace's entry for the round (the engine's record plus reward, scores and report)."""
     result = o.result
@@ -187,7 +206,11 @@ def trace_round(o: RoundOutcome, report: "ReportState") -> dict[str, Any]:
         "round": o.round,
         "source": o.source,
         **result.record,
-        "tokens": {"round": result.tokens, "episode": o.episode_tokens},
+        "tokens": {
+            "round": result.tokens,
+            "episode": o.episode_tokens,
+            **prompt_token_counts(o),
+        },
         "reward": o.reward,
         "report_score": o.report_score,
         "length_score": o.length_score,
@@ -220,6 +243,7 @@ def round_infos(
         "delta_length": float(o.scores.get("delta_length", 0.0)),
         "llm_calls": result.llm_calls,
         "llm_errors": result.llm_errors,
+        **prompt_token_counts(o),
         "referee": [f.as_dict() for f in o.flags],
         **flag_counts(o.flags),
     }

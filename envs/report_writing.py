@@ -520,6 +520,7 @@ class ReportWritingEnv(ParallelEnv):
             truncated=truncated,
             time_limit_observable=not budget or self.config.time_limit_matches_budget,
             graph=self._last_graph,
+            episode_prompt_tokens=(self.ctx.prompt_tokens_evaluated, self.ctx.prompt_tokens_reused),
         )
         trace.add_round(report_infos.trace_round(outcome, report))
         agents_now = list(self.agents)

@@ -2,7 +2,8 @@
 
     python experiments/bench_llm.py [--rounds 3] [--max-tokens 96] [--model smollm2-135m]
 
-Both paths use the same loaded model, greedy decoding and a fresh context per call, and
+Both paths use the same loaded model, greedy decoding and a fresh context per call (prompt
+reuse off), and
 alternate call by call so machine noise hits both alike. Prints the wall-time ratio
 (ours / direct, in total and as the median of per-call pairs; target <= 1.02) and decode tokens/s. Texts must match exactly, so the
 two paths do the same work.
@@ -35,10 +36,13 @@ def main() -> None:
 
     from agents_llm.backends.llamacpp import LlamaCppBackend
 
-    backend = LlamaCppBackend(args.model, n_ctx=2048, n_threads=1)
+    # Prompt reuse off on both paths: each call evaluates its whole prompt, so the paths do the
+    # same work (bench_llm_episode.py measures what reuse saves).
+    backend = LlamaCppBackend(args.model, n_ctx=2048, n_threads=1, prompt_reuse=False)
     llm = backend._llm  # the same process-wide instance the backend uses
 
     def direct(prompt: str) -> tuple[str, int]:
+        llm.reuse = False
         llm.reset()
         out = llm.create_chat_completion(
             [{"role": "user", "content": prompt}], max_tokens=args.max_tokens, temperature=0.0, seed=0

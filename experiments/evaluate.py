@@ -50,7 +50,7 @@ from run_config import register_configs  # noqa: E402
 from algos.plugins import preload_plugins  # noqa: E402
 import envs  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
-from algos.training.runners import check_rollout, make_runner, vectorized  # noqa: E402
+from algos.training.runners import check_rollout, make_runner, model_processes, vectorized  # noqa: E402
 from algos.training.seeding import seed_everything  # noqa: E402
 
 
@@ -130,6 +130,15 @@ def evaluate_run(cfg: DictConfig) -> dict:
 
     t0 = time.perf_counter()
     per_episode, counts, infos = [], np.zeros((spec.n_agents, spec.n_actions), np.int64), []
+    auto = model_processes(cfg.rollout, env_cfg, cfg.eval.episodes)
+    if auto is not None:
+        for key, value in auto.items():
+            OmegaConf.update(cfg, f"rollout.{key}", value)
+        print(
+            f"{cfg.eval.episodes} episodes on the in-process model: {auto['workers']} single-thread model processes "
+            "(rollout.backend=ray); rollout.auto_workers=false keeps one",
+            file=sys.stderr,
+        )
     check_rollout(cfg.rollout)
     bar = RunProgress(
         cfg.logger.progress,

@@ -109,6 +109,10 @@ class RolloutConfig:
     )
     worker_cpus: float = 1.0  # CPUs Ray reserves for each actor
     episode_retries: int = 1  # an episode lost with its worker is re-run this many times, then dropped (logged)
+    # evaluate.py: two or more episodes of the in-process llama.cpp team (one thread) with the rollout at
+    # its defaults run on two single-thread model processes (backend=ray, workers=2) when Ray is installed
+    # and the machine has two cores (algos.training.runners.model_processes); false keeps one process.
+    auto_workers: bool = True
 
 
 @dataclass

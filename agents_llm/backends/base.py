@@ -86,6 +86,12 @@ class Completion:
     # Why this answer was not produced the way it was asked for (e.g. a schema answer generated
     # without the backend's grammar after the constrained call failed); "" when it was.
     fallback: str = ""
+    # Prompt tokens the model did not compute again because it kept their state from an earlier
+    # prompt (the in-process llama.cpp's prefix reuse, a server's prompt cache); 0 when none or unknown.
+    prompt_tokens_reused: int = 0
+    # Prompt tokens the model computed for this answer; None: all of prompt_tokens (the backend
+    # cannot tell otherwise). More than prompt_tokens when an attempt was redone (grammar fallback).
+    prompt_tokens_evaluated: int | None = None
 
 
 @dataclass
@@ -100,6 +106,10 @@ class LLMResponse:
     attempts: int = 1
     parsed: Any = None  # the schema-valid JSON value when a schema was given
     fallback: str = ""  # Completion.fallback of the attempt that answered ("" when none)
+    # Prompt tokens the model computed for this call (every attempt; 0 for a cached reply) and
+    # those it reused from state kept from earlier prompts (Completion.prompt_tokens_reused).
+    prompt_tokens_evaluated: int = 0
+    prompt_tokens_reused: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -264,7 +274,7 @@ class LLMBackend(ABC):
                     fallback=fallback,
                 )
 
-        attempts = 0
+        attempts = evaluated = reused = 0
         comp: Completion | None = None
         parsed = None
         try:
@@ -277,6 +287,12 @@ class LLMBackend(ABC):
                 with attempt:
                     attempts += 1
                     comp = await self._attempt(req)
+                    reused += comp.prompt_tokens_reused
+                    evaluated += (
+                        comp.prompt_tokens - comp.prompt_tokens_reused
+                        if comp.prompt_tokens_evaluated is None
+                        else comp.prompt_tokens_evaluated
+                    )
                     # Tokens of a rejected answer were still spent: charge every attempt.
                     self._charge(caller, ledger, comp.prompt_tokens, comp.completion_tokens)
                     if schema is not None:
@@ -298,6 +314,8 @@ class LLMBackend(ABC):
             attempts=attempts,
             parsed=parsed,
             fallback=comp.fallback,
+            prompt_tokens_evaluated=evaluated,
+            prompt_tokens_reused=reused,
         )
 
     def _limit(self) -> asyncio.Semaphore | contextlib.nullcontext:

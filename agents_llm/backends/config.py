@@ -61,6 +61,12 @@ class LlamaCppConfig(LLMConfig):
     # text to the schema by parsing and validation, with retries (false). A grammar call that fails in
     # Python is redone without the grammar either way, and the answer says so (LLMResponse.fallback).
     json_grammar: bool = True
+    # Keep the model's state of the last `reuse_states` prompts and evaluate only what a new prompt
+    # does not share with the best of them (agents_llm.backends.llama_prefix). Same output either way:
+    # prompts are evaluated in aligned batches of `prompt_batch` tokens with reuse on and off.
+    prompt_reuse: bool = True
+    reuse_states: int = 8
+    prompt_batch: int = 64
 
 
 @dataclass

@@ -4,9 +4,15 @@ One Llama instance per (model file, context size, threads, chat format) per proc
 shared by every backend object and every agent: the one deliberate process-wide cache of
 the report stack (envs/report_resources.py), because loading the weights costs seconds
 per env. Everything a config may vary beyond that key (temperature, seed, repeat penalty,
-timeouts, the response cache) lives on the backend object, never on the shared
+timeouts, the response cache, prompt reuse) lives on the backend object, never on the shared
 instance. Calls are serialised by a lock because a llama.cpp context is not re-entrant. Generation runs in a worker thread so the event loop stays
 free; a deadline in a logits processor ends a generation that outlives its timeout.
+
+Prompt reuse (`prompt_reuse`, on by default): the instance keeps the state of the last
+`reuse_states` prompts and evaluates only what a new prompt does not share with the best
+of them, in aligned batches of `prompt_batch` tokens, so that greedy output is the same
+with reuse on and off (`llama_prefix`). Each answer says how many prompt tokens were
+evaluated and how many reused.
 
 Schema output and llama.cpp's grammar. With a schema, decoding is constrained by a
 grammar built from it (`json_grammar=True`, the default). llama.cpp's grammar sampler
@@ -46,16 +52,20 @@ _INSTANCES: dict[tuple, tuple[Any, threading.Lock]] = {}
 _INSTANCES_LOCK = threading.Lock()
 
 
-def shared_llama(path: Path, n_ctx: int, n_threads: int, chat_format: str | None = None):
-    """The process-wide Llama for these settings, loaded on first use."""
-    import llama_cpp
+def shared_llama(path: Path, n_ctx: int, n_threads: int, chat_format: str | None = None, prompt_batch: int = 64):
+    """The process-wide Llama for these settings, loaded on first use. `prompt_batch` is the
+    size of the aligned batches prompts are evaluated in (it decides the floats, so it is
+    part of the key: every backend on one instance computes a prompt the same way)."""
+    from .llama_prefix import PrefixReusingLlama
 
-    key = (str(path), n_ctx, n_threads, chat_format)
+    key = (str(path), n_ctx, n_threads, chat_format, prompt_batch)
     with _INSTANCES_LOCK:
         if key not in _INSTANCES:
-            llm = llama_cpp.Llama(
+            llm = PrefixReusingLlama(
                 str(path),
                 n_ctx=n_ctx,
+                n_batch=prompt_batch,
+                n_ubatch=prompt_batch,
                 n_threads=n_threads,
                 n_threads_batch=n_threads,
                 chat_format=chat_format,
@@ -78,6 +88,9 @@ class LlamaCppBackend(LLMBackend):
         chat_format: str | None = None,
         repeat_penalty: float = 1.0,
         json_grammar: bool = True,
+        prompt_reuse: bool = True,
+        reuse_states: int = 8,
+        prompt_batch: int = 64,
         **kwargs: Any,
     ):
         super().__init__(model=model, **kwargs)
@@ -85,13 +98,17 @@ class LlamaCppBackend(LLMBackend):
             raise LLMConfigError(
                 f"n_threads must be >= 1 and n_ctx >= 256 (got {n_threads}, {n_ctx})", backend=self.name
             )
+        for key, value, low in (("reuse_states", reuse_states, 0), ("prompt_batch", prompt_batch, 8)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise LLMConfigError(f"llm.{key} must be an integer >= {low}, got {value!r}", backend=self.name)
+        self.prompt_reuse, self.reuse_states, self.prompt_batch = bool(prompt_reuse), reuse_states, prompt_batch
         if not repeat_penalty > 0:
             raise LLMConfigError(f"repeat_penalty must be > 0 (1.0 = off), got {repeat_penalty}", backend=self.name)
         self.repeat_penalty = float(repeat_penalty)
         self.json_grammar = bool(json_grammar)
         self.path = resolve_model(model, cache_dir)
         self.n_ctx, self.n_threads, self.chat_format = n_ctx, n_threads, chat_format
-        self._llm, self._lock = shared_llama(self.path, n_ctx, n_threads, chat_format)
+        self._llm, self._lock = shared_llama(self.path, n_ctx, n_threads, chat_format, prompt_batch)
         self._grammars: dict[str, Any] = {}
 
     @property
@@ -149,8 +166,14 @@ class LlamaCppBackend(LLMBackend):
             raise  # e.g. the prompt does not fit the context: no grammar-free call would either
         except Exception as e:  # a grammar failure that surfaced in Python: generate without it
             reason = f"grammar-constrained decoding failed ({type(e).__name__}: {' '.join(str(e).split())[:160]})"
+        spent = self._llm.last.evaluated  # the failed constrained pass evaluated its prompt too
         comp = self._complete(request, deadline, None)
-        return None if comp is None else Completion(comp.text, comp.prompt_tokens, comp.completion_tokens, reason)
+        if comp is None:
+            return None
+        evaluated = (comp.prompt_tokens_evaluated or 0) + spent
+        return Completion(
+            comp.text, comp.prompt_tokens, comp.completion_tokens, reason, comp.prompt_tokens_reused, evaluated
+        )
 
     def _complete(self, request: ChatRequest, deadline: float, grammar: Any) -> Completion | None:
         import llama_cpp
@@ -169,19 +192,24 @@ class LlamaCppBackend(LLMBackend):
         with self._lock:
             if time.monotonic() > deadline:
                 return None  # waited for the lock past our own timeout
-            # Forget the previous prompt: reusing its KV prefix changes the batch shapes of
-            # the prompt pass, and with them the floats, so greedy output would depend on
-            # which call came before. Prefill of a few hundred tokens costs milliseconds.
-            self._llm.reset()
+            # Reuse keeps only whole aligned batches of earlier prompts (llama_prefix), so the
+            # floats, and greedy output, do not depend on which call came before.
+            self._llm.reuse, self._llm.keep = self.prompt_reuse, self.reuse_states
             try:
                 out = self._llm.create_chat_completion(**kwargs)
             except ValueError as e:  # e.g. prompt longer than the context window
                 raise LLMConfigError(str(e), backend=self.name, endpoint=self.endpoint) from None
+            stats = self._llm.last
+            self._llm.remember()
         if processor.timed_out:
             return None
         usage = out["usage"]
         return Completion(
-            out["choices"][0]["message"]["content"] or "", usage["prompt_tokens"], usage["completion_tokens"]
+            out["choices"][0]["message"]["content"] or "",
+            usage["prompt_tokens"],
+            usage["completion_tokens"],
+            prompt_tokens_reused=stats.reused,
+            prompt_tokens_evaluated=stats.evaluated,
         )
 
 

@@ -69,3 +69,6 @@ class EpisodeContext:
     sources: SourceBuffer = field(default_factory=SourceBuffer)  # retrieved since the last append
     budget_exhausted: str | None = None  # the ledger's reason, once spent
     llm_failure: str | None = None  # the error that stopped further calls (server down, bad key, ...)
+    # Prompt tokens the model computed in this episode, and those it reused from earlier prompts' state.
+    prompt_tokens_evaluated: int = 0
+    prompt_tokens_reused: int = 0

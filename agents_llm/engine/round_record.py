@@ -56,6 +56,8 @@ class CallRecorder:
             "agent": agent,
             "kind": kind,
             "prompt_tokens": 0,
+            "prompt_tokens_evaluated": 0,  # computed by the model (every attempt; 0 for a cached reply)
+            "prompt_tokens_reused": 0,  # served from state kept from earlier prompts
             "completion_tokens": 0,
             "latency_s": 0.0,
             "start_s": self.now(),

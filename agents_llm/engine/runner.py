@@ -154,8 +154,12 @@ class RoundEngine(TurnTaker):
             if isinstance(e, FATAL):
                 ctx.llm_failure = ctx.llm_failure or cause
             return None
+        ctx.prompt_tokens_evaluated += resp.prompt_tokens_evaluated
+        ctx.prompt_tokens_reused += resp.prompt_tokens_reused
         entry.update(
             prompt_tokens=resp.prompt_tokens,
+            prompt_tokens_evaluated=resp.prompt_tokens_evaluated,
+            prompt_tokens_reused=resp.prompt_tokens_reused,
             completion_tokens=resp.completion_tokens,
             latency_s=round(resp.latency_s, 4),
             cached=resp.cached,

@@ -35,6 +35,36 @@ def check_rollout(rollout: Any) -> None:
         raise ValueError(f"rollout.workers={rollout.workers} needs rollout.backend=ray (local runs one process)")
 
 
+MODEL_PROCESSES = 2  # what two single-thread model processes bought on 2 cores: 1.94x (README "Scaling up")
+
+
+def model_processes(rollout: Any, env_cfg: Any, episodes: int, cpus: Optional[int] = None) -> Optional[dict]:
+    """The rollout settings that run `episodes` on two single-thread model processes, or None.
+
+    With ``rollout.auto_workers`` (on by default) and the rollout at its sequential defaults,
+    an evaluation of two or more episodes of an env whose LLM is the in-process llama.cpp on
+    one thread runs on ``rollout.backend=ray rollout.workers=2`` when Ray is installed and the
+    machine has two cores: a llama.cpp context uses one core, a second model process the other.
+    A single episode, a server backend (its concurrency is ``rollout.num_envs``), more threads
+    per model, or any rollout setting the user chose keeps the run as it is.
+    """
+    import importlib.util
+    import os
+
+    if not rollout.get("auto_workers", False) or episodes < 2:
+        return None
+    if (rollout.backend, rollout.workers, rollout.num_envs, rollout.sync_every) != ("local", 1, 1, None):
+        return None
+    llm = env_cfg.get("llm") if hasattr(env_cfg, "get") else None
+    if not llm or llm.get("backend") != "llamacpp" or int(llm.get("n_threads", 1)) != 1:
+        return None
+    if (cpus if cpus is not None else os.cpu_count() or 1) < MODEL_PROCESSES:
+        return None
+    if importlib.util.find_spec("ray") is None:
+        return None
+    return {"backend": "ray", "workers": min(MODEL_PROCESSES, episodes)}
+
+
 def vectorized(rollout: Any) -> bool:
     """True when episodes run through the concurrent runner instead of the sequential loop
     (whose exploration draws from the algorithm's one random stream, not one per episode)."""

@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 
 from agents_llm.backends import LLMConfigError, LLMOutputError, RetryPolicy
-from agents_llm.backends.llamacpp import DeadlineProcessor, LlamaCppBackend
 
 pytest.importorskip("llama_cpp")
+
+from agents_llm.backends.llama_prefix import PromptStats  # noqa: E402
+from agents_llm.backends.llamacpp import DeadlineProcessor, LlamaCppBackend  # noqa: E402
 
 SCHEMA = {
     "type": "object",
@@ -33,15 +35,19 @@ class FakeLlama:
     def __init__(self, reply: str, grammar_error: Exception | None = None):
         self.reply, self.grammar_error = reply, grammar_error
         self.calls: list[dict] = []
+        self.reuse, self.keep = True, 8  # set by the backend per call
+        self.last = PromptStats()
+        self.remembered = 0
 
     def token_eos(self) -> int:
         return 2
 
-    def reset(self) -> None:
-        pass
+    def remember(self) -> None:
+        self.remembered += 1
 
     def create_chat_completion(self, **kwargs):
         self.calls.append(kwargs)
+        self.last = PromptStats(sent=7, reused=3)  # every pass evaluates 4 of its 7 prompt tokens
         if "grammar" in kwargs and self.grammar_error is not None:
             raise self.grammar_error
         return {
@@ -54,6 +60,7 @@ def fake_backend(llm: FakeLlama, *, json_grammar: bool = True, attempts: int = 1
     backend = LlamaCppBackend.__new__(LlamaCppBackend)
     super(LlamaCppBackend, backend).__init__(model="fake", retry=RetryPolicy(attempts, 0.0, 0.0))
     backend.repeat_penalty, backend.json_grammar = 1.0, json_grammar
+    backend.prompt_reuse, backend.reuse_states, backend.prompt_batch = True, 8, 64
     backend.path, backend.n_ctx, backend.n_threads, backend.chat_format = "fake.gguf", 2048, 1, None
     backend._llm, backend._lock, backend._grammars = llm, threading.Lock(), {}
     return backend
@@ -69,6 +76,8 @@ def test_a_grammar_failure_in_python_is_redone_without_the_grammar_and_recorded(
     assert resp.parsed == {"assessment": "fine", "score": 4}
     assert "grammar-constrained decoding failed (RuntimeError: Unexpected empty grammar stack)" in resp.fallback
     assert ["grammar" in c for c in llm.calls] == [True, False]
+    # both passes computed their prompt: the answer counts both, and the reuse of the one that answered
+    assert (resp.prompt_tokens_evaluated, resp.prompt_tokens_reused) == (8, 3)
 
 
 def test_the_grammar_free_answer_is_held_to_the_schema():
