@@ -24,7 +24,13 @@ def _vocab(model: str):
     from ..backends.models import resolve_model
 
     path = resolve_model(model)
-    return llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
+    # A vocabulary-only load still builds a context, and llama.cpp then warns on stderr that
+    # its n_ctx exceeds the (absent) training context: a stray line on every extractive run,
+    # which loads no model. A failed load still raises, with its reason.
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    with suppress_stdout_stderr(disable=False):
+        return llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
 
 
 class TokenCounter:
