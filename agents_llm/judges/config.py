@@ -199,28 +199,20 @@ def validate_judge_config(cfg: Any) -> None:
     elif kind == "reference":
         from .reference import GROUNDING_BANDS, RELEVANCE_BANDS
 
-        band = GROUNDING_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")))
-        floor: Optional[float] = _get(cfg, "grounding_floor")
-        ceiling: Optional[float] = _get(cfg, "grounding_ceiling")
-        if band is not None:
-            floor = band[0] if floor is None else floor
-            ceiling = band[1] if ceiling is None else ceiling
-        need(
-            floor is not None and ceiling is not None and floor < ceiling,
-            "grounding_floor",
-            f"must be below judge.grounding_ceiling ({ceiling})",
-        )
-        rel = RELEVANCE_BANDS.get(getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding")))
-        rel_floor: Optional[float] = _get(cfg, "relevance_floor")
-        rel_ceiling: Optional[float] = _get(cfg, "relevance_ceiling")
-        if rel is not None:
-            rel_floor = rel[0] if rel_floor is None else rel_floor
-            rel_ceiling = rel[1] if rel_ceiling is None else rel_ceiling
-        need(
-            rel_floor is not None and rel_ceiling is not None and rel_floor < rel_ceiling,
-            "relevance_floor",
-            f"must be below judge.relevance_ceiling ({rel_ceiling})",
-        )
+        embedding = getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding"))
+        for name, bands in (("grounding", GROUNDING_BANDS), ("relevance", RELEVANCE_BANDS)):
+            # An unset floor or ceiling takes the embedding's band; the floor must stay below the ceiling.
+            band = bands.get(embedding)
+            floor: Optional[float] = _get(cfg, f"{name}_floor")
+            ceiling: Optional[float] = _get(cfg, f"{name}_ceiling")
+            if band is not None:
+                floor = band[0] if floor is None else floor
+                ceiling = band[1] if ceiling is None else ceiling
+            need(
+                floor is not None and ceiling is not None and floor < ceiling,
+                f"{name}_floor",
+                f"must be below judge.{name}_ceiling ({ceiling})",
+            )
         need(0.0 < _get(cfg, "support_level", 0.5) <= 1.0, "support_level", "must be in (0, 1]")
         need(_get(cfg, "topic_terms", 2) >= 1, "topic_terms", "must be >= 1")
         need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
