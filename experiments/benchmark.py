@@ -219,6 +219,9 @@ def evaluate_job(job: dict) -> list[dict]:
                 "chars": float(env.report.chars),
                 "report_score": st.infos.get("report_score", 0.0),
                 "tokens": st.infos.get("tokens", 0.0),
+                # LLM teams: the prompt tokens the model evaluated and those it reused from a cached prefix
+                "prompt_tokens_evaluated": st.infos.get("episode_prompt_tokens_evaluated", 0),
+                "prompt_tokens_reused": st.infos.get("episode_prompt_tokens_reused", 0),
                 "action_counts": st.action_counts.tolist(),
                 "agents": list(spec.agents),
                 "action_names": env.action_names(),

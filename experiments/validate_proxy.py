@@ -1,0 +1,352 @@
+#!/usr/bin/env python
+"""Can the extractive proxy stand in for the LLM team? The same policies on the same
+held-out tasks on both teams, and how alike the two rank them.
+
+    python experiments/validate_proxy.py                            # run or continue the panel
+    python experiments/validate_proxy.py validate.workers=1         # one model process
+    python experiments/validate_proxy.py validate.run_episodes=false  # only the figures of what is stored
+    python experiments/validate_proxy.py validate.out=docs/benchmark/validation  # the committed panel
+
+Every policy plays every task once, greedily, with the same seed, at the learners' round
+budget, first on the proxy (seconds) and then on the LLM team (minutes an episode with the
+default model). Each LLM-team episode is appended to ``panel.csv`` as it ends, beside the
+proxy episode of the same policy, task and seed; a rerun skips the rows already there, so
+the panel can be run in several sittings. The response cache is on: an episode cut off
+mid-way replays its finished calls. At the end (and with ``run_episodes=false``) it writes
+``summary.json`` and ``summary.md``: the within-task Kendall tau between proxy and LLM
+scores (mean over the tasks every policy has finished, bootstrap 95 % interval over tasks,
+exact permutation p), the between-policy tau, and whether the proxy orders every policy
+pair that the LLM team separates significantly the same way (algos/evaluation/agreement.py).
+
+The excluded tasks are those whose LLM-team results were read while the proxy's rules were
+chosen (docs/extractive_team.md): a proxy is not validated on the tasks that shaped it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import List, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+
+import hydra  # noqa: E402
+import numpy as np  # noqa: E402
+from hydra.core.config_store import ConfigStore  # noqa: E402
+from omegaconf import DictConfig, OmegaConf  # noqa: E402
+
+PANEL_FIELDS = [
+    "policy",
+    "task",
+    "seed",
+    "policy_id",  # what exactly played: the algorithm config, or the checkpoint's digest
+    "proxy_score",
+    "llm_score",
+    "proxy_tokens",
+    "llm_tokens",
+    "proxy_rounds",
+    "llm_rounds",
+    "llm_seconds",
+    "llm_prompt_tokens_evaluated",
+    "llm_prompt_tokens_reused",
+]
+
+
+@dataclass
+class ValidateConfig:
+    # The policies: evaluate.py's eval.compare entries (fixed policies at the same round budget; the
+    # handcrafted pipeline fits its phases to it), and `learned`, the checkpoint below.
+    policies: List[str] = field(
+        default_factory=lambda: ["handcrafted", "preset:full", "preset:ring", "preset:chain", "random", "learned"]
+    )
+    checkpoint: str = "checkpoints/qmix_report_writing_extractive/final.pt"  # the learned policy
+    # The two teams (train.py overrides). Both at the learners' budget of 8 rounds.
+    llm_overrides: List[str] = field(
+        default_factory=lambda: ["env=report_writing", "env.max_rounds=8", "llm.cache.enabled=true"]
+    )
+    proxy_overrides: List[str] = field(default_factory=lambda: ["env=report_writing_extractive", "env.max_rounds=8"])
+    # Held-out tasks whose LLM-team results were seen while the proxy v2 rules were chosen.
+    exclude_tasks: List[str] = field(default_factory=lambda: ["dates-and-times", "random-numbers", "serialization"])
+    tasks: Optional[int] = None  # the first N remaining held-out tasks (None: all of them)
+    seed: int = 1_000_000  # the episodes' seed, the same for every policy and task
+    workers: int = 2  # LLM-team episodes at once, one single-thread model process each
+    run_episodes: bool = True  # false: only recompute the figures from the stored panel
+    out: str = "outputs/validation"  # panel.csv, proxy.csv, summary.json, summary.md
+    bootstrap: int = 5000  # resamples of the tasks for the tau interval
+    alpha: float = 0.05  # a policy pair counts as separated by the LLM team below this p
+
+
+@dataclass
+class ValidateRunConfig:
+    validate: ValidateConfig = field(default_factory=ValidateConfig)
+
+
+def policy_jobs(vcfg: ValidateConfig, env: dict, tasks: list[str], overrides: list[str]) -> list[dict]:
+    """One evaluate_job per (task, policy): tasks outermost, so a partial panel has whole tasks."""
+    from compare_policies import algo_config, parse_entry
+
+    from algos.training import checkpoint as ckpt
+
+    jobs = []
+    for policy in vcfg.policies:
+        if policy == "learned":
+            path = ckpt.resolve_checkpoint(ROOT / vcfg.checkpoint)  # an absolute path stays itself
+            payload = ckpt.load(path)
+            algo = payload["config"]["algo"]
+            ident, checkpoint = (
+                f"{algo['name']} {path.name} sha256:{str(payload.get(ckpt.DIGEST_KEY, ''))[:16]}",
+                str(path),
+            )
+        else:
+            _, name, kw = parse_entry(policy)
+            composed = hydra.compose(config_name="config", overrides=[f"algo={name}", *overrides])
+            algo = OmegaConf.to_container(algo_config(name, kw, composed.algo), resolve=True)
+            ident, checkpoint = json.dumps(algo, sort_keys=True), None
+        for task in tasks:
+            jobs.append(
+                {
+                    "label": policy,
+                    "kind": "learner" if checkpoint else "fixed",
+                    "run": 0,
+                    "seed": vcfg.seed,
+                    "tasks": [task],
+                    "algo": algo,
+                    "env": env,
+                    "checkpoint": checkpoint,
+                    "policy_id": ident,
+                }
+            )
+    order = {t: i for i, t in enumerate(tasks)}
+    return sorted(jobs, key=lambda j: order[j["tasks"][0]])  # stable: policies in their order within a task
+
+
+def read_rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def append_row(path: Path, fields: list[str], row: dict) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        if new:
+            w.writeheader()
+        w.writerow(row)
+        f.flush()
+
+
+def key(policy: str, task: str, seed, policy_id: str) -> tuple:
+    return (policy, task, int(seed), policy_id)
+
+
+def run_proxy(jobs: list[dict], path: Path) -> dict[tuple, dict]:
+    """The proxy episodes not stored yet (fast, in this process); every one, keyed."""
+    from benchmark import evaluate_job
+
+    fields = ["policy", "task", "seed", "policy_id", "score", "tokens", "rounds"]
+    done = {key(r["policy"], r["task"], r["seed"], r["policy_id"]): r for r in read_rows(path)}
+    for job in jobs:
+        k = key(job["label"], job["tasks"][0], job["seed"], job["policy_id"])
+        if k in done:
+            continue
+        (row,) = evaluate_job(job)
+        stored = {
+            "policy": job["label"],
+            "task": row["task"],
+            "seed": job["seed"],
+            "policy_id": job["policy_id"],
+            "score": row["report_score"],
+            "tokens": row["tokens"],
+            "rounds": row["rounds"],
+        }
+        append_row(path, fields, stored)
+        done[k] = {f: str(v) for f, v in stored.items()}
+        print(f"  proxy {job['label']:<14} {row['task']:<20} score {row['report_score']:.3f}", flush=True)
+    return done
+
+
+def run_llm(jobs: list[dict], proxy: dict[tuple, dict], path: Path, workers: int) -> None:
+    """The LLM-team episodes not in the panel yet, ``workers`` at once; each row is written as
+    its episode ends, so an interrupt loses only the episodes in flight."""
+    from benchmark import evaluate_job
+
+    done = {key(r["policy"], r["task"], r["seed"], r["policy_id"]) for r in read_rows(path)}
+    todo = [j for j in jobs if key(j["label"], j["tasks"][0], j["seed"], j["policy_id"]) not in done]
+    print(f"LLM team: {len(done)} episode(s) stored, {len(todo)} to run on {workers} worker(s)", flush=True)
+
+    def store(job: dict, row: dict) -> None:
+        p = proxy[key(job["label"], job["tasks"][0], job["seed"], job["policy_id"])]
+        append_row(
+            path,
+            PANEL_FIELDS,
+            {
+                "policy": job["label"],
+                "task": row["task"],
+                "seed": job["seed"],
+                "policy_id": job["policy_id"],
+                "proxy_score": p["score"],
+                "llm_score": row["report_score"],
+                "proxy_tokens": p["tokens"],
+                "llm_tokens": row["tokens"],
+                "proxy_rounds": p["rounds"],
+                "llm_rounds": row["rounds"],
+                "llm_seconds": round(row["seconds"], 1),
+                "llm_prompt_tokens_evaluated": row.get("prompt_tokens_evaluated", ""),
+                "llm_prompt_tokens_reused": row.get("prompt_tokens_reused", ""),
+            },
+        )
+        print(
+            f"  llm   {job['label']:<14} {row['task']:<20} score {row['report_score']:.3f} "
+            f"(proxy {float(p['score']):.3f}), {row['tokens']:.0f} tokens, {row['seconds']:.0f} s",
+            flush=True,
+        )
+
+    if workers <= 1:
+        for job in todo:
+            (row,) = evaluate_job(job)
+            store(job, row)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        futures = {pool.submit(evaluate_job, job): job for job in todo}
+        for fut in as_completed(futures):
+            (row,) = fut.result()
+            store(futures[fut], row)
+
+
+def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: float) -> dict:
+    """The agreement figures over the tasks every policy has finished on the LLM team."""
+    from algos.evaluation.agreement import rank_agreement
+
+    cell = {(r["policy"], r["task"]): r for r in rows}
+    complete = [t for t in tasks if all((p, t) in cell for p in vcfg.policies)]
+    result: dict = {
+        "policies": list(vcfg.policies),
+        "tasks": complete,
+        "tasks_planned": tasks,
+        "episodes": len(rows),
+        "llm_episode_seconds": float(np.mean([float(r["llm_seconds"]) for r in rows])) if rows else None,
+        "wall_s_this_sitting": wall_s,
+    }
+    if len(complete) < 2:
+        result["agreement"] = None
+        return result
+    proxy = np.array([[float(cell[(p, t)]["proxy_score"]) for t in complete] for p in vcfg.policies])
+    llm = np.array([[float(cell[(p, t)]["llm_score"]) for t in complete] for p in vcfg.policies])
+    a = rank_agreement(proxy, llm, vcfg.policies, complete, alpha=vcfg.alpha, reps=vcfg.bootstrap)
+    result["agreement"] = {
+        "within_task_tau": a.within_task_tau,
+        "within_task_ci": [a.within_task_low, a.within_task_high],
+        "within_task_p": a.within_task_p,
+        "per_task_tau": a.per_task_tau,
+        "between_policy_tau": a.between_policy_tau,
+        "between_policy_p": a.between_policy_p,
+        "significant_pairs": [vars(p) for p in a.significant_pairs],
+        "signs_agree": a.signs_agree,
+        "target_met": a.within_task_tau >= 0.4 and a.within_task_low > 0,
+    }
+    result["table"] = {
+        p: {
+            "proxy": float(proxy[i].mean()),
+            "llm": float(llm[i].mean()),
+            **{f"llm/{t}": float(llm[i, k]) for k, t in enumerate(complete)},
+            **{f"proxy/{t}": float(proxy[i, k]) for k, t in enumerate(complete)},
+        }
+        for i, p in enumerate(vcfg.policies)
+    }
+    return result
+
+
+def markdown(result: dict) -> str:
+    tasks = result["tasks"]
+    lines = [
+        f"Validation panel: {len(result['policies'])} policies x {len(tasks)} complete held-out tasks "
+        f"(planned {len(result['tasks_planned'])}), one greedy episode each on the proxy and on the LLM team; "
+        f"{result['episodes']} LLM-team episodes stored.",
+        "",
+    ]
+    a = result.get("agreement")
+    if a is None:
+        return "\n".join(lines + ["Fewer than two tasks complete: no agreement figures yet.", ""])
+    lo, hi = a["within_task_ci"]
+    lines += [
+        f"- within-task Kendall tau (proxy vs LLM): {a['within_task_tau']:.3f} [{lo:.3f}, {hi:.3f}], "
+        f"exact permutation p {a['within_task_p']:.4f}; target >= 0.4 with the interval above 0: "
+        f"{'met' if a['target_met'] else 'NOT met'}",
+        f"- between-policy tau (mean scores): {a['between_policy_tau']:.3f}, exact p {a['between_policy_p']:.4f}",
+        f"- policy pairs the LLM team separates (p < alpha): {len(a['significant_pairs'])}; the proxy orders "
+        f"{'all of them' if a['signs_agree'] else 'NOT all of them'} the same way",
+        "",
+        "| policy | proxy mean | LLM mean | " + " | ".join(f"{t} (proxy / LLM)" for t in tasks) + " |",
+        "|---|---|---|" + "---|" * len(tasks),
+    ]
+    for p, row in result["table"].items():
+        cells = " | ".join(f"{row[f'proxy/{t}']:.3f} / {row[f'llm/{t}']:.3f}" for t in tasks)
+        lines.append(f"| {p} | {row['proxy']:.3f} | {row['llm']:.3f} | {cells} |")
+    lines += ["", "Per-task tau: " + ", ".join(f"{t} {v:.2f}" for t, v in a["per_task_tau"].items()), ""]
+    for pair in a["significant_pairs"]:
+        lines.append(
+            f"- LLM: {pair['better']} > {pair['worse']} by {pair['reference_difference']:.3f} (p {pair['p_value']:.4f}); "
+            f"proxy difference {pair['proxy_difference']:+.3f}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def validate(cfg: DictConfig) -> dict:
+    from benchmark import heldout_tasks
+
+    vcfg: ValidateConfig = OmegaConf.to_object(cfg.validate)
+    out = Path(vcfg.out).expanduser()
+    out = (out if out.is_absolute() else ROOT / out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    llm_env = OmegaConf.to_container(
+        hydra.compose(config_name="config", overrides=vcfg.llm_overrides).env, resolve=True
+    )
+    proxy_env = OmegaConf.to_container(
+        hydra.compose(config_name="config", overrides=vcfg.proxy_overrides).env, resolve=True
+    )
+    unknown = set(vcfg.exclude_tasks) - set(heldout_tasks(llm_env))
+    if unknown:
+        raise ValueError(f"validate.exclude_tasks: {sorted(unknown)} are not held-out tasks of the LLM team")
+    tasks = [t for t in heldout_tasks(llm_env) if t not in vcfg.exclude_tasks][: vcfg.tasks]
+    t0 = time.perf_counter()
+    llm_jobs = policy_jobs(vcfg, llm_env, tasks, vcfg.llm_overrides)
+    if vcfg.run_episodes:
+        proxy = run_proxy(policy_jobs(vcfg, proxy_env, tasks, vcfg.proxy_overrides), out / "proxy.csv")
+        run_llm(llm_jobs, proxy, out / "panel.csv", vcfg.workers)
+    # Rows of another checkpoint or algorithm config under the same label are not this panel's.
+    wanted = {key(j["label"], j["tasks"][0], j["seed"], j["policy_id"]) for j in llm_jobs}
+    rows = [r for r in read_rows(out / "panel.csv") if key(r["policy"], r["task"], r["seed"], r["policy_id"]) in wanted]
+    result = summarize(rows, vcfg, tasks, time.perf_counter() - t0)
+    (out / "summary.json").write_text(json.dumps(result, indent=2))
+    (out / "summary.md").write_text(markdown(result), encoding="utf-8")
+    print(markdown(result), flush=True)
+    return result
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="validate_proxy")
+def main(cfg: DictConfig) -> None:
+    from algos.training.checkpoint import CheckpointError
+
+    try:
+        validate(cfg)
+    except (CheckpointError, FileNotFoundError, ValueError) as e:
+        print(f"validate_proxy.py: {e}", file=sys.stderr, flush=True)
+        sys.exit(2)
+
+
+from run_config import register_configs  # noqa: E402
+
+register_configs()
+ConfigStore.instance().store(name="validate_proxy_schema", node=ValidateRunConfig)
+
+if __name__ == "__main__":
+    main()

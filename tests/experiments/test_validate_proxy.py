@@ -1,0 +1,63 @@
+"""experiments/validate_proxy.py: the panel stores each LLM-team episode as it ends and a rerun
+continues where it stopped. The LLM team here is the scripted test double (the real panel runs
+SmolLM2, minutes an episode); what is tested is the panel's bookkeeping and its figures."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = ["rag=hashing", "judge.embedding=hashing"]
+
+
+def run_panel(tmp_path: Path, tasks: int) -> subprocess.CompletedProcess:
+    llm = ["env=report_writing", "env.max_rounds=8", "llm=scripted", *FAST]
+    proxy = ["env=report_writing_extractive", "env.max_rounds=8", *FAST]
+    quoted = lambda xs: "[" + ",".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
+    return subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "experiments" / "validate_proxy.py"),
+            f"validate.llm_overrides={quoted(llm)}",
+            f"validate.proxy_overrides={quoted(proxy)}",
+            "validate.policies=[handcrafted,preset:full,random]",
+            f"validate.tasks={tasks}",
+            "validate.workers=1",
+            f"validate.out={tmp_path / 'out'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=dict(os.environ, QMIX_CACHE_DIR=str(tmp_path / "cache")),
+    )
+
+
+def test_the_panel_resumes_without_rerunning_finished_episodes(tmp_path):
+    first = run_panel(tmp_path, tasks=2)
+    assert first.returncode == 0, first.stderr[-3000:]
+    panel = tmp_path / "out" / "panel.csv"
+    rows = list(csv.DictReader(open(panel)))
+    assert len(rows) == 6 and {r["task"] for r in rows} == {"text-comparison", "heaps-and-bisection"}
+    assert all(r["proxy_score"] and r["llm_score"] for r in rows), "each LLM row carries its proxy episode"
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["tasks"] == ["text-comparison", "heaps-and-bisection"]
+    assert set(summary["agreement"]["per_task_tau"]) == set(summary["tasks"])
+    assert "within-task Kendall tau" in (tmp_path / "out" / "summary.md").read_text()
+
+    # An interrupt while the last two episodes were in flight: they never reached the file.
+    lines = panel.read_text().splitlines(keepends=True)
+    panel.write_text("".join(lines[:-2]))
+    kept = "".join(lines[:-2])
+    second = run_panel(tmp_path, tasks=2)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "LLM team: 4 episode(s) stored, 2 to run" in second.stdout
+    assert panel.read_text().startswith(kept), "finished rows are kept as they were"
+    again = list(csv.DictReader(open(panel)))
+    assert sorted((r["policy"], r["task"]) for r in again) == sorted((r["policy"], r["task"]) for r in rows)
+    assert [r["llm_score"] for r in again[-2:]] == [r["llm_score"] for r in rows[-2:]], "greedy: the same episodes"
