@@ -8,8 +8,8 @@ held-out tasks on both teams, and how alike the two rank them.
     python experiments/validate_proxy.py validate.out=docs/benchmark/validation  # the committed panel
 
 Every policy plays every task once, greedily, with the same seed, at the learners' round
-budget, first on the proxy (seconds) and then on the LLM team (minutes an episode with the
-default model). Each LLM-team episode is appended to ``panel.csv`` as it ends, beside the
+budget, on the proxy (seconds) and then on the LLM team (minutes an episode with the default
+model), cell by cell, ``workers`` cells at once. Each LLM-team episode is appended to ``panel.csv`` as it ends, beside the
 proxy episode of the same policy, task and seed; a rerun skips the rows already there, so
 the panel can be run in several sittings. The response cache is on: an episode cut off
 mid-way replays its finished calls. At the end (and with ``run_episodes=false``) it writes
@@ -148,51 +148,58 @@ def key(policy: str, task: str, seed, policy_id: str) -> tuple:
     return (policy, task, int(seed), policy_id)
 
 
-def run_proxy(jobs: list[dict], path: Path) -> dict[tuple, dict]:
-    """The proxy episodes not stored yet (fast, in this process); every one, keyed."""
+PROXY_FIELDS = ["policy", "task", "seed", "policy_id", "score", "tokens", "rounds"]
+
+
+def play_cell(proxy_job: dict | None, llm_job: dict) -> tuple[dict | None, dict]:
+    """One panel cell in a worker: the proxy episode (unless stored; seconds) and then the LLM
+    team's episode of the same policy, task and seed (minutes)."""
     from benchmark import evaluate_job
 
-    fields = ["policy", "task", "seed", "policy_id", "score", "tokens", "rounds"]
-    done = {key(r["policy"], r["task"], r["seed"], r["policy_id"]): r for r in read_rows(path)}
-    for job in jobs:
-        k = key(job["label"], job["tasks"][0], job["seed"], job["policy_id"])
-        if k in done:
-            continue
-        (row,) = evaluate_job(job)
-        stored = {
-            "policy": job["label"],
+    proxy = None
+    if proxy_job is not None:
+        (row,) = evaluate_job(proxy_job)
+        proxy = {
+            "policy": proxy_job["label"],
             "task": row["task"],
-            "seed": job["seed"],
-            "policy_id": job["policy_id"],
+            "seed": proxy_job["seed"],
+            "policy_id": proxy_job["policy_id"],
             "score": row["report_score"],
             "tokens": row["tokens"],
             "rounds": row["rounds"],
         }
-        append_row(path, fields, stored)
-        done[k] = {f: str(v) for f, v in stored.items()}
-        print(f"  proxy {job['label']:<14} {row['task']:<20} score {row['report_score']:.3f}", flush=True)
-    return done
+    (llm,) = evaluate_job(llm_job)
+    return proxy, llm
 
 
-def run_llm(jobs: list[dict], proxy: dict[tuple, dict], path: Path, workers: int) -> None:
-    """The LLM-team episodes not in the panel yet, ``workers`` at once; each row is written as
-    its episode ends, so an interrupt loses only the episodes in flight."""
-    from benchmark import evaluate_job
+def run_panel(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: int) -> None:
+    """The cells not in the panel yet, ``workers`` at once; each row is written as its episode
+    ends, so an interrupt loses only the episodes in flight."""
+    panel_path, proxy_path = out / "panel.csv", out / "proxy.csv"
+    proxy = {key(r["policy"], r["task"], r["seed"], r["policy_id"]): r for r in read_rows(proxy_path)}
+    done = {key(r["policy"], r["task"], r["seed"], r["policy_id"]) for r in read_rows(panel_path)}
+    cells = [
+        (pj, lj)
+        for pj, lj in zip(proxy_jobs, llm_jobs)
+        if key(lj["label"], lj["tasks"][0], lj["seed"], lj["policy_id"]) not in done
+    ]
+    print(f"LLM team: {len(done)} episode(s) stored, {len(cells)} to run on {workers} worker(s)", flush=True)
 
-    done = {key(r["policy"], r["task"], r["seed"], r["policy_id"]) for r in read_rows(path)}
-    todo = [j for j in jobs if key(j["label"], j["tasks"][0], j["seed"], j["policy_id"]) not in done]
-    print(f"LLM team: {len(done)} episode(s) stored, {len(todo)} to run on {workers} worker(s)", flush=True)
-
-    def store(job: dict, row: dict) -> None:
-        p = proxy[key(job["label"], job["tasks"][0], job["seed"], job["policy_id"])]
+    def store(pj: dict, lj: dict, proxy_row: dict | None, row: dict) -> None:
+        k = key(lj["label"], lj["tasks"][0], lj["seed"], lj["policy_id"])
+        if proxy_row is not None:  # filed under the cell's identity (the same algorithm on both teams)
+            proxy_row = dict(proxy_row, policy_id=lj["policy_id"])
+            append_row(proxy_path, PROXY_FIELDS, proxy_row)
+            proxy[k] = proxy_row
+        p = proxy[k]
         append_row(
-            path,
+            panel_path,
             PANEL_FIELDS,
             {
-                "policy": job["label"],
+                "policy": lj["label"],
                 "task": row["task"],
-                "seed": job["seed"],
-                "policy_id": job["policy_id"],
+                "seed": lj["seed"],
+                "policy_id": lj["policy_id"],
                 "proxy_score": p["score"],
                 "llm_score": row["report_score"],
                 "proxy_tokens": p["tokens"],
@@ -205,21 +212,22 @@ def run_llm(jobs: list[dict], proxy: dict[tuple, dict], path: Path, workers: int
             },
         )
         print(
-            f"  llm   {job['label']:<14} {row['task']:<20} score {row['report_score']:.3f} "
-            f"(proxy {float(p['score']):.3f}), {row['tokens']:.0f} tokens, {row['seconds']:.0f} s",
+            f"  {lj['label']:<14} {row['task']:<20} LLM {row['report_score']:.3f} (proxy {float(p['score']):.3f}), "
+            f"{row['tokens']:.0f} tokens, {row['seconds']:.0f} s",
             flush=True,
         )
 
+    def proxy_job(pj: dict, lj: dict) -> dict | None:
+        return None if key(lj["label"], lj["tasks"][0], lj["seed"], lj["policy_id"]) in proxy else pj
+
     if workers <= 1:
-        for job in todo:
-            (row,) = evaluate_job(job)
-            store(job, row)
+        for pj, lj in cells:
+            store(pj, lj, *play_cell(proxy_job(pj, lj), lj))
         return
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        futures = {pool.submit(evaluate_job, job): job for job in todo}
+        futures = {pool.submit(play_cell, proxy_job(pj, lj), lj): (pj, lj) for pj, lj in cells}
         for fut in as_completed(futures):
-            (row,) = fut.result()
-            store(futures[fut], row)
+            store(*futures[fut], *fut.result())
 
 
 def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: float) -> dict:
@@ -319,9 +327,8 @@ def validate(cfg: DictConfig) -> dict:
     tasks = [t for t in heldout_tasks(llm_env) if t not in vcfg.exclude_tasks][: vcfg.tasks]
     t0 = time.perf_counter()
     llm_jobs = policy_jobs(vcfg, llm_env, tasks, vcfg.llm_overrides)
-    if vcfg.run_episodes:
-        proxy = run_proxy(policy_jobs(vcfg, proxy_env, tasks, vcfg.proxy_overrides), out / "proxy.csv")
-        run_llm(llm_jobs, proxy, out / "panel.csv", vcfg.workers)
+    if vcfg.run_episodes:  # the same (task, policy) order on both teams: cell k is proxy_jobs[k], llm_jobs[k]
+        run_panel(policy_jobs(vcfg, proxy_env, tasks, vcfg.proxy_overrides), llm_jobs, out, vcfg.workers)
     # Rows of another checkpoint or algorithm config under the same label are not this panel's.
     wanted = {key(j["label"], j["tasks"][0], j["seed"], j["policy_id"]) for j in llm_jobs}
     rows = [r for r in read_rows(out / "panel.csv") if key(r["policy"], r["task"], r["seed"], r["policy_id"]) in wanted]
