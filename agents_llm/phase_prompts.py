@@ -117,6 +117,7 @@ OBJECTIVE: dict[str, dict[str, str]] = {
     },
 }
 
+GAPS_RULE = "Do not plan or write about the subtopics listed as not covered by the sources."
 MAX_SECTION_EXCERPT = 300  # per section in REVIEW: enough to judge, small enough for a 2k context
 MAX_SECTIONS_LISTED = 12
 
@@ -167,20 +168,22 @@ def agent_messages(
 ) -> list[dict[str, str]]:
     """The chat for one agent's turn in a handcrafted phase, stable parts first (as
     `prompts.agent_messages`): role and phase, topic, the report so far, this round's
-    material, then the objective, the instruction and the role's objective in the phase."""
-    parts = [f"Report topic: {topic}"]
+    material and the objective, then the instruction and the role's objective in the phase.
+    The section list (titles and excerpts), the gaps PLANNING found and the team objective
+    came from the report and from teammates: they are in the data block with the messages."""
+    data = []
     if phase in (REVIEW, REVISION):
-        parts.append("Sections of the report:\n" + section_list(report, excerpts=phase == REVIEW))
-    elif report.sections:
-        parts.append("Sections written so far: " + "; ".join(prompts.untrusted(s.title, 120) for s in report.sections))
-    if role == "LeadArchitect" and report.deficient_topics:
-        parts.append(
-            "Not covered by the sources (do not plan or write about these): "
-            + "; ".join(prompts.untrusted(topic, 120) for topic in report.deficient_topics[:8])
-        )
-    parts += prompts.context_lines(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
-    if objective_text:
-        parts.append(f"Current team objective: {prompts.untrusted(objective_text, 300)}")
+        data.append("Sections of the report:\n" + section_list(report, excerpts=phase == REVIEW))
+    else:
+        data.append(prompts.outline_item([s.title for s in report.sections]))
+    gaps = report.deficient_topics[:8] if role == "LeadArchitect" else []
+    if gaps:
+        data.append("Not covered by the sources: " + "; ".join(prompts.untrusted(topic, 120) for topic in gaps))
+    data += prompts.context_items(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
+    data.append(prompts.objective_item(objective_text))
+    parts = [f"Report topic: {topic}", *prompts.data_block(data)]
+    if gaps:  # what to do with them is ours, outside the data block
+        parts.append(GAPS_RULE)
     if instruction:
         parts.append(f"Instruction: {instruction}")
     parts.append(objective(role, phase, phase_round, phase_rounds))
