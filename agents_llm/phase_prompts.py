@@ -13,7 +13,7 @@ model is a 135M-parameter model that loses long instructions.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from report_protocol import Directive, RoundFeedback
 from report_protocol import vocabulary as v
@@ -163,6 +163,7 @@ def agent_messages(
     memory: str = "",
     evidence: str = "",
     instruction: str = "",
+    instruction_data: Sequence[str] = (),
     phase_round: int | None = None,
     phase_rounds: int | None = None,
 ) -> list[dict[str, str]]:
@@ -181,6 +182,7 @@ def agent_messages(
         data.append("Not covered by the sources: " + "; ".join(prompts.untrusted(topic, 120) for topic in gaps))
     data += prompts.context_items(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
     data.append(prompts.objective_item(objective_text))
+    data += instruction_data  # what the instruction refers to (`directive_parts`), guarded there
     parts = [f"Report topic: {topic}", *prompts.data_block(data)]
     if gaps:  # what to do with them is ours, outside the data block
         parts.append(GAPS_RULE)
@@ -206,23 +208,42 @@ def section_tag(section_id: str | None) -> str:
     return f"[{v.SECTION_ID_TAG}: {section_id}]"
 
 
-def directive_text(d: Directive) -> str:
-    """The instruction line an agent's prompt shows for a plan's directive."""
+def directive_parts(d: Directive) -> tuple[str, list[str]]:
+    """A plan's directive for an agent's prompt: (the instruction line, the data items it
+    refers to). The section's title comes from the Lead Architect's outline and the
+    finding from the Reviewer's output, so they are data: guarded and shown in the data
+    block (`agent_messages`), the instruction naming them by their label. The notice, the
+    section id and the counts are the plan's."""
     notice = f"{v.NOTICES[d.notice]} " if d.notice else ""
-    title, tag, finding = d.title or "", section_tag(d.section_id), d.finding or DEFAULT_FINDING
-    wording = {
-        v.ASSIGN_SECTION: lambda: f"{notice}Section to write now ({d.position} of {d.total}): {title}",
-        v.FIND_EVIDENCE: lambda: f"Find evidence for the section: {title}",
-        v.WRITE_SECTION: lambda: f"Write the section: {title}",
-        v.CLOSE_DRAFTING: lambda: f"{notice}Every planned section is written: answer {DRAFTING_COMPLETE}.",
-        v.NAME_NEXT_SECTION: lambda: f"{notice}Name the next section the report needs.",
-        v.ASSIGN_CORRECTION: lambda: f"{notice}Correction to assign: {tag} {title}: {finding}",
-        v.APPLY_CORRECTION: lambda: (
-            f"Rewrite section {tag} ({title}) applying: {finding}. Start your answer with {tag}."
+    tag = section_tag(d.section_id)
+    title = prompts.untrusted(d.title or "", 160)
+    finding = prompts.untrusted(d.finding or DEFAULT_FINDING, 300)
+    section = f"Section to write now ({d.position} of {d.total}): {title}"
+    correction = f"Correction for {tag} ({title}): {finding}"
+    wording: dict[str, Callable[[], tuple[str, list[str]]]] = {
+        v.ASSIGN_SECTION: lambda: (f"{notice}Assign the section to write now, given above.", [section]),
+        v.FIND_EVIDENCE: lambda: (
+            "Find evidence for the section given above.",
+            [f"Section to find evidence for: {title}"],
         ),
-        v.CLOSE_REVISION: lambda: f"{notice}Every correction is applied: answer {REVISION_COMPLETE}.",
+        v.WRITE_SECTION: lambda: ("Write the section given above.", [f"Section to write: {title}"]),
+        v.CLOSE_DRAFTING: lambda: (f"{notice}Every planned section is written: answer {DRAFTING_COMPLETE}.", []),
+        v.NAME_NEXT_SECTION: lambda: (f"{notice}Name the next section the report needs.", []),
+        v.ASSIGN_CORRECTION: lambda: (f"{notice}Assign the correction for {tag} given above.", [correction]),
+        v.APPLY_CORRECTION: lambda: (
+            f"Rewrite section {tag} applying the correction given above. Start your answer with {tag}.",
+            [correction],
+        ),
+        v.CLOSE_REVISION: lambda: (f"{notice}Every correction is applied: answer {REVISION_COMPLETE}.", []),
     }
     return wording[d.kind]()
+
+
+def directive_text(d: Directive) -> str:
+    """The directive as one text (instruction, then its data), for logs and tests; prompts
+    use `directive_parts`, which keeps the data in the data block."""
+    instruction, data = directive_parts(d)
+    return "\n".join([*data, instruction])
 
 
 def after_round(phase: str | None, feedback: RoundFeedback, report: ReportState, roles: Mapping[str, str]) -> None:

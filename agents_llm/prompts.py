@@ -169,6 +169,7 @@ def agent_messages(
     memory: str = "",
     evidence: str = "",
     instruction: str = "",
+    instruction_data: Sequence[str] = (),
     phase: str | None = None,
 ) -> list[Message]:
     """The chat for one agent's turn: what is stable between the role's calls first (its
@@ -180,6 +181,7 @@ def agent_messages(
     data = [outline_item(outline)]
     data += context_items(summary=summary, memory=memory, inbox=inbox, evidence=evidence)
     data.append(objective_item(objective))
+    data += instruction_data  # what the instruction refers to (a plan's directive), already guarded
     parts = [f"Report topic: {topic}", *data_block(data)]
     if instruction:
         parts.append(f"Instruction: {instruction}")
@@ -305,8 +307,8 @@ _ECHO = re.compile(
     r"Material from \w+|End of the previous section|"
     # the handcrafted pipeline's labels (agents_llm.phase_prompts)
     r"Sections of the report|Not covered by the sources[^:]*|Objective \([^)]*\)|"
-    # the query prompt's own
-    r"Section to find evidence for)\s*:"
+    # the query prompt's and the directives' (agents_llm.phase_prompts.directive_parts)
+    r"Section to find evidence for|Section to write(?: now \([^)]*\))?|Correction for [^:]*)\s*:"
     # the data block's rule and tags, which now open what follows the topic in most prompts
     r"|^\s*(?:</?data>|" + re.escape(DATA_RULE.split(":", 1)[0]) + ")",
     re.IGNORECASE,

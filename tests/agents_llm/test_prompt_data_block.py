@@ -16,6 +16,8 @@ import pytest
 
 from agents_llm import phase_prompts, prompts
 from agents_llm.report_state import ReportState
+from agents_llm.engine.turn import instruction_for
+from report_protocol import Directive, RoundPlan
 from report_protocol import vocabulary as v
 
 
@@ -184,3 +186,53 @@ def test_an_echoed_prompt_is_cut_at_its_data_block(echo):
     assert prompts.strip_echo(f"The valve is rated for 40 bar.\n{echo}\nmore of the prompt") == (
         "The valve is rated for 40 bar."
     )
+
+
+@pytest.mark.parametrize("kind", v.DIRECTIVE_KINDS)
+def test_a_directives_title_and_finding_are_data(kind):
+    """The handcrafted plan's directives carry the outline's section title (the Lead
+    Architect's output) and the Reviewer's finding: the instruction names them, the data
+    block shows them."""
+    directive = Directive(
+        kind,
+        title=planted("directive_title"),
+        section_id="S1",
+        finding=planted("finding"),
+        position=1,
+        total=2,
+        notice=v.SECTION_COMPLETE,
+    )
+    plan = RoundPlan(acting=["DataAnalyst"], directives={"DataAnalyst": directive})
+    instruction, data = instruction_for(plan, "DataAnalyst")
+    shown = {
+        v.ASSIGN_SECTION: ["directive_title"],
+        v.FIND_EVIDENCE: ["directive_title"],
+        v.WRITE_SECTION: ["directive_title"],
+        v.ASSIGN_CORRECTION: ["directive_title", "finding"],
+        v.APPLY_CORRECTION: ["directive_title", "finding"],
+    }.get(kind, [])
+    report = report_with_plants()
+    for messages in (
+        phase_prompts.agent_messages(
+            "DataAnalyst",
+            phase=v.REVISION,
+            topic="Valve maintenance",
+            objective_text="",
+            report=report,
+            inbox=[],
+            instruction=instruction,
+            instruction_data=data,
+        ),
+        prompts.agent_messages(
+            "DataAnalyst",
+            topic="Valve maintenance",
+            objective="",
+            outline=["Valves"],
+            summary="",
+            inbox=[],
+            instruction=instruction,
+            instruction_data=data,
+        ),
+    ):
+        check(messages, shown)
+        assert f"Instruction: {instruction}" in outside_data(messages[1]["content"])
