@@ -18,6 +18,7 @@ the episodes W&B already has (`logged_episodes`).
 from __future__ import annotations
 
 import json
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -83,7 +84,7 @@ def read_records(path: str | Path, *, tolerate_truncation: bool = False) -> list
             payload, pieces = pieces + body, b""
         else:
             raise ValueError(f"unknown W&B record type {kind}")
-        record = pb.Record()
+        record = pb.Record()  # type: ignore[attr-defined]  # protobuf classes are made at import
         record.ParseFromString(payload)
         out.append(record)
     return out
@@ -106,7 +107,9 @@ def row_kinds(row: Mapping[str, Any]) -> set[str]:
     return {key.split("/", 1)[0] for key in row if "/" in key and not key.startswith("_")}
 
 
-def logged_episodes(run_dir: str | Path, run_id: str, *, exclude: str | Path | None = None) -> dict[str, int]:
+def logged_episodes(
+    run_dir: str | os.PathLike[str], run_id: str, *, exclude: str | os.PathLike[str] | None = None
+) -> dict[str, int]:
     """{kind: last episode} that the offline files of W&B run ``run_id`` under
     ``run_dir/wandb`` hold (every earlier segment of a resumed run; ``exclude``: the
     current segment's folder). A file W&B never got to write, or that is not a
