@@ -143,6 +143,7 @@ def run_report(
     data_root: str | Path | None = None,
     output_root: str | Path = "outputs",
     checkpoint: str | Path | None = None,
+    plugins: Sequence[str] = (),
     algo: Optional[Mapping[str, Any]] = None,
     team: Sequence[str] = DEFAULT_TEAM,
     llm: Any = None,
@@ -185,6 +186,13 @@ def run_report(
         try:
             state = ckpt.load(path)
         except ckpt.CheckpointError as e:  # empty, truncated, corrupted or foreign: one line naming the file
+            raise ReportInputError(str(e)) from None
+        from algos.plugins import PluginError, check_checkpoint_plugins, load_plugins
+
+        try:  # the plugins the caller names are imported; the checkpoint's are only compared with them
+            load_plugins(plugins)
+            check_checkpoint_plugins(state, plugins, source=f"checkpoint {path}")
+        except PluginError as e:
             raise ReportInputError(str(e)) from None
         trained = state["config"]
         team = (trained.get("env") or {}).get("team") or team
@@ -370,7 +378,8 @@ async def write_report(task: str, docs: str | Path | None = None, **kwargs: Any)
 
     Options: ``data_root`` (where the RAG store lives; default the user cache),
     ``output_root`` (default ``outputs``), ``checkpoint`` (a trained QMIX run instead
-    of the handcrafted pipeline), ``algo`` (handcrafted config: rounds, patterns,
+    of the handcrafted pipeline), ``plugins`` (the modules or .py files of the plugins the
+    checkpoint was trained with: imported, and never taken from the checkpoint), ``algo`` (handcrafted config: rounds, patterns,
     skip_strategy), ``team``, ``llm``, ``rag``, ``judge``, ``engine`` (config dicts),
     ``pdf`` (False skips the PDF), ``backend``/``retriever`` (shared objects to reuse).
     Runs in a worker thread, so the caller's event loop stays free.

@@ -13,7 +13,7 @@ model is a 135M-parameter model that loses long instructions.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from report_protocol import Directive, RoundFeedback
 from report_protocol import vocabulary as v
@@ -117,6 +117,7 @@ OBJECTIVE: dict[str, dict[str, str]] = {
     },
 }
 
+GAPS_RULE = "Do not plan or write about the subtopics listed as not covered by the sources."
 MAX_SECTION_EXCERPT = 300  # per section in REVIEW: enough to judge, small enough for a 2k context
 MAX_SECTIONS_LISTED = 12
 
@@ -162,25 +163,29 @@ def agent_messages(
     memory: str = "",
     evidence: str = "",
     instruction: str = "",
+    instruction_data: Sequence[str] = (),
     phase_round: int | None = None,
     phase_rounds: int | None = None,
 ) -> list[dict[str, str]]:
     """The chat for one agent's turn in a handcrafted phase, stable parts first (as
     `prompts.agent_messages`): role and phase, topic, the report so far, this round's
-    material, then the objective, the instruction and the role's objective in the phase."""
-    parts = [f"Report topic: {topic}"]
+    material and the objective, then the instruction and the role's objective in the phase.
+    The section list (titles and excerpts), the gaps PLANNING found and the team objective
+    came from the report and from teammates: they are in the data block with the messages."""
+    data = []
     if phase in (REVIEW, REVISION):
-        parts.append("Sections of the report:\n" + section_list(report, excerpts=phase == REVIEW))
-    elif report.sections:
-        parts.append("Sections written so far: " + "; ".join(prompts.untrusted(s.title, 120) for s in report.sections))
-    if role == "LeadArchitect" and report.deficient_topics:
-        parts.append(
-            "Not covered by the sources (do not plan or write about these): "
-            + "; ".join(prompts.untrusted(topic, 120) for topic in report.deficient_topics[:8])
-        )
-    parts += prompts.context_lines(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
-    if objective_text:
-        parts.append(f"Current team objective: {prompts.untrusted(objective_text, 300)}")
+        data.append("Sections of the report:\n" + section_list(report, excerpts=phase == REVIEW))
+    else:
+        data.append(prompts.outline_item([s.title for s in report.sections]))
+    gaps = report.deficient_topics[:8] if role == "LeadArchitect" else []
+    if gaps:
+        data.append("Not covered by the sources: " + "; ".join(prompts.untrusted(topic, 120) for topic in gaps))
+    data += prompts.context_items(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
+    data.append(prompts.objective_item(objective_text))
+    data += instruction_data  # what the instruction refers to (`directive_parts`), guarded there
+    parts = [f"Report topic: {topic}", *prompts.data_block(data)]
+    if gaps:  # what to do with them is ours, outside the data block
+        parts.append(GAPS_RULE)
     if instruction:
         parts.append(f"Instruction: {instruction}")
     parts.append(objective(role, phase, phase_round, phase_rounds))
@@ -203,23 +208,42 @@ def section_tag(section_id: str | None) -> str:
     return f"[{v.SECTION_ID_TAG}: {section_id}]"
 
 
-def directive_text(d: Directive) -> str:
-    """The instruction line an agent's prompt shows for a plan's directive."""
+def directive_parts(d: Directive) -> tuple[str, list[str]]:
+    """A plan's directive for an agent's prompt: (the instruction line, the data items it
+    refers to). The section's title comes from the Lead Architect's outline and the
+    finding from the Reviewer's output, so they are data: guarded and shown in the data
+    block (`agent_messages`), the instruction naming them by their label. The notice, the
+    section id and the counts are the plan's."""
     notice = f"{v.NOTICES[d.notice]} " if d.notice else ""
-    title, tag, finding = d.title or "", section_tag(d.section_id), d.finding or DEFAULT_FINDING
-    wording = {
-        v.ASSIGN_SECTION: lambda: f"{notice}Section to write now ({d.position} of {d.total}): {title}",
-        v.FIND_EVIDENCE: lambda: f"Find evidence for the section: {title}",
-        v.WRITE_SECTION: lambda: f"Write the section: {title}",
-        v.CLOSE_DRAFTING: lambda: f"{notice}Every planned section is written: answer {DRAFTING_COMPLETE}.",
-        v.NAME_NEXT_SECTION: lambda: f"{notice}Name the next section the report needs.",
-        v.ASSIGN_CORRECTION: lambda: f"{notice}Correction to assign: {tag} {title}: {finding}",
-        v.APPLY_CORRECTION: lambda: (
-            f"Rewrite section {tag} ({title}) applying: {finding}. Start your answer with {tag}."
+    tag = section_tag(d.section_id)
+    title = prompts.untrusted(d.title or "", 160)
+    finding = prompts.untrusted(d.finding or DEFAULT_FINDING, 300)
+    section = f"Section to write now ({d.position} of {d.total}): {title}"
+    correction = f"Correction for {tag} ({title}): {finding}"
+    wording: dict[str, Callable[[], tuple[str, list[str]]]] = {
+        v.ASSIGN_SECTION: lambda: (f"{notice}Assign the section to write now, given above.", [section]),
+        v.FIND_EVIDENCE: lambda: (
+            "Find evidence for the section given above.",
+            [f"Section to find evidence for: {title}"],
         ),
-        v.CLOSE_REVISION: lambda: f"{notice}Every correction is applied: answer {REVISION_COMPLETE}.",
+        v.WRITE_SECTION: lambda: ("Write the section given above.", [f"Section to write: {title}"]),
+        v.CLOSE_DRAFTING: lambda: (f"{notice}Every planned section is written: answer {DRAFTING_COMPLETE}.", []),
+        v.NAME_NEXT_SECTION: lambda: (f"{notice}Name the next section the report needs.", []),
+        v.ASSIGN_CORRECTION: lambda: (f"{notice}Assign the correction for {tag} given above.", [correction]),
+        v.APPLY_CORRECTION: lambda: (
+            f"Rewrite section {tag} applying the correction given above. Start your answer with {tag}.",
+            [correction],
+        ),
+        v.CLOSE_REVISION: lambda: (f"{notice}Every correction is applied: answer {REVISION_COMPLETE}.", []),
     }
     return wording[d.kind]()
+
+
+def directive_text(d: Directive) -> str:
+    """The directive as one text (instruction, then its data), for logs and tests; prompts
+    use `directive_parts`, which keeps the data in the data block."""
+    instruction, data = directive_parts(d)
+    return "\n".join([*data, instruction])
 
 
 def after_round(phase: str | None, feedback: RoundFeedback, report: ReportState, roles: Mapping[str, str]) -> None:

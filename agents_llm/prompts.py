@@ -125,13 +125,14 @@ def data_block(items: Sequence[str]) -> list[str]:
     return [f"{DATA_RULE}\n<data>\n" + "\n\n".join(items) + "\n</data>"]
 
 
-def context_lines(*, summary: str, memory: str, inbox: Sequence[tuple[str, str]], evidence: str) -> list[str]:
+def context_items(*, summary: str, memory: str, inbox: Sequence[tuple[str, str]], evidence: str) -> list[str]:
     """What an agent is told besides its task, in every prompt set: the progress summary,
-    the retrieved sources, its own previous output and its messages, all untrusted and
-    so inside one data block. Ordered from the most to the least stable between an
-    agent's calls (the summary changes on an append, a repeated search returns the same
-    sources, the outputs change every round), so that the model's state of an earlier
-    prompt covers as much of the next one as possible (agents_llm.backends.llama_prefix)."""
+    the retrieved sources, its own previous output and its messages, each labelled and
+    passed through `untrusted`, for the prompt's data block. Ordered from the most to the
+    least stable between an agent's calls (the summary changes on an append, a repeated
+    search returns the same sources, the outputs change every round), so that the model's
+    state of an earlier prompt covers as much of the next one as possible
+    (agents_llm.backends.llama_prefix)."""
     parts = []
     if summary:
         parts.append(f"Progress summary: {untrusted(summary, MAX_MEMORY_CHARS)}")
@@ -142,7 +143,19 @@ def context_lines(*, summary: str, memory: str, inbox: Sequence[tuple[str, str]]
     for sender, text in inbox:
         if text.strip():
             parts.append(f"Message from {sender}: {untrusted(text, MAX_MESSAGE_CHARS)}")
-    return data_block(parts)
+    return parts
+
+
+def outline_item(titles: Sequence[str]) -> str:
+    """The titles of the sections written so far, for a data block ('' when there are none):
+    the titles come from the report, which models and documents wrote."""
+    return "Sections written so far: " + "; ".join(untrusted(title, 120) for title in titles) if titles else ""
+
+
+def objective_item(objective: str, label: str = "Current team objective") -> str:
+    """The team's objective, for a data block ('' when there is none): the Lead Architect's
+    output (`parse_objective`), which retrieved documents can steer."""
+    return f"{label}: {untrusted(objective, 300)}" if objective else ""
 
 
 def agent_messages(
@@ -156,17 +169,20 @@ def agent_messages(
     memory: str = "",
     evidence: str = "",
     instruction: str = "",
+    instruction_data: Sequence[str] = (),
     phase: str | None = None,
 ) -> list[Message]:
     """The chat for one agent's turn: what is stable between the role's calls first (its
-    role, the topic, the report so far), then this round's material, the objective, the
-    instruction and the task (see `context_lines`)."""
-    parts = [f"Report topic: {topic}"]
-    if outline:
-        parts.append("Sections written so far: " + "; ".join(untrusted(title, 120) for title in outline))
-    parts += context_lines(summary=summary, memory=memory, inbox=inbox, evidence=evidence)
-    if objective:
-        parts.append(f"Current team objective: {untrusted(objective, 300)}")
+    role, the topic, the report so far), then this round's material and the objective, then
+    the instruction and the task. Everything the report, a teammate or a document wrote (the
+    section titles, the summary, sources, outputs, messages and the objective) is in the one
+    data block; only the topic (the user's), the instruction (the plan's) and the task are
+    outside it."""
+    data = [outline_item(outline)]
+    data += context_items(summary=summary, memory=memory, inbox=inbox, evidence=evidence)
+    data.append(objective_item(objective))
+    data += instruction_data  # what the instruction refers to (a plan's directive), already guarded
+    parts = [f"Report topic: {topic}", *data_block(data)]
     if instruction:
         parts.append(f"Instruction: {instruction}")
     parts.append(f"Task: {task_for(role, phase)}")
@@ -191,12 +207,11 @@ def query_messages(
     received = [f"Message from {sender}: {untrusted(text, 300)}" for sender, text in inbox if text.strip()]
     if memory:
         received.append(f"Your previous output: {untrusted(memory, 200)}")
-    parts += data_block(received)
     # after the round's messages: the objective changes with the Lead Architect's output
-    if objective:
-        parts.append(f"Current team objective: {untrusted(objective, 300)}")
+    received.append(objective_item(objective))
     if section:
-        parts.append(f"Section to find evidence for: {untrusted(section, 160)}")
+        received.append(f"Section to find evidence for: {untrusted(section, 160)}")
+    parts += data_block(received)
     # Concrete for a 135M model: without "plain words, no code" SmolLM2 answers with a code fragment.
     parts.append(
         f"Write up to {max_queries} search queries about the report topic, one per line, each a few "
@@ -236,9 +251,7 @@ def collector_messages(
 ) -> list[Message]:
     """The Collector's prose call: turn the appended messages into report text."""
     parts = [f"Report topic: {topic}"]
-    if objective:
-        parts.append(f"Section goal: {untrusted(objective, 300)}")
-    material = []
+    material = [objective_item(objective, "Section goal")]
     if last_section:
         material.append(f"End of the previous section: {untrusted(last_section[-300:], 300)}")
     material += [f"Material from {sender}: {untrusted(text, 900)}" for sender, text in contributions]
@@ -272,11 +285,8 @@ def summarizer_messages(*, previous_summary: str, addition: str) -> list[Message
 
 def gate_messages(*, role: str, topic: str, question: str, summary: str, outline: Sequence[str]) -> list[Message]:
     """A YES/NO gate check asked of one agent (handcrafted pipeline)."""
-    parts = [f"Report topic: {topic}"]
-    if outline:
-        parts.append("Sections written so far: " + "; ".join(untrusted(title, 120) for title in outline))
-    if summary:
-        parts.append(f"Progress summary: {untrusted(summary, MAX_MEMORY_CHARS)}")
+    data = [outline_item(outline), f"Progress summary: {untrusted(summary, MAX_MEMORY_CHARS)}" if summary else ""]
+    parts = [f"Report topic: {topic}", *data_block(data)]
     parts.append(f"Question: {question}\nAnswer YES or NO first, then one short reason.")
     return [
         {"role": "system", "content": SYSTEM.get(role, SYSTEM["Reviewer"])},
@@ -296,7 +306,11 @@ _ECHO = re.compile(
     r"Instruction|Sections written so far|Progress summary|Retrieved sources[^:]*|Section goal|"
     r"Material from \w+|End of the previous section|"
     # the handcrafted pipeline's labels (agents_llm.phase_prompts)
-    r"Sections of the report|Not covered by the sources[^:]*|Objective \([^)]*\))\s*:",
+    r"Sections of the report|Not covered by the sources[^:]*|Objective \([^)]*\)|"
+    # the query prompt's and the directives' (agents_llm.phase_prompts.directive_parts)
+    r"Section to find evidence for|Section to write(?: now \([^)]*\))?|Correction for [^:]*)\s*:"
+    # the data block's rule and tags, which now open what follows the topic in most prompts
+    r"|^\s*(?:</?data>|" + re.escape(DATA_RULE.split(":", 1)[0]) + ")",
     re.IGNORECASE,
 )
 

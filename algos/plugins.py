@@ -7,9 +7,12 @@ imports it *before* Hydra composes the config, so ``algo=<name>`` can name the
 algorithm it registered.
 
 Checkpoints record each plugin as :func:`plugin_records` describes it (the spec, the
-module's file and the ``sys.path`` entry it was found under), so ``evaluate.py
-checkpoint=`` and ``train.py resume=`` import it again without ``PYTHONPATH`` being set
-again (:func:`load_checkpoint_plugins`).
+module's file and the ``sys.path`` entry it was found under). A checkpoint never imports
+code: ``evaluate.py checkpoint=``, ``write_report.py checkpoint=`` and ``train.py
+resume=`` only compare its records with the plugins given on the command line
+(:func:`check_checkpoint_plugins`) and stop with one line naming a missing one; the user
+passes ``plugins=[...]`` again. A checkpoint can come from anyone, and a record is a
+module name and a path that an import would run.
 
 :func:`check_learned_state` keeps a learner from silently losing its training: a
 checkpoint of an algorithm that declares ``learns=True`` must hold something besides
@@ -29,7 +32,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 
 class PluginError(RuntimeError):
-    """A plugin cannot be imported again, or a learner's state holds nothing learnt."""
+    """A checkpoint names a plugin that was not given, or a learner's state holds nothing learnt."""
 
 
 def _is_file_spec(spec: str) -> bool:
@@ -121,46 +124,63 @@ def plugin_records(specs: Iterable[str] | None) -> list[dict[str, Optional[str]]
     return records
 
 
-def load_plugin_record(record: Mapping[str, Any] | str) -> ModuleType:
-    """Import a recorded plugin again: by its name if importable, else from the folder
-    or the file recorded when the checkpoint was written."""
-    if isinstance(record, str):
-        return load_plugin(record)
-    spec = str(record.get("spec") or record.get("module") or "")
-    if _is_file_spec(spec):
-        path = Path(spec).expanduser().resolve()
-        recorded = record.get("file")
-        if not path.is_file() and recorded:
-            path = Path(recorded)
-        if not path.is_file():
-            raise PluginError(f"plugin file {spec!r} recorded in the checkpoint is gone (looked in {path})")
-        return _load_file(path)
-    try:
-        return importlib.import_module(spec)
-    except ModuleNotFoundError:
-        root = record.get("sys_path")
-        if root and Path(root).is_dir() and root not in sys.path:
-            sys.path.insert(0, root)
-            importlib.invalidate_caches()
-            try:
-                return importlib.import_module(spec)
-            except ModuleNotFoundError:
-                pass
-        file = record.get("file")
-        if file and Path(file).is_file():  # moved package folder: the module file itself still works
-            return _load_file(Path(file))
-        raise PluginError(
-            f"plugin {spec!r} recorded in the checkpoint cannot be imported: not on sys.path, "
-            f"and neither its folder {root!r} nor its file {file!r} exists any more"
-        ) from None
-
-
-def load_checkpoint_plugins(state: Mapping[str, Any]) -> list[ModuleType]:
-    """Import the plugins a checkpoint was trained with (records, or the config's list)."""
+def recorded_plugins(state: Mapping[str, Any]) -> list[dict[str, Optional[str]]]:
+    """The plugins a checkpoint was trained with, as records (a checkpoint written before
+    plugin records has the config's list of specs). Read only: nothing is imported."""
     records = state.get("plugins")
-    if records is None:  # checkpoints written before plugin records
+    if records is None:
         records = (state.get("config") or {}).get("plugins") or []
-    return [load_plugin_record(r) for r in records]
+    out = []
+    for record in records:
+        if isinstance(record, Mapping):
+            out.append({k: (None if record.get(k) is None else str(record.get(k))) for k in _RECORD_KEYS})
+        else:
+            out.append({"spec": str(record), "module": None, "file": None, "sys_path": None})
+    return out
+
+
+_RECORD_KEYS = ("spec", "module", "file", "sys_path")
+
+
+def _resolved(path: Optional[str]) -> Optional[str]:
+    return str(Path(path).expanduser().resolve()) if path else None
+
+
+def _same_plugin(recorded: Mapping[str, Optional[str]], given: Mapping[str, Optional[str]]) -> bool:
+    """A recorded plugin is the given one when the spec, the dotted module or the file agree."""
+    spec = (recorded.get("spec") or "").strip()
+    if spec and spec == given.get("spec"):
+        return True
+    if spec and not _is_file_spec(spec) and spec == given.get("module"):
+        return True
+    module = recorded.get("module")
+    if module and not module.startswith("_qmix_plugin_") and module == given.get("module"):
+        return True
+    files = {_resolved(recorded.get("file")), _resolved(spec) if spec and _is_file_spec(spec) else None} - {None}
+    return bool(files & {_resolved(given.get("file")), _resolved(given.get("spec"))})
+
+
+def _printable(text: Any, limit: int = 200) -> str:
+    """A recorded value for a one-line message: a foreign checkpoint may put anything there."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_checkpoint_plugins(state: Mapping[str, Any], given: Iterable[str] | None, *, source: str) -> None:
+    """Refuse a checkpoint trained with a plugin that is not among ``given`` (the
+    command line's ``plugins=[...]``, already imported by :func:`load_plugins`), with one
+    line naming it. Compares records only: nothing recorded in the checkpoint is
+    imported, whatever it names (``source`` names the checkpoint in the message)."""
+    given_records = plugin_records(given)
+    for record in recorded_plugins(state):
+        if any(_same_plugin(record, g) for g in given_records):
+            continue
+        spec = _printable(record.get("spec") or record.get("module") or "?")
+        where = "".join(f", {k} {_printable(record[k])}" for k in ("file", "sys_path") if record.get(k))
+        raise PluginError(
+            f"{source} was trained with plugin {spec!r}{where}, which is not loaded: pass it explicitly, "
+            f"plugins=[{spec}] (a checkpoint never imports the code it names)"
+        )
 
 
 # -- a learner's state -------------------------------------------------------------------

@@ -41,7 +41,7 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
 import algos  # noqa: E402
-from algos.plugins import check_learned_state, load_checkpoint_plugins, load_plugins  # noqa: E402
+from algos.plugins import PluginError, check_checkpoint_plugins, check_learned_state, load_plugins  # noqa: E402
 from algos.training import checkpoint as ckpt  # noqa: E402
 from algos.training.loggers import RunLoggers, env_action_names  # noqa: E402
 from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
@@ -103,7 +103,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
         path = ckpt.resolve_checkpoint(cfg.checkpoint)
         state = ckpt.load(path)
         trained = OmegaConf.create(state["config"])
-        load_checkpoint_plugins(state)
+        check_checkpoint_plugins(state, cfg.plugins, source=f"checkpoint {path}")  # imports nothing
         algo_cfg, env_cfg = trained.algo, trained.env
         source = {
             "kind": "checkpoint",
@@ -266,7 +266,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
 def main(cfg: DictConfig) -> float:
     try:
         return evaluate_run(cfg)["metrics"]["return"]
-    except (ckpt.CheckpointError, FileNotFoundError) as e:  # a checkpoint missing, damaged or foreign
+    except (ckpt.CheckpointError, FileNotFoundError, PluginError) as e:  # a checkpoint missing, damaged or foreign
         print(f"evaluate.py: {e}", file=sys.stderr, flush=True)
         sys.exit(2)
 

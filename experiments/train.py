@@ -50,7 +50,14 @@ from omegaconf import DictConfig, OmegaConf  # noqa: E402
 import algos  # noqa: E402
 import envs  # noqa: E402
 from agents_llm.redaction import redact  # noqa: E402
-from algos.plugins import check_learned_state, load_checkpoint_plugins, load_plugins, plugin_records, preload_plugins  # noqa: E402
+from algos.plugins import (  # noqa: E402
+    PluginError,
+    check_checkpoint_plugins,
+    check_learned_state,
+    load_plugins,
+    plugin_records,
+    preload_plugins,
+)
 from algos.training import checkpoint as ckpt  # noqa: E402
 from algos.training import resume  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
@@ -80,7 +87,7 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
         cfg = resume.resume_config(
             cfg, saved["config"], hydra_task_overrides(), default_rollout=OmegaConf.structured(RolloutConfig)
         )
-        load_checkpoint_plugins(saved)
+        check_checkpoint_plugins(saved, cfg.plugins, source=f"checkpoint {cfg.resume}")  # imports nothing
     validate_run_config(cfg)
     check_rollout(cfg.rollout)
     torch.set_num_threads(cfg.torch_threads)
@@ -286,7 +293,7 @@ def main(cfg: DictConfig) -> float:
 
             return train_seeds(cfg, train, Path(HydraConfig.get().runtime.output_dir), hydra_task_overrides())
         result = train(cfg)
-    except (ConfigValueError, ckpt.CheckpointError) as e:
+    except (ConfigValueError, ckpt.CheckpointError, PluginError) as e:
         print(f"train.py: {redact(str(e))}", file=sys.stderr, flush=True)
         sys.exit(2)
     return result.get("return", float("nan"))

@@ -51,6 +51,7 @@ class WriteReportConfig:
     task: str = MISSING
     docs: Optional[str] = None
     checkpoint: Optional[str] = None
+    plugins: List[str] = field(default_factory=list)  # a checkpoint's plugins, named here: it imports none
     data_root: Optional[str] = None
     output_root: str = "outputs"
     team: List[str] = field(default_factory=lambda: ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"])
@@ -160,6 +161,7 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
             data_root=_abs(cfg.data_root),
             output_root=to_absolute_path(cfg.output_root),
             checkpoint=_abs(cfg.checkpoint),
+            plugins=[to_absolute_path(p) if p.endswith(".py") else str(p) for p in cfg.plugins],
             algo=OmegaConf.to_container(cfg.algo, resolve=True),
             team=list(cfg.team),
             llm=cfg.llm,

@@ -62,10 +62,13 @@ def inbox_for(
     return inbox
 
 
-def instruction_for(plan: RoundPlan, agent: str) -> str:
-    """The instruction line of `agent`'s prompt: its directive worded, else the plan's free text."""
+def instruction_for(plan: RoundPlan, agent: str) -> tuple[str, list[str]]:
+    """The instruction line of `agent`'s prompt and the data items it refers to: its
+    directive worded (the section title and the finding are data), else the plan's own text."""
     directive = plan.directives.get(agent)
-    return phase_prompts.directive_text(directive) if directive is not None else plan.instructions.get(agent, "")
+    if directive is not None:
+        return phase_prompts.directive_parts(directive)
+    return plan.instructions.get(agent, ""), []
 
 
 def turn_messages(
@@ -81,6 +84,7 @@ def turn_messages(
 ) -> list:
     """The chat of the turn: the phase prompts for a handcrafted phase, else the learned-policy prompts."""
     report = ctx.report
+    instruction, instruction_data = instruction_for(plan, name)
     if plan.phase is not None and phase_prompts.handles(plan.phase):
         return phase_prompts.agent_messages(
             role,
@@ -91,7 +95,8 @@ def turn_messages(
             inbox=inbox,
             memory=memory,
             evidence=evidence,
-            instruction=instruction_for(plan, name),
+            instruction=instruction,
+            instruction_data=instruction_data,
             phase_round=plan.phase_round,
             phase_rounds=plan.phase_rounds,
         )
@@ -104,7 +109,8 @@ def turn_messages(
         inbox=inbox,
         memory=memory,
         evidence=evidence,
-        instruction=instruction_for(plan, name),
+        instruction=instruction,
+        instruction_data=instruction_data,
         phase=plan.phase,
     )
 

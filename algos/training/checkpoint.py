@@ -129,7 +129,7 @@ def training_payload(
 ) -> dict[str, Any]:
     """What a training checkpoint holds: the learner's ``state_dict``, the progress (episodes
     done, env rounds), the run's redacted resolved ``config`` and command-line ``overrides``,
-    the global RNG states, the W&B run id, the plugin records (re-imported on load) and
+    the global RNG states, the W&B run id, the plugin records (compared with the command line's on load, never imported) and
     whether an interrupt wrote it."""
     return {
         "version": FORMAT_VERSION,

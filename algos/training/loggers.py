@@ -5,7 +5,10 @@ TensorBoard and W&B hold ``<kind>/return`` (``kind`` = ``train`` or ``eval``). E
 logger takes ``log(metrics, step)`` where ``step`` is the episode count; a resumed run
 appends to the same CSV and TensorBoard dir and resumes the same W&B run id, after
 dropping the CSV rows logged past its checkpoint's episode (and purging TensorBoard's
-events from there on), so the replayed episodes are not logged twice.
+events from there on), so the replayed episodes are not logged twice. W&B cannot drop
+history: the resumed W&B run skips the episodes it already holds (read back from the
+run's earlier offline files, ``algos.training.wandb_history``, or online from its
+summary), so each episode is one row there too, the first time it was played.
 
 W&B, as a researcher reads it:
 
@@ -20,8 +23,8 @@ W&B, as a researcher reads it:
   ``<kind>/actions/<agent>``.
 
 Offline runs (the default) land in ``<run dir>/wandb/offline-run-*``, complete on disk
-once ``close()`` returns (in-process too); upload one later with
-``wandb sync <run dir>/wandb/offline-run-*``.
+once ``close()`` returns (in-process too), one folder per segment of a resumed run;
+upload them later with ``wandb sync <run dir>/wandb/offline-run-*``.
 """
 
 from __future__ import annotations
@@ -218,6 +221,15 @@ class WandbLogger:
             settings=wandb.Settings(init_timeout=120, console="off", x_disable_stats=True),
         )
         self.run_id = self.run.id
+        # A resumed run replays the episodes between its checkpoint and the interruption, which
+        # W&B already holds. It can neither delete nor rewind history offline (rewind,
+        # `resume_from="<id>?_step=N"`, is a server feature in preview that needs monotonic
+        # `_step`s, where these rows plot against `episode`), so the rows it has are not sent
+        # again: {kind: last episode W&B holds}, read from the run's earlier offline files
+        # (what `wandb sync` uploads), or online from the run's restored summary.
+        self.skip_through: dict[str, int] = {}
+        if run_id is not None:
+            self.skip_through = self._held_episodes(run_dir, mode)
         # Episodes (and env rounds) as the x axis, not W&B's per-call `_step`: train and
         # eval rows are separate calls, so `_step` would interleave them.
         self.run.define_metric("episode")
@@ -225,12 +237,28 @@ class WandbLogger:
         for kind in ("train", "eval"):
             self.run.define_metric(f"{kind}/*", step_metric="episode")
 
+    def _held_episodes(self, run_dir: str | os.PathLike, mode: WandbMode) -> dict[str, int]:
+        if mode == "offline":
+            from .wandb_history import logged_episodes
+
+            current = Path(self.run.dir).parent if self.run.dir else None  # this segment's own folder
+            return logged_episodes(run_dir, self.run.id, exclude=current)
+        # Online the server's summary is what it holds: the last row's episode, for every kind
+        # (an eval row of that episode lost to the interruption stays lost: it is one row).
+        episode = self.run.summary.get("episode")
+        if isinstance(episode, (int, float)) and not isinstance(episode, bool):
+            return {"train": int(episode), "eval": int(episode)}
+        return {}
+
     def _action_name(self, index: int) -> str:
         if self.action_names is not None and 0 <= index < len(self.action_names):
             return self.action_names[index]
         return str(index)
 
     def log(self, metrics: Mapping[str, Any], step: int) -> None:
+        kinds = {key.split("/", 1)[0] for key in metrics if "/" in key}
+        if kinds and all(step <= self.skip_through.get(kind, -1) for kind in kinds):
+            return  # a replayed episode W&B already holds (see __init__)
         row: dict[str, Any] = {**metrics, "episode": step}
         t_env = next((v for k, v in metrics.items() if k.endswith("t_env")), None)
         if t_env is not None:

@@ -1,7 +1,8 @@
 """Continuing a run from its checkpoint (``resume=<run dir>``).
 
-The run's config comes from the checkpoint; the command line may change only what does
-not alter what is learnt (``RESUMABLE_PREFIXES``: how long, how it is logged, evaluated
+The run's config comes from the checkpoint, but for its ``plugins``, which are the command
+line's (a checkpoint imports no code, ``algos.plugins.check_checkpoint_plugins``); the
+command line may change only what does not alter what is learnt (``RESUMABLE_PREFIXES``: how long, how it is logged, evaluated
 and rolled out, on which device). The learner, the counters and the RNG states come back
 as they were saved, so the resumed run ends with the parameters an uninterrupted one has.
 """
@@ -41,6 +42,9 @@ def resume_config(
             )
         OmegaConf.update(resumed, key, OmegaConf.select(cfg, key), force_add=True)
     resumed.resume = cfg.resume
+    # The plugins are the command line's, never the checkpoint's: what train.py, the Ray rollout
+    # workers and the next checkpoint's records import is what the user named.
+    resumed.plugins = list(cfg.plugins) if "plugins" in cfg else []
     return resumed
 
 

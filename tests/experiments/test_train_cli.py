@@ -125,6 +125,19 @@ def test_plugin_algorithm_outside_algos_trains_through_train_py(tmp_path):
     assert state["algo_name"] == "bandit" and state["algo"]["updates"] == 2
     assert state["config"]["algo"]["lr"] == 0.25
     assert "checkpoint:" in res.stdout and str(run_dir / "checkpoints" / "final.pt") in res.stdout
+    # Resuming needs the plugin named again: the checkpoint's record is compared, never imported.
+    final = run_dir / "checkpoints" / "final.pt"
+    refused = run([f"resume={final}", "train.episodes=3", f"hydra.run.dir={tmp_path / 'refused'}"], cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr[-3000:]
+    assert "was trained with plugin 'my_pkg.my_algo'" in refused.stderr and "plugins=[my_pkg.my_algo]" in refused.stderr
+    resumed = run(
+        ["plugins=[my_pkg.my_algo]", f"resume={final}", "train.episodes=3", f"hydra.run.dir={tmp_path / 'resumed'}"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path)},
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    state = torch.load(tmp_path / "resumed" / "checkpoints" / "final.pt", weights_only=False)
+    assert state["algo"]["updates"] == 3 and [r["spec"] for r in state["plugins"]] == ["my_pkg.my_algo"]
 
 
 def test_plugin_file_path_registers_a_config_that_validates(tmp_path):

@@ -288,6 +288,10 @@ def test_no_injection_reaches_a_prompt_unneutralised(planted_store, index):
         assert "nothing relevant found for" in everything
     for prompt in prompts:  # nothing inside can close the data block
         assert prompt.count("<data>") == prompt.count("</data>") <= 1
+        # and what was planted (neutralised or not) is shown only inside it: no objective,
+        # title or message in the trusted part of a prompt
+        outside = re.sub(r"<data>.*?</data>", "", prompt, flags=re.DOTALL)
+        assert "pwned" not in reveal(outside), f"{variant.name} outside the data block:\n{outside[:1500]}"
 
 
 def test_the_set_is_large_and_covers_every_entry_point():

@@ -151,7 +151,7 @@ def test_malformed_feedback_is_refused_naming_the_problem():
 
 def test_every_directive_is_worded_with_its_parameters():
     for kind in voc.DIRECTIVE_KINDS:
-        text = phase_prompts.directive_text(
+        instruction, data = phase_prompts.directive_parts(
             Directive(
                 kind,
                 title="Alpha",
@@ -162,11 +162,18 @@ def test_every_directive_is_worded_with_its_parameters():
                 notice=voc.SECTION_COMPLETE,
             )
         )
-        assert text.strip(), kind
+        assert instruction.strip(), kind
+        text = "\n".join(data)
+        # the title and the finding came from teammates: in the data items, never in the instruction
+        assert "Alpha" not in instruction and "cite more" not in instruction
         if kind in (voc.ASSIGN_SECTION, voc.WRITE_SECTION, voc.FIND_EVIDENCE):
             assert "Alpha" in text
+        if kind == voc.ASSIGN_SECTION:
+            assert "Section to write now (1 of 3): Alpha" in text
         if kind in (voc.ASSIGN_CORRECTION, voc.APPLY_CORRECTION):
-            assert "[SECTION_ID: S2]" in text and "cite more" in text
+            assert "[SECTION_ID: S2]" in instruction and "[SECTION_ID: S2] (Alpha): cite more" in text
+        if kind in (voc.CLOSE_DRAFTING, voc.NAME_NEXT_SECTION, voc.CLOSE_REVISION):
+            assert data == []
     assert (
         phase_prompts.directive_text(Directive(voc.APPLY_CORRECTION, section_id="S1")).count(
             phase_prompts.DEFAULT_FINDING

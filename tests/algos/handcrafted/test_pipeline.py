@@ -16,6 +16,11 @@ from tests.handcrafted_team import TeamScript, make_env, make_policy, run_pipeli
 SHORT = {"planning": 2, "research": 2, "drafting": 4, "review": 2, "revision": 2}
 
 
+def data_of(prompt: str) -> str:
+    """What a prompt shows inside its data block (text from the report, teammates, documents)."""
+    return prompt.split("<data>", 1)[1].split("</data>", 1)[0] if "<data>" in prompt else ""
+
+
 def phases_of(rounds):
     return [r["phase"] for r in rounds]
 
@@ -118,11 +123,14 @@ def test_section_sentinels_advance_through_the_outline():
     rounds, _ = run_pipeline(env, make_policy(env, rounds={"drafting": 10, "review": 0, "revision": 0}))
     lead = [u for _, u in script.prompts_of("LeadArchitect", "DRAFTING")]
     assert len(lead) == 3
-    assert (
-        "Section to write now (1 of 3): Alpha methods" in lead[0] and voc.NOTICES[voc.SECTION_COMPLETE] not in lead[0]
-    )
-    assert f"{voc.NOTICES[voc.SECTION_COMPLETE]} Section to write now (2 of 3): Beta results" in lead[1]
-    assert f"{voc.NOTICES[voc.SECTION_SKIPPED]} Section to write now (3 of 3): Gamma limits" in lead[2]
+    # the title (the Lead Architect's outline) is data; the notice and the instruction are the plan's
+    assert "Section to write now (1 of 3): Alpha methods" in data_of(lead[0])
+    assert "Instruction: Assign the section to write now, given above." in lead[0]
+    assert voc.NOTICES[voc.SECTION_COMPLETE] not in lead[0]
+    assert "Section to write now (2 of 3): Beta results" in data_of(lead[1])
+    assert f"Instruction: {voc.NOTICES[voc.SECTION_COMPLETE]} Assign the section to write now" in lead[1]
+    assert "Section to write now (3 of 3): Gamma limits" in data_of(lead[2])
+    assert f"Instruction: {voc.NOTICES[voc.SECTION_SKIPPED]} Assign the section to write now" in lead[2]
     statuses = [
         r["collector"]["status"] for r in rounds if r["phase"] == "drafting" and r["collector"]["status"] != "idle"
     ]
@@ -159,7 +167,7 @@ def test_exhausted_beside_new_evidence_is_not_believed_and_the_section_is_writte
     from tests.report_doubles import StubRetriever
 
     def researcher(role, phase, rnd, request):  # asked for Beta's evidence (sections are headed by outline titles)
-        return claim if "evidence for the section: Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
+        return claim if "Section to find evidence for: Beta results" in request.messages[-1][1] else "Facts (doc0.md)."
 
     def analyst(role, phase, rnd, request):  # writes what it got about bitonic sorters, else the default
         user = request.messages[-1][1]
@@ -246,8 +254,11 @@ def test_revision_replaces_the_tagged_section_in_place_and_advances_corrections(
     assert ids == ["S1", "S2", "S3"]  # replaced in place: same sections, same order
     assert [s.revision for s in env.report.sections] == [0, 1, 1]
     lead = [u for _, u in script.prompts_of("LeadArchitect", "REVISION")]
-    assert "Correction to assign: [SECTION_ID: S2]" in lead[0] and voc.NOTICES[voc.CORRECTION_APPLIED] not in lead[0]
-    assert f"{voc.NOTICES[voc.CORRECTION_APPLIED]} Correction to assign: [SECTION_ID: S3]" in lead[1]
+    assert "Correction for [SECTION_ID: S2] (Beta results): " in data_of(lead[0])
+    assert "Instruction: Assign the correction for [SECTION_ID: S2] given above." in lead[0]
+    assert voc.NOTICES[voc.CORRECTION_APPLIED] not in lead[0]
+    assert "Correction for [SECTION_ID: S3] (Gamma limits): " in data_of(lead[1])
+    assert f"Instruction: {voc.NOTICES[voc.CORRECTION_APPLIED]} Assign the correction for [SECTION_ID: S3]" in lead[1]
     # the live section list is in every REVIEW and REVISION prompt
     for phase in ("REVIEW", "REVISION"):
         for role in ("Reviewer", "LeadArchitect", "DataAnalyst"):

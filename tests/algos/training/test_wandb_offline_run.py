@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.algos.training.wandb_records import history_rows, offline_run_file, read_records, records_of
+from tests.algos.training.wandb_records import (
+    history_rows,
+    offline_run_file,
+    offline_run_files,
+    read_records,
+    records_of,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow  # W&B's service process and two train/evaluate subprocesses
@@ -106,3 +112,52 @@ def test_train_and_eval_runs_decode_with_episode_axes_readable_group_job_types_a
     assert f"cfg-{config_hash(ckpt['config'])}" in ev_run.tags  # the trained configuration's hash
     ev_rows = history_rows(ev)
     assert ev_rows[0]["episode"] == 20 and "eval/return" in ev_rows[0]
+
+
+def _episodes_by_kind(files: list[Path]) -> dict[str, list[int]]:
+    """{kind: the episode of every row W&B holds of that kind}, over all the run's segments."""
+    from algos.training.wandb_history import row_kinds
+
+    out: dict[str, list[int]] = {"train": [], "eval": []}
+    for file in files:
+        for row in history_rows(read_records(file)):
+            for kind in row_kinds(row):
+                out.setdefault(kind, []).append(int(row["episode"]))
+    return out
+
+
+def test_a_resumed_run_logs_each_replayed_episode_to_wandb_once(tmp_path):
+    """A kill -9 after the last periodic checkpoint leaves W&B rows of episodes the resumed
+    run replays (as for train.csv in tests/experiments/test_train_cli.py): the W&B run, both
+    its offline segments together, holds every train and eval episode once."""
+    import shutil
+
+    run_dir = tmp_path / "run"
+    common = [
+        "logger=wandb",
+        *SMALL,
+        "train.log_every=1",
+        "train.eval_every=4",
+        "train.eval_episodes=1",
+        f"hydra.run.dir={run_dir}",
+    ]
+    res = _run("train.py", [*common, "train.episodes=12", "train.checkpoint_every=5"], tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    [first] = offline_run_files(run_dir)
+    assert _episodes_by_kind([first]) == {"train": list(range(1, 13)), "eval": [4, 8, 12]}
+    # what a kill -9 during episode 13 leaves: last.pt from episode 10, W&B rows up to 12, no final.pt
+    ckpt_dir = run_dir / "checkpoints"
+    shutil.copy(ckpt_dir / "ep_000010.pt", ckpt_dir / "last.pt")
+    (ckpt_dir / "final.pt").unlink()
+
+    res = _run("train.py", [f"resume={run_dir}", "train.episodes=15"], tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "from episode 10" in res.stdout
+    files = offline_run_files(run_dir)
+    assert len(files) == 2 and files[0] == first  # the same W&B run id, a second segment
+    assert len({f.name for f in files}) == 1
+    assert _episodes_by_kind(files) == {"train": list(range(1, 16)), "eval": [4, 8, 12, 15]}
+    # the resumed segment starts where W&B's rows stopped, not at the checkpoint
+    assert _episodes_by_kind(files[1:]) == {"train": [13, 14, 15], "eval": [15]}
+    train_csv = [int(r["episode"]) for r in csv.DictReader(open(run_dir / "train.csv", newline=""))]
+    assert train_csv == list(range(1, 16))
