@@ -56,7 +56,25 @@ PANEL_FIELDS = [
     "llm_seconds",
     "llm_prompt_tokens_evaluated",
     "llm_prompt_tokens_reused",
+    "commit",  # the code that played (git HEAD, "+dirty" with uncommitted changes)
 ]
+
+
+def code_revision() -> str:
+    """The git revision of the code playing the panel: rows of another revision were played by
+    other prompts or rules, and the figures say so."""
+    import subprocess
+
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True
+        )
+    except OSError:
+        return "unknown"
+    if rev.returncode != 0:
+        return "unknown"
+    return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 @dataclass
@@ -176,6 +194,7 @@ def run_panel(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: 
     """The cells not in the panel yet, ``workers`` at once; each row is written as its episode
     ends, so an interrupt loses only the episodes in flight."""
     panel_path, proxy_path = out / "panel.csv", out / "proxy.csv"
+    revision = code_revision()
     proxy = {key(r["policy"], r["task"], r["seed"], r["policy_id"]): r for r in read_rows(proxy_path)}
     done = {key(r["policy"], r["task"], r["seed"], r["policy_id"]) for r in read_rows(panel_path)}
     cells = [
@@ -209,6 +228,7 @@ def run_panel(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: 
                 "llm_seconds": round(row["seconds"], 1),
                 "llm_prompt_tokens_evaluated": row.get("prompt_tokens_evaluated", ""),
                 "llm_prompt_tokens_reused": row.get("prompt_tokens_reused", ""),
+                "commit": revision,
             },
         )
         print(
@@ -241,6 +261,7 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
         "tasks": complete,
         "tasks_planned": tasks,
         "episodes": len(rows),
+        "commits": sorted({r.get("commit") or "unknown" for r in rows}),
         "llm_episode_seconds": float(np.mean([float(r["llm_seconds"]) for r in rows])) if rows else None,
         "wall_s_this_sitting": wall_s,
     }
@@ -278,7 +299,9 @@ def markdown(result: dict) -> str:
     lines = [
         f"Validation panel: {len(result['policies'])} policies x {len(tasks)} complete held-out tasks "
         f"(planned {len(result['tasks_planned'])}), one greedy episode each on the proxy and on the LLM team; "
-        f"{result['episodes']} LLM-team episodes stored.",
+        f"{result['episodes']} LLM-team episodes stored, played by code revision(s) {', '.join(result['commits'])}"
+        + (" (MORE THAN ONE: rows of different code are mixed)" if len(result["commits"]) > 1 else "")
+        + ".",
         "",
     ]
     a = result.get("agreement")

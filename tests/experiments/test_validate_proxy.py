@@ -45,6 +45,7 @@ def test_the_panel_resumes_without_rerunning_finished_episodes(tmp_path):
     rows = list(csv.DictReader(open(panel)))
     assert len(rows) == 6 and {r["task"] for r in rows} == {"text-comparison", "heaps-and-bisection"}
     assert all(r["proxy_score"] and r["llm_score"] for r in rows), "each LLM row carries its proxy episode"
+    assert all(r["commit"] for r in rows), "each row names the code revision that played it"
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["tasks"] == ["text-comparison", "heaps-and-bisection"]
     assert set(summary["agreement"]["per_task_tau"]) == set(summary["tasks"])
