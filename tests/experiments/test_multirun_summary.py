@@ -52,6 +52,11 @@ def test_a_two_step_multirun_gets_a_summary_and_benchmark_aggregates_it(tmp_path
     assert "| qmix | two_step_v0 |" in (sweep / "summary.md").read_text()
     assert "multirun summary:" in done.stdout
 
+    # Its training curves over the two seeds (mean and band).
+    plots = run(str(ROOT / "experiments" / "visualize.py"), [f"logs={sweep}"], tmp_path)
+    assert plots.returncode == 0, plots.stderr[-2000:]
+    assert (sweep / "plots" / "training_curves_seeds.png").is_file()
+
     # The summary command gives the same table for a folder.
     again = run(SUMMARIZE, [str(sweep)], tmp_path)
     assert again.returncode == 0, again.stderr[-2000:]
