@@ -219,6 +219,14 @@ class MultirunSummaryCallback(Callback):
         except FileNotFoundError as e:  # every job failed or was stopped: nothing finished to summarise
             print(f"multirun summary: {e}", file=sys.stderr, flush=True)
             return
+        except Exception as e:  # the runs are done and kept: a summary that fails must not fail the sweep
+            print(
+                f"multirun summary failed ({type(e).__name__}: {e}); the runs are kept: "
+                f"python experiments/summarize.py {folder}",
+                file=sys.stderr,
+                flush=True,
+            )
+            return
         print(f"multirun summary: {summary.files[1]} ({len(summary.rows)} configuration(s))", flush=True)
 
 

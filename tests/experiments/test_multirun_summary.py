@@ -110,3 +110,49 @@ def test_the_report_env_benchmark_has_a_per_task_table():
     text = markdown(result, meta)
     assert "## Per task" in text
     assert "| policy | sqlite | json |" in text and "| qmix | 0.700 | 0.300 |" in text
+
+
+def _finished_run(folder, seed, lr, score):
+    """A report-env run as train.py leaves it: config, final checkpoint, final evaluation row."""
+    from omegaconf import OmegaConf
+
+    folder.mkdir(parents=True)
+    config = {
+        "seed": seed,
+        "algo": {"name": "qmix", "lr": lr},
+        "env": {"name": "report_writing_v0", "llm": {"backend": "extractive"}, "extractive": {"version": 2}},
+        "sweep": {"metric": "auto"},
+    }
+    OmegaConf.save(OmegaConf.create(config), folder / "config.yaml")
+    (folder / "checkpoints").mkdir()
+    (folder / "checkpoints" / "final.pt").write_bytes(b"")
+    (folder / "eval.csv").write_text(f"episode,t_env,return,report_score\n10,80,{score + 1.0},{score}\n")
+
+
+def test_a_report_env_multirun_summary_groups_configs_on_the_report_score(tmp_path):
+    from summarize import summarize
+
+    for i, (seed, lr, score) in enumerate([(0, 0.001, 0.4), (1, 0.001, 0.6), (0, 0.01, 0.2), (1, 0.01, 0.3)]):
+        _finished_run(tmp_path / f"{i}_job", seed, lr, score)
+    summary = summarize(tmp_path, reps=200)
+    rows = {r["settings"]: r for r in summary.rows}
+    assert set(rows) == {"algo.lr=0.001", "algo.lr=0.01"}  # what tells the two configurations apart
+    best = rows["algo.lr=0.001"]
+    assert (
+        best["metric"] == "report_score"
+        and best["values"] == [0.4, 0.6]
+        and best["env"] == ("report_writing_v0+extractive-v2")
+    )
+    assert best["low"] <= best["iqm"] <= best["high"] and best["iqm"] == pytest.approx(0.5)
+    assert summary.rows[0] is best  # best first
+    text = (tmp_path / "summary.md").read_text()
+    assert "| qmix@" in text and "algo.lr=0.01 | report_score | 2 |" in text
+
+
+def test_the_summary_callback_never_fails_a_sweep(tmp_path, capsys):
+    from omegaconf import OmegaConf
+
+    from summarize import MultirunSummaryCallback
+
+    MultirunSummaryCallback().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}}}))
+    assert "no finished train.py run" in capsys.readouterr().err
