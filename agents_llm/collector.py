@@ -70,9 +70,15 @@ class CollectorResult:
     content: str | None = None  # the section's text as written (appended or revised), after the report filter
     reused_sources: str = ""  # why the writer's prose gave way to source sentences ("" = it was kept)
     grounding: str = ""  # what grounding the kept prose sentence by sentence changed ("" = nothing)
+    # The extractive team's Collector: what it received ({contributions [{sender, text}], objective}) and the
+    # section it composed before the report filter (draft); None for the LLM team, whose trace has neither.
+    inputs: dict | None = None
+    draft: str | None = None
 
     def as_dict(self) -> dict:
+        extra = {} if self.inputs is None else {"inputs": self.inputs, "draft": self.draft}
         return {
+            **extra,
             "status": self.status,
             "reason": self.reason,
             "section_id": self.section_id,

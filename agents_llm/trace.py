@@ -6,6 +6,8 @@ viewer animates it round by round). Top level:
     schema, version        "qmix-report-gym/trace", 1
     episode                env, episode_id, seed, task {id, topic, split, corpus},
                            team [{name, role, index}], action_names [str], config {...}
+                           (config.llm and, for the extractive team, config.extractive
+                           {version}: the viewer names the team by them, as run names do)
     rounds [               one entry per executed round, in order
       round                1-based round number
       source               "actions" (a joint action from a policy) or "plan" (a RoundPlan)
@@ -29,7 +31,13 @@ viewer animates it round by round). Top level:
                            new_chunks (chunks holding a fact the report lacks), retried (the
                            second search's queries, when the first found nothing new for
                            the section), exhaustion_overruled (its [RESEARCH_EXHAUSTED] was
-                           not believed: report_protocol.feedback.exhaustion_believed)}
+                           not believed: report_protocol.feedback.exhaustion_believed)};
+                           the extractive team (no model): prompt is [], inputs holds what
+                           the role's rules worked from {rules, topic, objective, inbox
+                           [{sender, text}], memory, section_titles, progress_summary,
+                           directive, focus, key_terms (Reviewer), retrieved [{source,
+                           page, text}] (Researcher)}, and charged_prompt the LLM prompt
+                           whose tokens its call was charged (never sent)
       calls [{agent, kind, prompt_tokens, completion_tokens, latency_s, start_s, end_s,
               cached, error}]   every LLM call; kind: agent|query|collector|summarizer|gate
       collector {status, reason, section_id, title, removed_sentences, content}
@@ -37,7 +45,9 @@ viewer animates it round by round). Top level:
                            the round wrote into section_id (after the report filter), null
                            when it wrote nothing. Replaying the rounds' contents in order,
                            a revision replacing its section's text, rebuilds the report as
-                           it stood after any round (`replay_report`); absent in older traces
+                           it stood after any round (`replay_report`); absent in older traces.
+                           Extractive team: inputs {contributions [{sender, text}], objective,
+                           revise_section} and draft (its section before the report filter)
       gate {agent, question, passed, response} or null
       tokens {round, episode}            tokens spent in the round / so far
       reward, report_score, length_score, rounds_since_append, scores {...}

@@ -312,6 +312,8 @@ class ReportWritingEnv(ParallelEnv):
                     "llm": self.llm_cfg,
                     "judge": self.judge_cfg,
                     "engine": vars(self.settings),
+                    # The extractive proxy's rules version (the viewer names the team by it, as W&B does)
+                    **({"extractive": {"version": self.engine.version}} if self.extractive else {}),
                 },
             }
         )

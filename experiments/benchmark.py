@@ -50,6 +50,9 @@ import numpy as np  # noqa: E402
 from hydra.core.config_store import ConfigStore  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
+from summarize import find_runs  # noqa: E402
+from sweep_objective import sweep_metric  # noqa: E402
+
 RESULT_FILES = (
     "results.md",
     "results.json",
@@ -88,7 +91,9 @@ class BenchmarkConfig:
     out: str = "benchmark"  # the results folder (relative: to the current directory)
     eval_seed: int = 1_000_000  # base seed of the evaluation episodes (run r plays seed eval_seed + r)
     reps: int = 2000  # bootstrap resamples
-    score: str = "report_score"  # the per-episode metric the statistics are computed on
+    # The per-episode metric the statistics are computed on; auto: sweep.metric's rule (sweep_objective.sweep_metric),
+    # the report score on the report env, the return on the matrix games.
+    score: str = "auto"
     # Ship one learner's checkpoint with a card: the run whose held-out mean is the median of its seeds
     ship: Optional[str] = None  # folder to write (e.g. checkpoints/qmix_report_writing_extractive); null: none
     ship_learner: str = "qmix"  # which learner's runs to ship from
@@ -104,7 +109,7 @@ def register_configs() -> None:
 
 
 # -- 1. training -----------------------------------------------------------------------
-def prepare_store(base: DictConfig) -> None:
+def prepare_store(env_cfg: dict) -> None:
     """Build the corpus store once, here, before any worker opens it. Two processes
     ingesting one store at once interleave their writes, and the store (so every score)
     then depends on timing: measured, a held-out episode replayed on a store built by two
@@ -114,7 +119,18 @@ def prepare_store(base: DictConfig) -> None:
 
     pool = envs.ResourcePool()
     for evaluation in (False, True):
-        make_env(OmegaConf.to_container(base.env, resolve=True), evaluation=evaluation, pool=pool).reset(seed=0)
+        make_env(env_cfg, evaluation=evaluation, pool=pool).reset(seed=0)
+
+
+def multirun_env(runs: list[dict], sweep: Path, learners: list[str]) -> dict:
+    """The env config the runs of an existing multirun were trained on (one env per benchmark)."""
+    names = sorted({str(r["config"]["env"]["name"]) for r in runs})
+    if len(names) > 1:
+        raise ValueError(
+            f"{sweep}: its runs of {learners} were trained on several envs ({', '.join(names)}): a benchmark "
+            "compares policies on one env; benchmark.learners picks runs, or summarize.py tables them all"
+        )
+    return runs[0]["config"]["env"] if runs else {}
 
 
 def train_runs(cfg: BenchmarkConfig, out: Path) -> Path:
@@ -148,39 +164,6 @@ def train_runs(cfg: BenchmarkConfig, out: Path) -> Path:
     return sweep
 
 
-def find_runs(sweep: Path) -> list[dict]:
-    """Every finished train.py run under `sweep`, grouped by its config without the seed."""
-    from algos.training.loggers import config_hash
-
-    runs = []
-    for cfg_path in sorted(sweep.rglob("config.yaml")):
-        folder = cfg_path.parent
-        final = folder / "checkpoints" / "final.pt"
-        if folder.name == ".hydra" or not final.is_file():
-            continue
-        config = OmegaConf.to_container(OmegaConf.load(cfg_path), resolve=True)
-        runs.append(
-            {
-                "folder": str(folder),
-                "checkpoint": str(final),
-                "seed": int(config["seed"]),
-                "algo": config["algo"]["name"],
-                "group": config_hash(config),
-                "config": config,
-            }
-        )
-    if not runs:
-        raise FileNotFoundError(f"{sweep}: no finished train.py run (config.yaml + checkpoints/final.pt) in it")
-    labels: dict[str, str] = {}
-    for algo in sorted({r["algo"] for r in runs}):
-        groups = sorted({r["group"] for r in runs if r["algo"] == algo})
-        for g in groups:
-            labels[g] = algo if len(groups) == 1 else f"{algo}@{g[:6]}"
-    for r in runs:
-        r["label"] = labels[r["group"]]
-    return runs
-
-
 # -- 2. evaluation ---------------------------------------------------------------------
 def evaluate_job(job: dict) -> list[dict]:
     """One policy, one run: every held-out task once. Returns one row per episode."""
@@ -191,6 +174,7 @@ def evaluate_job(job: dict) -> list[dict]:
     from algos.training import checkpoint as ckpt
     from algos.training.rollout import run_episode
     from algos.training.env_configs import make_env
+    from algos.training.loggers import env_action_names
 
     torch.set_num_threads(1)
     env_cfg = dict(job["env"])
@@ -199,7 +183,7 @@ def evaluate_job(job: dict) -> list[dict]:
     algo = None
     pool = envs.ResourcePool()  # one backend, store and judge for every task of the job
     for task in job["tasks"]:
-        env = make_env(dict(env_cfg, task_id=task), pool=pool)
+        env = make_env(env_cfg if task == NO_TASK else dict(env_cfg, task_id=task), pool=pool)
         spec = algos.EnvSpec.from_env(env)
         if algo is None:
             algo = algos.build(job["algo"]["name"], spec, OmegaConf.create(job["algo"]), seed=job["run"])
@@ -216,35 +200,51 @@ def evaluate_job(job: dict) -> list[dict]:
                 "return": st.ret,
                 "rounds": st.length,
                 "seconds": time.perf_counter() - t0,
-                "chars": float(env.report.chars),
-                "report_score": st.infos.get("report_score", 0.0),
+                "chars": float(getattr(getattr(env, "report", None), "chars", 0)),
+                **{k: st.infos[k] for k in ("report_score",) if k in st.infos},  # absent: a matrix game
                 "tokens": st.infos.get("tokens", 0.0),
                 # LLM teams: the prompt tokens the model evaluated and those it reused from a cached prefix
                 "prompt_tokens_evaluated": st.infos.get("episode_prompt_tokens_evaluated", 0),
                 "prompt_tokens_reused": st.infos.get("episode_prompt_tokens_reused", 0),
                 "action_counts": st.action_counts.tolist(),
                 "agents": list(spec.agents),
-                "action_names": env.action_names(),
+                "action_names": env_action_names(env, spec.n_actions),
             }
         )
     return rows
 
 
+NO_TASK = "-"  # the one "task" of an env without tasks (the matrix games): aggregate over runs only
+
+
 def heldout_tasks(env_cfg: dict) -> list[str]:
+    """The held-out task ids of the env, or [NO_TASK] for an env that has no tasks."""
     from algos.training.env_configs import make_env
 
-    return [t.id for t in make_env(env_cfg, evaluation=True).tasks]
+    env = make_env(env_cfg, evaluation=True)
+    tasks = getattr(getattr(env, "unwrapped", env), "tasks", None)
+    return [t.id for t in tasks] if tasks else [NO_TASK]
 
 
-def fixed_jobs(cfg: BenchmarkConfig, base: DictConfig, tasks: list[str]) -> list[dict]:
+def fixed_jobs(cfg: BenchmarkConfig, env: dict, tasks: list[str]) -> list[dict]:
+    """Every fixed policy's evaluation runs on `env` (the learners' env, so every policy plays at the same
+    round budget); a policy that does not fit the env (the handcrafted pipeline and the presets on a matrix
+    game) is left out with a note."""
+    import algos
+    from algos.training.env_configs import make_env
     from compare_policies import algo_config, parse_entry
 
+    spec = algos.EnvSpec.from_env(make_env(env, evaluation=True))
     jobs = []
     for entry in cfg.fixed:
         label, name, overrides = parse_entry(entry)
         composed = hydra.compose(config_name="config", overrides=[f"algo={name}", *cfg.overrides])
         acfg = algo_config(name, overrides, composed.algo)
-        env = OmegaConf.to_container(base.env, resolve=True)  # every policy at the same round budget
+        try:
+            algos.build(name, spec, acfg, seed=0)
+        except ValueError as e:
+            print(f"fixed policy {label} left out: it does not fit env {env.get('name')}: {e}", flush=True)
+            continue
         for r in range(cfg.fixed_runs):
             jobs.append(
                 {
@@ -323,6 +323,7 @@ def aggregate(rows: list[dict], curves: dict[str, dict], cfg: BenchmarkConfig, t
             "tasks": len(tasks),
             "iqm": iqm[p].as_dict(),
             "mean": float(matrices[p].mean()),
+            "per_task": matrices[p].mean(axis=0).tolist(),  # over runs, in `tasks` order
             "tokens": float(np.mean([r["tokens"] for r in mine])),
             "rounds": float(np.mean([r["rounds"] for r in mine])),
             "return": float(np.mean([r["return"] for r in mine])),
@@ -378,11 +379,15 @@ def _ci(d: dict) -> str:
 
 
 def markdown(result: dict, meta: dict) -> str:
+    taskless = result["tasks"] == [NO_TASK]
     lines = [
         f"# Benchmark: {meta['title']}",
         "",
-        f"Held-out tasks: {len(result['tasks'])} ({', '.join(result['tasks'])}). Statistic: final "
-        f"`{result['score']}`, interquartile mean (IQM) over runs x tasks with 95 % stratified bootstrap "
+        ("No tasks (a matrix game): one held-out episode per run. " if taskless else "")
+        + ("" if taskless else f"Held-out tasks: {len(result['tasks'])} ({', '.join(result['tasks'])}). ")
+        + f"Statistic: final `{result['score']}`, interquartile mean (IQM) over runs"
+        + ("" if taskless else " x tasks")
+        + " with 95 % stratified bootstrap "
         f"intervals ({meta['reps']} resamples, rliable); P(>best fixed) is the probability of improvement over "
         f"the best fixed policy ({result['best_fixed']}). Learner runs are training seeds; fixed policies' runs "
         f"are evaluation repetitions (a deterministic policy repeats itself, so its interval is a point).",
@@ -402,6 +407,8 @@ def markdown(result: dict, meta: dict) -> str:
             f"| {r['policy']} | {r['kind']} | {r['runs']} | {_ci(r['iqm'])} | {r['mean']:.3f} | {pi} | "
             f"{r['tokens']:.0f} | {r['rounds']:.1f} | {r['seconds']:.2f} |"
         )
+    if not taskless:
+        lines += ["", "## Per task", ""] + per_task_table(result)
     lines += ["", "## Against the targets", ""] + [f"- {t}" for t in targets(result)]
     lines += [
         "",
@@ -427,6 +434,15 @@ def markdown(result: dict, meta: dict) -> str:
         f"- training sweep: `{meta['sweep']}`",
     ]
     return "\n".join(lines) + "\n"
+
+
+def per_task_table(result: dict) -> list[str]:
+    """Markdown rows: each policy's mean `score` per held-out task (over its runs)."""
+    tasks = result["tasks"]
+    lines = ["| policy | " + " | ".join(tasks) + " |", "|---|" + "---|" * len(tasks)]
+    for r in sorted(result["table"], key=lambda r: -r["iqm"]["point"]):
+        lines.append(f"| {r['policy']} | " + " | ".join(f"{v:.3f}" for v in r["per_task"]) + " |")
+    return lines
 
 
 def plot_curves(result: dict, path: Path) -> None:
@@ -497,7 +513,9 @@ def policy_metrics(rows: list[dict], out: Path) -> list[Path]:
     for p in dict.fromkeys(r["policy"] for r in rows if r["kind"] == "learner"):
         mine = [r for r in rows if r["policy"] == p]
         counts = np.sum([np.array(r["action_counts"]) for r in mine], axis=0)
-        metrics = {k: float(np.mean([r[k] for r in mine])) for k in ("return", "report_score", "tokens")}
+        metrics = {
+            k: float(np.mean([r[k] for r in mine])) for k in ("return", "report_score", "tokens") if k in mine[0]
+        }
         metrics["length"] = float(np.mean([r["rounds"] for r in mine]))
         metrics.update(action_distribution(counts, mine[0]["agents"]))
         path = out / "metrics" / f"{p.replace('/', '_')}_holdout.json"
@@ -509,7 +527,9 @@ def policy_metrics(rows: list[dict], out: Path) -> list[Path]:
                     "split": "holdout",
                     "episodes": len(mine),
                     "metrics": metrics,
-                    "per_episode": [{k: r[k] for k in ("task", "run", "return", "report_score")} for r in mine],
+                    "per_episode": [
+                        {k: r[k] for k in ("task", "run", "return", "report_score") if k in r} for r in mine
+                    ],
                 },
                 indent=2,
             )
@@ -637,19 +657,28 @@ def benchmark(cfg: DictConfig) -> dict:
     out = Path(bcfg.out).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    base = hydra.compose(config_name="config", overrides=list(bcfg.overrides))
-    prepare_store(base)
-    sweep = Path(bcfg.multirun).expanduser().resolve() if bcfg.multirun else train_runs(bcfg, out)
+    if bcfg.multirun:  # the runs' own env (any registered env), not benchmark.overrides'
+        sweep = Path(bcfg.multirun).expanduser().resolve()
+        runs = [r for r in find_runs(sweep) if r["algo"] in bcfg.learners]
+        env_cfg = multirun_env(runs, sweep, bcfg.learners)
+        prepare_store(env_cfg)
+    else:
+        env_cfg = OmegaConf.to_container(
+            hydra.compose(config_name="config", overrides=list(bcfg.overrides)).env, resolve=True
+        )
+        prepare_store(env_cfg)
+        sweep = train_runs(bcfg, out)
+        runs = [r for r in find_runs(sweep) if r["algo"] in bcfg.learners]
     t_train = time.perf_counter() - t0
-    runs = [r for r in find_runs(sweep) if r["algo"] in bcfg.learners]
     if not runs:
         raise ValueError(f"{sweep}: no finished run of benchmark.learners={bcfg.learners}")
-    env_cfg = OmegaConf.to_container(base.env, resolve=True)
     tasks = heldout_tasks(env_cfg)
-    jobs = learner_jobs(runs, tasks, bcfg.eval_seed) + fixed_jobs(bcfg, base, tasks)
-    print(f"evaluating {len(jobs)} policy runs on {len(tasks)} held-out tasks", flush=True)
+    jobs = learner_jobs(runs, tasks, bcfg.eval_seed) + fixed_jobs(bcfg, env_cfg, tasks)
+    where = "no tasks (aggregated over runs only)" if tasks == [NO_TASK] else f"{len(tasks)} held-out tasks"
+    print(f"evaluating {len(jobs)} policy runs on {where}", flush=True)
     rows = run_jobs(jobs, bcfg.workers)
     t_eval = time.perf_counter() - t0 - t_train
+    bcfg.score = sweep_metric(bcfg.score, rows[0])  # auto: the report score on the report env, else the return
     result = aggregate(rows, learning_curves(runs, bcfg.score), bcfg, tasks)
     meta = {
         "title": f"{', '.join(sorted({r['label'] for r in runs}))} vs fixed policies",

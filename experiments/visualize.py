@@ -2,6 +2,8 @@
 
     python experiments/visualize.py trace=outputs/.../trace_0.json            # -> trace_0.html (self-contained)
     python experiments/visualize.py logs=outputs/2025-01-01/12-00-00_ab12     # -> <run dir>/plots/*.png
+    python experiments/visualize.py logs=multirun/2025-01-01/12-00-00_ab12    # -> <folder>/plots/training_curves_seeds.png
+                                                  # (each configuration: mean over seeds, 95 % bootstrap band)
     python experiments/visualize.py 'eval=[qmix/metrics.json,random/metrics.json]' out=report/
                                                                               # -> report/eval_report.md + PNGs
 
@@ -30,6 +32,23 @@ def _eval_inputs(value) -> list[str]:
     return [str(value)]
 
 
+def training_plots(logs: Path, out: str | None):
+    """One run's plots (a run dir or its train.csv), or, for a multirun folder, the curves of each
+    configuration over its seeds with a confidence band."""
+    from agents_llm.viz.training_plots import TRAIN_CSV, write_training_plots
+
+    if logs.suffix == ".csv" or (logs / TRAIN_CSV).is_file() or not logs.is_dir():
+        return write_training_plots(logs, out)
+    from summarize import find_runs
+
+    from agents_llm.viz.multirun_plots import write_multirun_plots
+
+    groups: dict[str, list[Path]] = {}
+    for run in find_runs(logs):  # FileNotFoundError names the folder when it holds no finished run
+        groups.setdefault(run["label"], []).append(Path(run["folder"]))
+    return write_multirun_plots(groups, Path(out) if out else logs / "plots")
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="visualize")
 def main(cfg: DictConfig) -> int:
     if cfg.trace is None and cfg.logs is None and cfg.eval is None:
@@ -52,9 +71,7 @@ def main(cfg: DictConfig) -> int:
             )
             print(f"trace viewer: {out}")
         if cfg.logs is not None:
-            from agents_llm.viz.training_plots import write_training_plots
-
-            result = write_training_plots(cfg.logs, cfg.out)
+            result = training_plots(Path(cfg.logs), cfg.out)
             for note in result.notes:
                 print(f"note: {note}")
             for path in result.files:

@@ -85,6 +85,10 @@ def agent_record(receivers: list[str], turn: "AgentTurn | None") -> dict[str, An
             record["output"] = turn.output  # what its receivers got instead of the response
         if turn.retrieval is not None:
             record["retrieval"] = turn.retrieval
+        if turn.inputs is not None:  # the extractive team: what its rules received (it has no prompt)
+            record["inputs"] = turn.inputs
+        if turn.charged_prompt is not None:
+            record["charged_prompt"] = turn.charged_prompt
     return record
 
 

@@ -59,7 +59,7 @@ def planned_title(plan: RoundPlan) -> str:
 
 class RoundCollector(Protocol):
     """What the engine needs of its Collector: the LLM team's (`agents_llm.collector.Collector`)
-    or the extractive team's rules (`agents_llm.extractive.engine.ExtractiveCollector`)."""
+    or the extractive team's rules (`agents_llm.extractive.collector.ExtractiveCollector`)."""
 
     async def run(
         self,

@@ -42,6 +42,10 @@ class AgentTurn:
     error: str | None = None
     retrieval: dict[str, Any] | None = None
     objective: str | None = None  # the objective this turn set (a role that sets_objective); the runner applies it
+    # A team without a model (the extractive proxy): what the role's rules worked from, and the LLM prompt whose
+    # tokens its call was charged (never sent; `prompt` stays empty).
+    inputs: dict[str, Any] | None = None
+    charged_prompt: list | None = None
 
 
 def inbox_for(

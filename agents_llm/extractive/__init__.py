@@ -74,7 +74,8 @@ quality varying with prompt length, latency, or the LLM judge (use `judge=refere
 The Reviewer's checklist includes the task's key terms, which LLM prompts do not show.
 """
 
-from .engine import ExtractiveCollector, ExtractiveEngine
+from .collector import ExtractiveCollector
+from .engine import ExtractiveEngine
 from .settings import ExtractiveSettings
 from .tokens import TokenCounter
 

@@ -12,17 +12,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Sequence
 
-from .. import prompts
+from .. import phase_prompts, prompts
 from ..backends import TokenBudgetExceeded
-from ..collector import CollectorResult, is_absence_only
-from ..sentence_reuse import MIN_BODY_WORDS, pick_source_sentences
 from ..engine.retrieval import format_evidence, record_retrieval
 from ..engine.context import EngineSettings, EpisodeContext
 from ..engine.round_record import CallRecorder, own_call_error
 from ..engine.runner import RoundEngine
 from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_messages
-from ..judges.text import sentences, words
-from ..report_filter import filter_report_text
+from ..judges.text import words
 from ..report_state import ReportState
 from ..roles import TeamMember
 from .text import (
@@ -49,6 +46,7 @@ from .text import (
     term_covered,
 )
 from . import rules_v2
+from .collector import ExtractiveCollector
 from .settings import ExtractiveSettings
 from .tokens import TokenCounter
 
@@ -168,7 +166,9 @@ class ExtractiveEngine(RoundEngine):
         messages = turn_messages(
             role, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
         )
-        turn.prompt = list(messages)
+        # No prompt is sent: the trace keeps what the rules worked from, and the LLM prompt the call is charged for.
+        turn.charged_prompt = list(messages)
+        turn.inputs = self.turn_inputs(role, report, objective, inbox, memory, chunks, directive, focus)
         text = await self._call(ctx, rec, name, "agent", Composed(messages, output), self.settings.agent_max_tokens)
         if text is None:
             turn.error = own_call_error(rec, name)
@@ -178,6 +178,38 @@ class ExtractiveEngine(RoundEngine):
         if member.role.sets_objective:
             turn.objective = prompts.parse_objective(text) or None
         return turn
+
+    def turn_inputs(
+        self,
+        role: str,
+        report: ReportState,
+        objective: str,
+        inbox: Sequence[tuple[str, str]],
+        memory: str,
+        chunks: Sequence[Any],
+        directive: Any,
+        focus: str,
+    ) -> dict[str, Any]:
+        """What a role's rules had this turn (see `agents_llm.extractive`), as the trace records it."""
+        inputs: dict[str, Any] = {
+            "rules": f"v{self.version}",
+            "topic": report.topic,
+            "objective": objective,
+            "inbox": [{"sender": s, "text": t} for s, t in inbox],
+            "memory": memory,
+            "section_titles": [t for _, t, _ in report.list_sections()],
+            "progress_summary": report.progress_summary,
+        }
+        if directive is not None:  # v2 follows the plan's directive to the role
+            inputs["directive"] = phase_prompts.directive_text(directive)
+            inputs["focus"] = focus
+        if role == "Reviewer":
+            inputs["key_terms"] = list(self.key_terms)  # its brief: the task's key terms
+        if chunks:
+            inputs["retrieved"] = [
+                {"source": str(c.source), "page": getattr(c, "page", None), "text": str(c.text)} for c in chunks
+            ]
+        return inputs
 
     def _retrieve(self, queries: list[str]) -> list:
         # The store does not change within a run: the same queries find the same chunks.
@@ -275,98 +307,3 @@ class ExtractiveEngine(RoundEngine):
         if missing:
             lines.insert(0, f"{DEFICIENCIES_PREFIX} " + "; ".join(missing))
         return "\n".join(lines)
-
-
-class ExtractiveCollector:
-    """The Collector's rules: a section from the appended facts, under the objective's heading."""
-
-    def __init__(self, engine: ExtractiveEngine):
-        self.engine = engine
-
-    async def run(
-        self,
-        *,
-        call,
-        report: ReportState,
-        contributions: Sequence[tuple[str, str]],
-        objective: str,
-        sources,
-        revise_section: str | None = None,
-        planned_title: str = "",  # the extractive team titles sections by its own rules
-    ) -> CollectorResult:
-        if not contributions:
-            return CollectorResult("idle", "no agent appended")
-        settings = self.engine.settings
-        v2 = self.engine.version >= 2
-        # v2 with engine.reuse_sources (the env config's default, as for the LLM team): what is too short
-        # to be a section gives way to the pending source sentences, as the LLM Collector does.
-        reuse = v2 and settings.reuse_sources
-        src = list(sources)
-        useful = [(a, t) for a, t in contributions if not is_absence_only(t)]
-        empty = all(not t.strip() for _, t in contributions)
-        # An appender with nothing to say is, for the LLM Collector, prose no source supports.
-        if not useful and not (reuse and empty and any(r.text.strip() for r in src)):
-            return CollectorResult("skipped", "empty input" if empty else "only absence markers")
-        last = report.sections[-1].content if report.sections else ""
-        number = len(report.sections) + 1
-        title = objective or f"Section {number}"
-        if v2:  # near-duplicates of anything the report says are dropped, not only of the last section
-            earlier = [x for sec in report.sections if sec.id != revise_section for x in sentences(sec.content)]
-            items = dedup([f for _, t in useful for f in facts(rules_v2.strip_markers(t))], against=earlier)
-            prose = f"## {title}\n" + "\n".join(s for s, _ in items)  # a sentence a line: the cap cuts whole ones
-        else:
-            earlier = []
-            items = dedup([f for _, t in useful for f in facts(t)], against=sentences(last))
-            prose = f"## {title}\n" + " ".join(s for s, _ in items)
-        messages = prompts.collector_messages(
-            topic=report.topic, objective=objective, last_section=last, contributions=useful or contributions
-        )
-        prose = await call("Collector", "collector", Composed(messages, prose), settings.collector_max_tokens)
-        if prose is None:
-            return CollectorResult("failed", "prose call failed")
-        body = prose.split("\n", 1)[1] if "\n" in prose else ""
-        filtered = filter_report_text(" ".join(body.splitlines()) if v2 else body)
-        text, reused = filtered.text, ""
-        if reuse and len(words(text)) < MIN_BODY_WORDS:
-            focus = " ".join([report.topic, objective] + [t for _, t in useful])
-            picked = pick_source_sentences(src, focus=focus, exclude=earlier)
-            picked = [x for x, _ in dedup([(x, "") for x in picked], against=earlier)]
-            if picked:
-                reused = "nothing new to write" if not text.strip() else f"too short ({len(words(text))} words)"
-                text = filter_report_text(" ".join(picked)).text
-        if not text.strip():
-            return CollectorResult(
-                "skipped",
-                "nothing new to write" if not items else "nothing left after the report filter",
-                removed_sentences=filtered.removed,
-            )
-        titles = [t for _, t, _ in report.list_sections()] + [title]
-        first = sentences(text)[0] if sentences(text) else ""
-        summary_text = f"The report covers {'; '.join(titles)}. {first}".strip()
-        summary = await call(
-            "Summarizer",
-            "summarizer",
-            Composed(
-                prompts.summarizer_messages(previous_summary=report.progress_summary, addition=text),
-                summary_text,
-            ),
-            settings.summary_max_tokens,
-        )
-        title_text = filter_report_text(title).text or f"Section {number}"
-        if revise_section is not None and revise_section in {s.id for s in report.sections}:
-            section = report.replace_section(revise_section, text, sources=src)
-            status = "revised"
-        else:
-            section = report.append(title_text, text, src)
-            status = "appended"
-        if summary:
-            report.progress_summary = summary
-        return CollectorResult(
-            status,
-            "" if summary is not None else "summary call failed; summary unchanged",
-            section_id=section.id,
-            title=section.title,
-            removed_sentences=filtered.removed,
-            content=section.content,
-            reused_sources=reused,
-        )

@@ -239,7 +239,10 @@ def make_trace(
             "task": {"id": "t1", "topic": TOPIC, "split": "train", "corpus": "synthetic"},
             "team": team,
             "action_names": action_names,
-            "config": {"policy": "handcrafted" if source == "plan" else "qmix"},
+            "config": {
+                "policy": "handcrafted" if source == "plan" else "qmix",
+                "llm": {"backend": "llamacpp", "model": "smollm2-135m"},  # the LLM team (the env's default)
+            },
         },
         "rounds": records,
         "end": {

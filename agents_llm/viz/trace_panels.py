@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from report_protocol import COLLECTOR
+from report_protocol.run_labels import env_label, team_title
 from agents_llm.trace import replay_report
 
 from .trace_steps import AGENT_STEP, COLLECTOR_STEP, ViewStep
@@ -37,7 +38,15 @@ def _fmt(value, digits: int = 3) -> str:
     return _e(value if value is not None else "–")
 
 
+def run_config_of(doc: dict) -> dict:
+    """The trace's episode config in the shape run names read (`report_protocol.run_labels`)."""
+    config = doc["episode"].get("config") or {}
+    return {"env": {"llm": config.get("llm"), "extractive": config.get("extractive")}}
+
+
 def episode_header_html(doc: dict, source: str) -> str:
+    """The episode's header: the env and its team as run names and W&B groups say them
+    (``report_writing_v0+extractive-v2``, team ``extractive proxy v2`` or ``LLM smollm2-135m``)."""
     ep, end = doc["episode"], doc["end"]
     task = ep.get("task") or {}
     config = ep.get("config") or {}
@@ -45,8 +54,11 @@ def episode_header_html(doc: dict, source: str) -> str:
     if isinstance(policy, dict):
         policy = policy.get("name", "")
     kinds = sorted({r["source"] for r in doc["rounds"]})
+    run_config = run_config_of(doc)
+    team = team_title(run_config) or "not recorded"
     return (
-        f'<div class="hdr"><b>Episode {_e(ep.get("episode_id"))}</b> · env {_e(ep.get("env"))} · '
+        f'<div class="hdr"><b>Episode {_e(ep.get("episode_id"))}</b> · env '
+        f'<b class="env">{_e(env_label(str(ep.get("env")), run_config))}</b> · team <b class="team">{_e(team)}</b> · '
         f"topic <i>{_e(task.get('topic'))}</i> ({_e(task.get('split'))}) · "
         + (f"policy {_e(policy)} · " if policy else "")
         + f"driven by {_e('/'.join(kinds) or '–')} · {len(doc['rounds'])} round(s) · "
@@ -144,11 +156,58 @@ def _agent_html(doc: dict, rnd: dict, agent: str, max_chars: int) -> str:
         )
     html += referee_html(rnd.get("referee"), agent)
     html += _calls_html(rnd, agent)
-    html += "<h4>Prompt</h4>" + _messages_html(rec.get("prompt"), max_chars)
     response = rec.get("response")
-    html += "<h4>Response</h4>" + (
+    produced = (
         f'<pre class="response">{clip(response, max_chars)}</pre>' if response else '<p class="none">(no response)</p>'
     )
+    if "inputs" in rec:  # the extractive team: no prompt was sent, its rules worked from these
+        return html + inputs_html(rec["inputs"], max_chars) + "<h4>What it produced</h4>" + produced
+    html += "<h4>Prompt</h4>" + _messages_html(rec.get("prompt"), max_chars)
+    return html + "<h4>Response</h4>" + produced
+
+
+EXTRACTIVE_NOTE = (
+    '<p class="none">Extractive team: no language model, no prompt sent. The role\'s rules '
+    "(docs/extractive_team.md) worked from what is shown here; its calls are charged the tokens of the prompt "
+    "the LLM team would have been sent (<code>charged_prompt</code> in the trace).</p>"
+)
+
+
+def _texts_html(items, max_chars: int) -> str:
+    return (
+        "".join(
+            f'<div class="msg"><span class="role">from {_e(m.get("sender"))}</span><pre>{clip(m.get("text"), max_chars)}'
+            "</pre></div>"
+            for m in items
+        )
+        or '<p class="none">(nothing received)</p>'
+    )
+
+
+def inputs_html(inputs: dict, max_chars: int) -> str:
+    """What an extractive role received (`ExtractiveEngine.turn_inputs`), in place of a prompt."""
+    kv = [("rules", inputs.get("rules")), ("topic", inputs.get("topic")), ("objective", inputs.get("objective"))]
+    if "directive" in inputs:
+        kv += [("directive", inputs.get("directive")), ("focus", inputs.get("focus"))]
+    if "key_terms" in inputs:
+        kv.append(("key terms (its brief)", "; ".join(map(str, inputs["key_terms"]))))
+    kv.append(("section titles", "; ".join(map(str, inputs.get("section_titles") or [])) or "none yet"))
+    html = "<h4>What it received</h4>" + EXTRACTIVE_NOTE
+    html += "".join(f'<div class="kv">{_e(k)}: <b>{_e(v) or "–"}</b></div>' for k, v in kv)
+    html += "<h4>Messages</h4>" + _texts_html(inputs.get("inbox") or [], max_chars)
+    memory = inputs.get("memory")
+    html += "<h4>Its previous output</h4>" + (
+        f"<pre>{clip(memory, max_chars)}</pre>" if memory else '<p class="none">(none)</p>'
+    )
+    if inputs.get("progress_summary"):
+        html += f"<h4>Progress summary</h4><pre>{clip(inputs['progress_summary'], max_chars)}</pre>"
+    retrieved = inputs.get("retrieved") or []
+    if retrieved:
+        html += f"<h4>Retrieved ({len(retrieved)} chunk(s))</h4>" + "".join(
+            f'<div class="msg"><span class="src">{_e(c.get("source"))} p.{_e(c.get("page"))}</span>'
+            f"<pre>{clip(c.get('text'), max_chars)}</pre></div>"
+            for c in retrieved
+        )
     return html
 
 
@@ -186,6 +245,16 @@ def _collector_html(rnd: dict, max_chars: int) -> str:
         html += f'<div class="kv">report filter removed {_e(c.get("removed_sentences"))} sentence(s)</div>'
     html += referee_html([f for f in rnd.get("referee") or [] if f.get("on_report", True)])
     html += _calls_html(rnd, COLLECTOR)
+    inputs = c.get("inputs")
+    if inputs is not None:  # the extractive Collector: what it received and the section its rules composed
+        html += (
+            "<h4>What it received</h4>"
+            + EXTRACTIVE_NOTE
+            + f'<div class="kv">objective: <b>{_e(inputs.get("objective")) or "–"}</b></div>'
+            + _texts_html(inputs.get("contributions") or [], max_chars)
+            + "<h4>What it produced (before the report filter)</h4>"
+            + (f"<pre>{clip(c['draft'], max_chars)}</pre>" if c.get("draft") else '<p class="none">(nothing)</p>')
+        )
     gate = rnd.get("gate")
     if gate:
         html += (

@@ -66,34 +66,55 @@ def _x_axis(columns: dict[str, list[float]]) -> tuple[str, list[float]]:
     return "row", [float(i) for i in range(n)]
 
 
-def _plot_curves(train: dict, evals: dict | None, source: str, out: Path, notes: list[str]) -> Path:
+def finite_count(values) -> int:
+    return sum(1 for v in values if not math.isnan(v))
+
+
+def empty_reason(column: str) -> str:
+    """What an all-NaN column means, said on its panel."""
+    if column in ("loss", "grad_norm", "td_error_abs"):
+        return "no updates yet\n(learning starts after algo.learning_starts episodes)"
+    return "no values logged yet"
+
+
+def panel_text(ax, text: str, color: str = "#b00020") -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color=color)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def curves_figure(train: dict, evals: dict | None, source: str, notes: list[str]):
+    """The 2x3 panel figure of a run's curves. A panel never draws empty: a missing column or one
+    without a value says so in the panel, and a series of a few points is drawn with markers (a line
+    through a single point is invisible)."""
     fig, axes = plt.subplots(2, 3, figsize=(15, 8), constrained_layout=True)
     x_name, x = _x_axis(train)
     for ax, (column, title) in zip(axes.flat, CURVES):
         ax.set_title(title)
         ax.set_xlabel(x_name)
-        if column in train:
-            ax.plot(x, train[column], label="train (window mean)", color="#264653")
-        if evals and column in evals:
-            ex_name, ex = _x_axis(evals)
-            ax.plot(ex, evals[column], "o--", label="greedy eval", color="#e76f51")
-        if column not in train and not (evals and column in evals):
+        series = [("train (window mean)", x, train.get(column), "-", "#264653")]
+        if evals:
+            series.append(("greedy eval", _x_axis(evals)[1], evals.get(column), "--", "#e76f51"))
+        present = [s for s in series if s[2] is not None]
+        drawn = [s for s in present if finite_count(s[2])]
+        for label, xs, ys, style, color in drawn:
+            few = finite_count(ys) <= 3 or style == "--"
+            ax.plot(xs, ys, style, marker="o" if few else None, label=label, color=color)
+        if not present:
             notes.append(f"column {column!r} is not in {source}: its plot is empty")
-            ax.text(
-                0.5,
-                0.5,
-                f"not logged\n({column!r} missing from {source})",
-                ha="center",
-                va="center",
-                transform=ax.transAxes,
-                color="#b00020",
-            )
-            ax.set_xticks([])
-            ax.set_yticks([])
+            panel_text(ax, f"not logged\n({column!r} missing from {source})")
+        elif not drawn:
+            notes.append(f"column {column!r} of {source} has no value yet: {empty_reason(column).splitlines()[0]}")
+            panel_text(ax, empty_reason(column), color="#6c757d")
         else:
             ax.legend(fontsize=8)
             ax.grid(alpha=0.3)
     fig.suptitle(f"Training curves ({source})")
+    return fig
+
+
+def _plot_curves(train: dict, evals: dict | None, source: str, out: Path, notes: list[str]) -> Path:
+    fig = curves_figure(train, evals, source, notes)
     fig.savefig(out, dpi=90)
     plt.close(fig)
     return out

@@ -37,6 +37,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, cast
 
+from report_protocol.run_labels import env_label, team_label  # one naming of the team for runs, W&B and the viewer
+
 LEADING_COLUMNS = ("episode", "t_env")  # always the first CSV columns, in this order
 ACTION_METRIC = re.compile(r"^act/(?P<agent>.+)/(?P<action>\d+)$")  # as rollout.action_distribution writes them
 
@@ -351,35 +353,6 @@ def group_name(algo: str, env: str, overrides: Iterable[str] = ()) -> str:
         digest = hashlib.sha1(name.encode()).hexdigest()[:10]
         name = f"{name[: _MAX_GROUP_CHARS - len(digest) - 2]}..{digest}"
     return name
-
-
-def team_label(config: Mapping[str, Any]) -> Optional[str]:
-    """Who plays the env's agents, for run names: the LLM (``smollm2-135m``), or the
-    extractive proxy and its rules' version (``extractive``, ``extractive-v2``); None for an
-    env without a team (the matrix games). Read off the resolved config only: algos imports
-    no LLM code."""
-    env = config.get("env") or {}
-    llm = env.get("llm") if isinstance(env, Mapping) else None
-    if not isinstance(llm, Mapping):
-        llm = config.get("llm")
-    if not isinstance(llm, Mapping) or not llm.get("backend"):
-        return None
-    backend = str(llm["backend"])
-    if backend == "extractive":  # the proxy's rules version: env.extractive.version
-        extractive = env.get("extractive") if isinstance(env, Mapping) else None
-        version = extractive.get("version") if isinstance(extractive, Mapping) else None
-        return f"extractive-v{version}" if version is not None else "extractive"
-    if backend == "scripted":  # the test double: its model name means nothing
-        return backend
-    model = str(llm.get("model") or "").rsplit("/", 1)[-1]
-    return model or backend
-
-
-def env_label(env: str, config: Mapping[str, Any]) -> str:
-    """The env's registry id and its team: ``report_writing_v0+extractive-v2`` and
-    ``report_writing_v0+smollm2-135m`` are different experiments and never share a group."""
-    team = team_label(config)
-    return f"{env}+{team}" if team else env
 
 
 def run_tags(algo: str, env: str, config: Mapping[str, Any]) -> list[str]:

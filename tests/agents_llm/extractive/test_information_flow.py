@@ -80,9 +80,10 @@ def test_tokens_are_the_prompts_the_llm_team_would_be_sent(make_env):
     lead = rnd["agents"]["LeadArchitect"]
     counter = env.engine.counter
     call = next(c for c in agent_calls if c["agent"] == "LeadArchitect")
-    assert call["prompt_tokens"] == counter.prompt_tokens(lead["prompt"])
+    assert lead["prompt"] == []  # nothing was sent; the prompt it is charged for is kept apart
+    assert call["prompt_tokens"] == counter.prompt_tokens(lead["charged_prompt"])
     assert call["completion_tokens"] == counter.count(lead["response"])
-    assert lead["prompt"][0]["content"] == prompts.SYSTEM["LeadArchitect"]
+    assert lead["charged_prompt"][0]["content"] == prompts.SYSTEM["LeadArchitect"]
     # The Researcher pays two calls (query, answer) and the Collector two (prose, summary), as the LLM team does.
     kinds = sorted(c["kind"] for c in rnd["calls"])
     assert kinds.count("query") == 1 and kinds.count("collector") == 1 and kinds.count("summarizer") == 1

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agents_llm.viz.synthetic_trace import make_trace
-from agents_llm.viz.trace_panels import clip
+from agents_llm.viz.trace_panels import clip, episode_header_html
 from agents_llm.viz.trace_steps import build_steps
 from agents_llm.viz.trace_viewer import build_payload, build_viewer_html, write_viewer
 
@@ -122,3 +122,15 @@ def test_cli_rejects_an_unknown_key_by_name():
 def test_payload_is_plain_json():
     payload = build_payload(make_trace(rounds=3), "t.json")
     assert json.loads(json.dumps(payload)) == payload
+
+
+def test_the_header_names_the_env_and_the_llm_team_and_agents_show_their_prompts():
+    doc = make_trace(rounds=2, n_agents=4, seed=1)
+    header = episode_header_html(doc, "t.json")
+    # As run names and W&B groups say it (report_protocol.run_labels), not the bare registry id.
+    assert '<b class="env">report_writing_v0+smollm2-135m</b>' in header
+    assert '<b class="team">LLM smollm2-135m</b>' in header
+    assert "report_writing_v0+smollm2-135m" in build_viewer_html(doc, "t.json")  # the page's header panel
+    step = build_payload(doc, "t.json")["steps"][0]["g"]
+    assert "<h4>Prompt</h4>" in step and "<h4>Response</h4>" in step
+    assert "What it received" not in step

@@ -128,3 +128,45 @@ def test_plots_read_what_the_real_csv_logger_writes(tmp_path):
     result = write_training_plots(tmp_path)
     assert [p.name for p in result.files] == ["training_curves.png", "action_distribution.png"]
     assert not any("is not in train.csv" in n for n in result.notes)
+
+
+@pytest.fixture
+def saved_figures(monkeypatch):
+    """The matplotlib figures the plotting code saves, as they were when saved."""
+    from matplotlib.figure import Figure
+
+    figures = []
+    original = Figure.savefig
+
+    def record(self, *args, **kwargs):
+        figures.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    return figures
+
+
+def _axes(figure, title):
+    return next(ax for ax in figure.axes if ax.get_title() == title)
+
+
+def test_a_loss_series_with_one_point_draws_that_point(tmp_path, saved_figures):
+    # The first update came in the last logging window: one loss value, NaN before it.
+    (tmp_path / "train.csv").write_text("episode,return,loss\n10,0.5,\n20,0.6,\n30,0.7,0.25\n")
+    write_training_plots(tmp_path)
+    loss = _axes(saved_figures[0], "TD loss")
+    visible = [
+        line
+        for line in loss.get_lines()
+        if line.get_marker() not in (None, "None", "") and any(not math.isnan(y) for y in line.get_ydata())
+    ]
+    assert visible, "the one loss value is not drawn (a line through one point is invisible)"
+    assert [y for y in visible[0].get_ydata() if not math.isnan(y)] == [0.25]
+
+
+def test_a_loss_column_without_a_value_says_no_updates_yet(tmp_path, saved_figures):
+    (tmp_path / "train.csv").write_text("episode,return,loss\n10,0.5,\n20,0.6,\n")
+    result = write_training_plots(tmp_path)
+    loss = _axes(saved_figures[0], "TD loss")
+    assert any("no updates yet" in t.get_text() for t in loss.texts)
+    assert any("'loss'" in n and "no value yet" in n for n in result.notes)

@@ -71,6 +71,8 @@ def test_slider_and_play_step_through_the_episode(browser, save_trace, tmp_path)
     assert_loaded_nothing_from_the_network(browser)
     first_panel, first_header = panel_text(browser, "qv-agent"), panel_text(browser, "qv-step")
     assert first_panel.startswith(first_active_agent(doc)) and "step 1 of" in first_header
+    header = panel_text(browser, "qv-header")  # the env and its team, as run names say them
+    assert "env report_writing_v0+smollm2-135m" in header and "team LLM smollm2-135m" in header
 
     handle = find_deep(browser, ".noUi-handle")
     handle.click()
