@@ -213,8 +213,9 @@ class GraphPG(Algorithm):
         logp_all = torch.log_softmax(self.logits[rows.to(self.device)].masked_fill(~avail, -float("inf")), -1)
         logp = logp_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)  # [sum T, N]
         pg = -(weight.unsqueeze(-1) * logp).sum() / len(batch)
-        plogp = torch.where(avail, logp_all.exp() * logp_all, torch.zeros_like(logp_all))
-        entropy = -plogp.sum(-1).mean()
+        # p log p with the forbidden actions' -inf log-probabilities replaced by 0 *before* the
+        # product (0 * -inf would be NaN, and its gradient NaN even behind a where()).
+        entropy = -(logp_all.exp() * logp_all.masked_fill(~avail, 0.0)).sum(-1).mean()
         loss = pg - self.cfg.entropy_coef * entropy
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
