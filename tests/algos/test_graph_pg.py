@@ -35,6 +35,8 @@ from algos.training import checkpoint as ckpt
 from algos.training.rollout import run_episode
 from algos.training.vector_rollout import VectorRollout
 
+from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, isolated_cache  # noqa: F401 (fixture)
+
 from .conftest import one_step_episode
 
 
@@ -230,6 +232,39 @@ def test_one_and_eight_envs_in_flight_give_the_same_episodes_and_logits():
     assert len({tuple(e.actions.ravel()) for e in a}) > 1  # exploration differed between episodes
     # rounds past the first used their own rows: the views kept their own round counters
     assert (la.logits.detach()[1:] != 0).any()
+
+
+def test_on_the_report_env_it_respects_its_masks_and_charges_the_tokens_it_reports():
+    """The report env (scripted TEST DOUBLE backend): masks that change by round (no
+    terminate before the minimum rounds, no self-query) are never broken, and the
+    objective is the return minus token_cost times the tokens the env's infos counted."""
+    from agents_llm.backends.scripted import ScriptedBackend
+    from envs.report_writing import ReportWritingEnv
+
+    env = ReportWritingEnv(
+        llm={"backend": "scripted"},
+        rag=HASHING_RAG,
+        judge=HASHING_JUDGE,
+        max_rounds=3,
+        min_rounds_before_terminate=2,
+        backend=ScriptedBackend(),
+    )
+    spec = algos.EnvSpec.from_env(env)
+    learner = algos.build("graph_pg", spec, {"token_cost": 1e-4}, seed=0)
+    assert learner.logits.shape == (3, spec.n_agents, spec.n_actions)  # rows: the env's round budget
+    returns, tokens = [], []
+    for ep in range(4):
+        episode, stats = run_episode(env, learner, spec, explore=True, seed=ep)
+        chosen = np.take_along_axis(episode.avail[:-1], episode.actions[..., None], -1)
+        assert chosen.all(), f"episode {ep} took a masked action"
+        assert not episode.avail[:-1].all()  # there were masks to break
+        returns.append(stats.ret)
+        tokens.append(stats.infos["tokens"])
+        learner.observe(episode)
+        metrics = learner.update()
+    assert min(tokens) > 0
+    assert metrics["tokens_mean"] == pytest.approx(np.mean(tokens))
+    assert metrics["objective_mean"] == pytest.approx(np.mean(returns) - 1e-4 * np.mean(tokens), abs=1e-5)
 
 
 # -- known answers, through experiments/train.py ---------------------------------------
