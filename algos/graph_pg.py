@@ -32,8 +32,8 @@ batches' mean objective; ``none`` zero.
 Limits: the policy is open loop. It cannot condition on what happens in the episode
 (e.g. which task it writes), which is GPTSwarm's point -- one graph for the task
 distribution -- and also why it cannot coordinate where the best action of one agent
-depends on what its teammate happens to sample (a penalty game like ``one_step_3x3_v0``;
-see ``experiments/known_answers.py``). Agents that do not act in a round are recorded by
+depends on what its teammate happens to sample (a penalty game like ``one_step_3x3_v0``,
+or the two-step game's state 2B; see ``tests/algos/test_graph_pg.py``). Agents that do not act in a round are recorded by
 the rollout with action 0 and an all-allowed mask; the report env and the matrix games
 let every agent act every round, which this learner assumes.
 """

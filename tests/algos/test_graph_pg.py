@@ -10,10 +10,12 @@ independent policy gradient finds from the uniform start:
   action 2, so the untrained argmax, action 0, earns 2) and the delayed-reward game
   (work three rounds, append in the fourth: 4.0, against 3.2 for appending every round);
 * where the optimum is hidden behind a miscoordination penalty (relative
-  overgeneralisation) it cannot reach it, on every seed. The two-step game: against a
+  overgeneralisation) it misses it at these budgets, on every seed. The two-step game: against a
   uniform teammate state 2B is worth (0 + 1 + 1 + 8) / 4 = 2.5 < 7, so agent 0's first
   action moves to 2A before 2B's best cell is coordinated (it is worth more than 7 only
-  once both agents play it with probability above ~0.93): 7, like IQL and VDN. The
+  once both agents play it with probability above ~0.93): 7 at this budget, like IQL and
+  VDN (measured, not proved: the entropy bonus keeps some 2B play, and at 500 episodes
+  one seed of five reached 8; experiments/known_answers.py --algos graph_pg). The
   one-step 3x3 game: against a uniform teammate action 0 is worth (8 - 12 - 12) / 3
   = -5.3 < -4, so both agents leave it and settle on the zero block: 0, never 8.
 
