@@ -270,13 +270,13 @@ def test_on_the_report_env_it_respects_its_masks_and_charges_the_tokens_it_repor
 
 
 # -- known answers, through experiments/train.py ---------------------------------------
-def _train_cli(tmp_path, overrides, seed):
+def _compose(overrides, seed=0):
     from hydra import compose, initialize_config_dir
 
     import train as train_script
 
     with initialize_config_dir(config_dir=str(train_script.ROOT / "conf"), version_base="1.3"):
-        cfg = compose(
+        return compose(
             "config",
             overrides=[
                 "algo=graph_pg",
@@ -289,9 +289,34 @@ def _train_cli(tmp_path, overrides, seed):
                 *overrides,
             ],
         )
-    result = train_script.train(cfg, run_dir=tmp_path)
+
+
+def _train_cli(tmp_path, overrides, seed):
+    import train as train_script
+
+    result = train_script.train(_compose(overrides, seed), run_dir=tmp_path)
     assert (tmp_path / "checkpoints" / "final.pt").is_file()
     return result["return"]
+
+
+def test_a_run_resumed_mid_batch_ends_with_the_logits_of_an_uninterrupted_one(tmp_path, monkeypatch):
+    """train.py resume=<run dir>: 6 episodes (one update, two episodes waiting), then on to
+    10, gives the checkpoint a 10-episode run gives."""
+    import train as train_script
+
+    game = ["env=delayed_reward", "algo.min_updates=0"]
+    train_script.train(_compose([*game, "train.episodes=10"], seed=1), run_dir=tmp_path / "whole")
+    train_script.train(_compose([*game, "train.episodes=6"], seed=1), run_dir=tmp_path / "cut")
+    first = ckpt.load(tmp_path / "cut" / "checkpoints" / "last.pt")["algo"]
+    assert first["counters"]["n_updates"] == 1 and len(first["pending"]) == 2
+    # the command line's train.* overrides are what a resume may change (read from Hydra's job)
+    monkeypatch.setattr(train_script, "hydra_task_overrides", lambda: ["train.episodes=10"])
+    resumed = _compose([f"resume={tmp_path / 'cut'}", "train.episodes=10"])
+    train_script.train(resumed, run_dir=tmp_path / "cut")
+    whole = ckpt.load(tmp_path / "whole" / "checkpoints" / "final.pt")["algo"]
+    again = ckpt.load(tmp_path / "cut" / "checkpoints" / "final.pt")["algo"]
+    assert again["counters"] == whole["counters"] == {"n_updates": 2, "episodes_seen": 10}
+    assert torch.equal(again["logits"], whole["logits"]) and (whole["logits"] != 0).any()
 
 
 COORDINATION = "env.payoff=[[2.0,0.0,0.0],[0.0,4.0,0.0],[0.0,0.0,6.0]]"
