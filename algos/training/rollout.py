@@ -21,7 +21,7 @@ from ..buffer import Episode
 LAST_VALUE_INFOS = ("report_score", "length_score")  # logged as the episode's last value
 SUMMED_INFOS = ("tokens", "llm_calls", "llm_errors")  # per-round counts, summed over the episode
 SUMMED_PREFIXES = ("referee/",)  # per-round counts by name prefix (the report env's referee flags), summed
-PER_ROUND_EXTRAS = ("rounds_since_append",)  # stored with the episode for transforms
+PER_ROUND_EXTRAS = ("rounds_since_append", "tokens")  # stored with the episode: transforms, graph_pg's token cost
 
 
 @dataclass

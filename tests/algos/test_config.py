@@ -20,7 +20,7 @@ def _compose(overrides):
         return compose("config", overrides=overrides)
 
 
-@pytest.mark.parametrize("algo", ["qmix", "vdn", "iql", "random"])
+@pytest.mark.parametrize("algo", ["qmix", "vdn", "iql", "graph_pg", "random"])
 @pytest.mark.parametrize("env", ["two_step", "one_step_3x3", "delayed_reward", "teammate_signal"])
 def test_every_algo_and_env_option_composes_and_builds(algo, env):
     cfg = _compose([f"algo={algo}", f"env={env}"])

@@ -40,10 +40,10 @@ def test_linear_schedule():
     assert s(50) == pytest.approx(0.55)
 
 
-@pytest.mark.parametrize("name", ["qmix", "vdn", "iql", "random"])
+@pytest.mark.parametrize("name", ["qmix", "vdn", "iql", "graph_pg", "random"])
 def test_algorithms_respect_masks_when_acting(name, two_step):
     _, spec = two_step
-    algo = small_learner(name, spec) if name != "random" else algos.build("random", spec)
+    algo = small_learner(name, spec) if name not in ("random", "graph_pg") else algos.build(name, spec)
     rng = np.random.default_rng(0)
     for explore in (True, False):
         algo.begin_episode()
