@@ -87,8 +87,28 @@ def score_summary(per_episode: list[dict], tasks: list[str] | None) -> dict:
     }
 
 
+def default_eval_episodes(env_cfg: DictConfig) -> int:
+    """``eval.episodes: null``: one repetition of the held-out tasks on a task env (every task once,
+    so the IQM's interval covers whole repetitions), 20 on an env without tasks."""
+    from envs.tasks import load_tasks
+
+    if "task_sampling" not in env_cfg:
+        return 20
+    if env_cfg.get("task_id"):
+        return 1
+    over = env_cfg.get("eval_overrides") or {}
+    return len(load_tasks(over.get("tasks", env_cfg.get("tasks")), over.get("split", env_cfg.get("split", "train"))))
+
+
 def evaluate_run(cfg: DictConfig) -> dict:
     load_plugins(cfg.plugins)
+    if cfg.eval.episodes is None:
+        env_of_run = (
+            OmegaConf.create(ckpt.load(ckpt.resolve_checkpoint(cfg.checkpoint))["config"]["env"])
+            if cfg.checkpoint
+            else cfg.env
+        )
+        cfg = OmegaConf.merge(cfg, {"eval": {"episodes": default_eval_episodes(env_of_run)}})
     if "task_sampling" in cfg.env:  # a task env: n consecutive seeds play each of its n tasks once
         cfg = OmegaConf.merge(cfg, {"env": {"task_sampling": "by_seed"}})
     if cfg.eval.compare and not cfg.checkpoint:  # several fixed policies, one table

@@ -82,7 +82,9 @@ class TrainConfig:
 
 @dataclass
 class EvalConfig:
-    episodes: int = 20  # evaluate.py: greedy episodes on the holdout env
+    # evaluate.py: greedy episodes on the holdout env. None: one repetition of its held-out tasks on a
+    # task env (each task once: 12 on the report env), 20 on others. More repetitions: a multiple of the tasks.
+    episodes: Optional[int] = None
     seed: int = 1_000_000  # base seed of evaluation episodes (disjoint from training seeds)
     out: Optional[str] = None  # metrics JSON path (default: <hydra run dir>/metrics.json)
     # Policies to compare on the same episodes, e.g. [handcrafted, preset:ring, random]; writes
@@ -175,12 +177,13 @@ def validate_run_config(cfg: DictConfig) -> None:
         ("train.checkpoint_every", 0),
         ("train.keep_checkpoints", 1),
         ("train.max_rounds", 1),
-        ("eval.episodes", 1),
         ("eval.seed", 0),
         ("seed", 0),
         ("torch_threads", 1),
     ):
         _int_at_least(cfg, key, low)
+    if OmegaConf.select(cfg, "eval.episodes") is not None:  # None: evaluate.py picks one repetition of the tasks
+        _int_at_least(cfg, "eval.episodes", 1)
     if cfg.seed > SEED_MAX:
         raise ConfigValueError(f"seed must be <= {SEED_MAX}, got {cfg.seed}")
     share = cfg.train.llm_error_share_stop

@@ -74,3 +74,21 @@ def test_evaluate_compares_every_fixed_policy_in_one_table(tmp_path):
     assert "| policy | report score | length score | tokens | rounds |" in md
     assert "at a budget of 8 rounds" in md and "| report flags | output flags |" in md
     assert all(f"| {p} |" in md for p in POLICIES)
+
+
+def test_the_default_evaluation_plays_each_held_out_task_once():
+    """eval.episodes: null is one repetition of the held-out tasks (20 episodes on 12 tasks left 8
+    out of the interval); an env without tasks keeps 20."""
+    from hydra import compose, initialize_config_dir
+
+    import experiments.evaluate as evaluate
+    from envs.tasks import load_tasks
+
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        report = compose(config_name="config", overrides=["env=report_writing_extractive"])
+        game = compose(config_name="config", overrides=["env=two_step"])
+        pinned = compose(config_name="config", overrides=["env=report_writing", "env.task_id=sqlite"])
+    assert report.eval.episodes is None
+    assert evaluate.default_eval_episodes(report.env) == len(load_tasks(None, "holdout")) == 12
+    assert evaluate.default_eval_episodes(game.env) == 20
+    assert evaluate.default_eval_episodes(pinned.env) == 1
