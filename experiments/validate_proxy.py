@@ -12,7 +12,8 @@ budget, on the proxy (seconds) and then on the LLM team (minutes an episode with
 model), cell by cell, ``workers`` cells at once. Each LLM-team episode is appended to ``panel.csv`` as it ends, beside the
 proxy episode of the same policy, task and seed; a rerun skips the rows already there, so
 the panel can be run in several sittings. The response cache is on: an episode cut off
-mid-way replays its finished calls. At the end (and with ``run_episodes=false``) it writes
+mid-way replays its finished calls. Each LLM-team episode's report and trace are kept under
+``episodes/<policy>/<task>/``. At the end (and with ``run_episodes=false``) it writes
 ``summary.json`` and ``summary.md``: the within-task Kendall tau between proxy and LLM
 scores (mean over the tasks every policy has finished, bootstrap 95 % interval over tasks,
 exact permutation p), the between-policy tau, and whether the proxy orders every policy
@@ -190,6 +191,13 @@ def play_cell(proxy_job: dict | None, llm_job: dict) -> tuple[dict | None, dict]
     return proxy, llm
 
 
+def keep_reports(job: dict, out: Path) -> dict:
+    """The LLM-team episode writes its report and trace under ``out/episodes/<policy>/<task>``:
+    the panel's reports are read, and judged by other judges, after it ran."""
+    cell = out / "episodes" / job["label"].replace(":", "_") / job["tasks"][0]
+    return dict(job, env=dict(job["env"], save_episodes=True, output_dir=str(cell)))
+
+
 def run_panel(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: int) -> None:
     """The cells not in the panel yet, ``workers`` at once; each row is written as its episode
     ends, so an interrupt loses only the episodes in flight."""
@@ -351,7 +359,8 @@ def validate(cfg: DictConfig) -> dict:
     t0 = time.perf_counter()
     llm_jobs = policy_jobs(vcfg, llm_env, tasks, vcfg.llm_overrides)
     if vcfg.run_episodes:  # the same (task, policy) order on both teams: cell k is proxy_jobs[k], llm_jobs[k]
-        run_panel(policy_jobs(vcfg, proxy_env, tasks, vcfg.proxy_overrides), llm_jobs, out, vcfg.workers)
+        proxy_jobs = policy_jobs(vcfg, proxy_env, tasks, vcfg.proxy_overrides)
+        run_panel(proxy_jobs, [keep_reports(j, out) for j in llm_jobs], out, vcfg.workers)
     # Rows of another checkpoint or algorithm config under the same label are not this panel's.
     wanted = {key(j["label"], j["tasks"][0], j["seed"], j["policy_id"]) for j in llm_jobs}
     rows = [r for r in read_rows(out / "panel.csv") if key(r["policy"], r["task"], r["seed"], r["policy_id"]) in wanted]

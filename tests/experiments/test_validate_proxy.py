@@ -46,6 +46,8 @@ def test_the_panel_resumes_without_rerunning_finished_episodes(tmp_path):
     assert len(rows) == 6 and {r["task"] for r in rows} == {"text-comparison", "heaps-and-bisection"}
     assert all(r["proxy_score"] and r["llm_score"] for r in rows), "each LLM row carries its proxy episode"
     assert all(r["commit"] for r in rows), "each row names the code revision that played it"
+    reports = sorted((tmp_path / "out" / "episodes").glob("*/*/episode_*/report.md"))
+    assert len(reports) == 6, "each LLM-team episode keeps its report"
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["tasks"] == ["text-comparison", "heaps-and-bisection"]
     assert set(summary["agreement"]["per_task_tau"]) == set(summary["tasks"])
