@@ -72,7 +72,7 @@ from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
-from . import report_features, report_infos
+from . import CallFailures, report_features, report_infos
 from .report_config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
 from .report_features import DecisionPoint, ReportFeatures, actions_of_plan
 from .report_resources import ReportResources
@@ -325,6 +325,10 @@ class ReportWritingEnv(ParallelEnv):
         if self.info_mode == "full":
             return {a: dict(v) for a, v in self._last_info.items()}
         return base
+
+    def call_failures(self) -> CallFailures:
+        """The last episode's LLM calls and failures (the env contract's failure report)."""
+        return report_infos.call_failures(self.trace)
 
     def last_round_info(self) -> dict[str, dict[str, Any]]:
         """The last reset's or step's infos in full (text and nested data included)."""

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
-from envs import get_comm_graph
+from envs import CallFailures, get_call_failures, get_comm_graph
 
 from ..base import Algorithm, EnvSpec, PlanPolicy
 from ..buffer import Episode
@@ -33,6 +33,12 @@ class EpisodeStats:
     q_values: list[float] = field(default_factory=list)  # mean chosen Q per round (learners)
     infos: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    # the env's report on the episode's failed calls (envs.CallFailures; none for an env without calls)
+    failures: CallFailures = field(default_factory=CallFailures)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.failures, dict):  # plain data from another process (algos.training.ray_rollout)
+            self.failures = CallFailures(**self.failures)
 
     def as_metrics(self, agents: list[str], prefix: str = "") -> dict[str, float]:
         m = {f"{prefix}return": self.ret, f"{prefix}length": float(self.length), f"{prefix}time_s": self.seconds}
@@ -212,6 +218,7 @@ def run_episode(
         q_values=q_values,
         infos={**info_last, **info_sum},
         seconds=time.perf_counter() - start,
+        failures=get_call_failures(env),
     )
     return episode, stats
 

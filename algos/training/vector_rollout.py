@@ -20,10 +20,9 @@ episode order, are the same for any ``num_envs``.
 The event loop lives as long as the runner (``asyncio.Runner``): HTTP clients built
 once (an AsyncOpenAI client) stay usable across rounds and episodes.
 
-An episode whose step raises, or in which the env reports failed LLM calls
-(``infos["llm_errors"]``, ``infos["llm_error"]``) and no call succeeded (a server
-down past the backend's retries), is dropped with its reason (:class:`EpisodeFailure`,
-logged); the others go on. ``algos``
+An episode whose step raises, or whose env reports failed calls none of which succeeded
+(``call_failures()``, the env contract: a server down past the backend's retries), is
+dropped with its reason (:class:`EpisodeFailure`, logged); the others go on. ``algos``
 imports no LLM code: the runner speaks only the env API.
 """
 
@@ -38,7 +37,7 @@ from typing import Any, Callable, Optional, Sequence, cast
 
 import numpy as np
 
-from envs import get_comm_graph
+from envs import CallFailures, get_call_failures, get_comm_graph
 
 from ..base import Algorithm, EnvSpec, PlanPolicy
 from ..buffer import Episode
@@ -117,7 +116,7 @@ class EpisodeRecorder:
         self.truncated = False  # cut at a time limit (see Episode.truncated)
         self.time_limit_observable: Optional[bool] = None  # the env's declaration for that cut
         self.start = time.perf_counter()
-        self.first_error: Optional[str] = None  # an env's optional `llm_error`, the first one
+        self.failures = CallFailures()  # the env's report, read when the episode ends
 
     def decision(self, o: dict, m: dict, state: np.ndarray, graph: np.ndarray) -> None:
         self.o.append(self.spec.stack_observations(o))
@@ -132,10 +131,7 @@ class EpisodeRecorder:
         rewards: dict,
         infos: dict,
         last_q: Any,
-        round_info: Optional[dict] = None,
     ) -> None:
-        """``round_info``: the round's full infos (``env.last_round_info()``), where the
-        step's infos are the stackable numbers only and so lack the ``llm_error`` text."""
         joint = np.zeros(self.spec.n_agents, np.int64)
         for i, a in enumerate(self.spec.agents):
             if a in actions:
@@ -156,19 +152,12 @@ class EpisodeRecorder:
             if k in info0:
                 self.seen_extras.add(k)
             self.extras[k].append(float(info0.get(k, 0)))
-        if self.first_error is None:
-            full0 = next(
-                (round_info[a] for a in acting if round_info is not None and isinstance(round_info.get(a), dict)), info0
-            )
-            if full0.get("llm_error"):
-                self.first_error = str(full0["llm_error"])
 
     def lost_reason(self) -> Optional[str]:
-        """Why the episode is worth nothing: LLM calls failed (``llm_errors``) and none
-        succeeded (no token spent), e.g. a server refusing connections past the retries."""
-        failed = int(self.info_sum.get("llm_errors", 0))
-        if failed and not self.info_sum.get("tokens", 0.0):
-            return f"all LLM calls failed ({failed}); first: {self.first_error}"
+        """Why the episode is worth nothing: its calls failed and none succeeded (the env's
+        ``call_failures()``), e.g. a server refusing connections past the retries."""
+        if self.failures.none_succeeded:
+            return f"all LLM calls failed ({self.failures.failed}); first: {self.failures.cause}"
         return None
 
     def finish(self) -> tuple[Episode, EpisodeStats]:
@@ -193,6 +182,7 @@ class EpisodeRecorder:
             q_values=self.q_values,
             infos={**self.info_last, **self.info_sum},
             seconds=time.perf_counter() - self.start,
+            failures=self.failures,
         )
         return episode, stats
 
@@ -385,7 +375,7 @@ class VectorRollout:
         full = full_round_info(env, infos)
         actions = plan_actions(env, full, acting) if self.emits_plans else decision
         s.graph = get_comm_graph(env, infos)
-        s.recorder.outcome(acting, actions, rewards, infos, s.view.last_q, round_info=full)
+        s.recorder.outcome(acting, actions, rewards, infos, s.view.last_q)
         s.obs, s.infos, s.rounds = obs, infos, s.rounds + 1
         done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
         if all(done.values()):
@@ -397,6 +387,7 @@ class VectorRollout:
             rec.time_limit_observable = getattr(getattr(env, "unwrapped", env), "time_limit_observable", None)
             if "time_limit_observable" in info0:
                 rec.time_limit_observable = bool(info0["time_limit_observable"])
+            rec.failures = get_call_failures(env)
             return True
         return False
 
@@ -407,6 +398,7 @@ class VectorRollout:
         except Exception:  # some envs refuse state() after the end
             state = np.zeros(self.spec.state_dim, np.float32)
         s.recorder.decision(o, m, state, s.graph)
+        s.recorder.failures = get_call_failures(env)
         episode, stats = s.recorder.finish()
         return EpisodeResult(s.index, s.seed, episode, stats)
 
