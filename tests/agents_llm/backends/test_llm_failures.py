@@ -217,7 +217,7 @@ def test_some_failed_calls_are_counted_and_summed_per_episode(openai_server):
 
 
 def test_write_report_api_raises_the_cause_and_keeps_what_it_wrote(tmp_path):
-    from agents_llm.api import ReportLLMError, run_report
+    from report_app.api import ReportLLMError, run_report
 
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(ReportLLMError, match=r"the LLM failed after 1 round\(s\): LLMConnectionError") as info:
