@@ -139,7 +139,7 @@ def _content_sentences(text: str, min_words: int) -> tuple[str, ...]:
 @lru_cache(maxsize=50_000)
 def is_echo(sentence: str, topic: str) -> bool:
     """Whether `sentence` is our own prompt instructions coming back (the referee's `echo_reason`)."""
-    from ..referee import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
+    from ..prompt_echo import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
 
     return echo_reason(sentence, topic=topic) is not None
 
