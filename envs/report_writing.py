@@ -62,7 +62,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents_llm.backends import TokenBudgetExceeded, make_ledger
-from agents_llm.engine import EpisodeContext, action_mask, plan_from_actions
+from agents_llm.engine import EpisodeContext, plan_from_actions
 from agents_llm.judges import make_reward_tracker
 from agents_llm.referee import Referee, grounder_for
 from agents_llm.report_state import ReportState
@@ -71,7 +71,7 @@ from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
-from . import CallFailures, report_features, report_infos, report_outputs, report_setup
+from . import CallFailures, report_actions, report_features, report_infos, report_outputs, report_setup
 from .report_config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
 from .report_env_settings import ReportEnvSettings
 from .report_features import DecisionPoint, ReportFeatures, actions_of_plan
@@ -239,17 +239,9 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
 
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
         assert self.report is not None  # reset() ran
-        report_empty = self.report.is_empty
-        return {
-            a: action_mask(
-                self.table,
-                i,
-                round_index=self.round,
-                min_rounds_before_terminate=self.min_rounds_before_terminate,
-                report_empty=report_empty,
-            )
-            for i, a in enumerate(self.possible_agents)
-        }
+        return report_actions.action_masks(
+            self.table, self.possible_agents, self.round, self.min_rounds_before_terminate, self.report.is_empty
+        )
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         """Observations and the state, computed together (the state before the next step)."""
@@ -294,28 +286,7 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
             raise RuntimeError(f"step() on a finished episode (ended: {self._ended}); call reset() to start a new one")
 
     def _validate_actions(self, actions: Mapping[str, Any]) -> dict[str, int]:
-        if not isinstance(actions, Mapping):
-            raise TypeError(f"actions must be a dict {{agent: int}}, got {type(actions).__name__}")
-        unknown = [a for a in actions if a not in self.possible_agents]
-        if unknown:
-            raise KeyError(f"unknown agent name(s) {unknown}; agents are {self.possible_agents}")
-        missing = [a for a in self.agents if a not in actions]
-        if missing:
-            raise KeyError(f"missing action(s) for {missing}; every live agent acts each round")
-        joint = {}
-        for a in self.agents:
-            raw = actions[a]
-            try:
-                value = int(np.asarray(raw).item())
-            except (TypeError, ValueError):
-                raise ValueError(f"action for {a} must be an integer, got {raw!r}") from None
-            if not 0 <= value < self.table.size or float(np.asarray(raw).item()) != value:
-                raise ValueError(
-                    f"action {raw!r} for {a} is out of range: Discrete({self.table.size}) "
-                    f"takes 0..{self.table.size - 1} ({', '.join(self.action_names())})"
-                )
-            joint[a] = value
-        return joint
+        return report_actions.joint_action(actions, self.agents, self.possible_agents, self.table)
 
     def step(self, actions: Mapping[str, Any]):
         return run_sync(self.astep(actions))
