@@ -57,8 +57,8 @@ endef
 # Static checks: ruff lint and format check (pyproject.toml [tool.ruff]) and mypy on the
 # packages (pyproject.toml [tool.mypy]; all come with the dev extra that `install` installs).
 # `python -m ruff format <paths>` rewrites a file the format check rejects.
-MYPY_PACKAGES := report_protocol rag agents_llm envs algos
-LINT_PATHS := report_protocol rag agents_llm envs algos experiments tests
+MYPY_PACKAGES := report_protocol rag agents_llm envs algos report_app
+LINT_PATHS := report_protocol rag agents_llm envs algos report_app experiments tests
 lint: install
 	$(PYTHON) -m ruff check $(LINT_PATHS)
 	$(PYTHON) -m ruff format --check $(LINT_PATHS)

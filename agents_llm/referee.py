@@ -29,19 +29,32 @@ Flags on the report (everything except agent-output flags) can become a reward
 penalty (``RefereeConfig.penalize``): a flagged round earns at most 0, minus
 ``penalty`` per flag. Agent-output flags are diagnostics only (they cost nothing
 unless their text reaches the report, where the section flags catch it).
+
+Its parts: the settings (`agents_llm.referee_config`), the repetition measures
+(`agents_llm.repetition`), the prompt-echo rule (`agents_llm.prompt_echo`, shared with the
+reference judge); this module holds the flags and the `Referee` that raises them, and
+re-exports the names callers import from it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-from dataclasses import asdict, dataclass, field, fields
-from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .judges.text import line_kind, markup_profile, sentences, words
+from .prompt_echo import (  # noqa: F401 (re-exported: the referee's echo rule, where callers import it)
+    Instructions,
+    echo_reason,
+    echoed_sentences,
+    instruction_texts,
+    instruction_trigrams,
+    instructions,
+)
+from .referee_config import RefereeConfig, make_referee_config  # noqa: F401 (re-exported)
+from .repetition import changed_chars, loop_share, repeated_sentences  # noqa: F401 (re-exported)
 from .report_state import ReportState, Section
 
 REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK = (
@@ -55,72 +68,6 @@ REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBAC
 )
 FLAG_KINDS = (REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK)
 REPORT_TARGET = "report"  # a flag about the whole report (score jump, padding, judge fallback)
-
-
-@dataclass
-class RefereeConfig:
-    """The referee's thresholds and its reward penalty (env config key `referee`)."""
-
-    enabled: bool = True  # run the checks after every round (flags in infos, trace, logs)
-    # Turn report flags into a penalty: a flagged round's reward becomes min(reward, 0) - penalty * flags.
-    # On by default for training and evaluation through conf/env/report_writing.yaml (referee.penalize:
-    # true); off for an env built in Python without a referee config, whose reward is then the judge's
-    # delta alone. report_score stays the judge's measurement either way; the flags are counted beside it.
-    penalize: bool = False
-    penalty: float = 0.05  # reward taken per report flag when penalize is on
-    check_agent_outputs: bool = True  # also check each agent's output for repetition and echo (never penalised)
-    repetition_share: float = 0.5  # flag when this share of a text's characters repeats earlier sentences
-    repetition_similarity: float = 0.8  # word-set Jaccard at which two sentences count as the same sentence
-    loop_ngram: int = 3  # words per n-gram of the looping-phrase check
-    loop_share: float = 0.5  # flag when this share of a text's n-grams are repeats (texts of >= 12 n-grams)
-    echo_overlap: float = 0.6  # a sentence echoes the prompt when this share of its word trigrams is ours
-    echo_share: float = 0.3  # flag when this share of a text's characters (or its title) echoes the prompt
-    # A sentence echoes the prompt when this share of its content words (topic words and stopwords left out,
-    # at least echo_min_words of them) are words of our instructions: catches rephrased echoes.
-    echo_vocabulary_share: float = 0.8
-    echo_min_words: int = 4
-    markup_share: float = 0.5  # flag when this share of a text's classified characters is code or markup
-    unsupported_share: float = 0.5  # flag a citing section when this share of its text is below the floor
-    jump_tolerance: float = 0.02  # |score change| allowed without a text change
-    small_edit_chars: int = 20  # an edit this small counts as "no text change" for a jump above jump_on_small_edit
-    jump_on_small_edit: float = 0.1
-    padding_min_chars: int = 80  # growth (characters) from which a flat score counts as padding
-    padding_tolerance: float = 0.0  # score change at or below which growth counts as padding
-
-
-def make_referee_config(raw: Any) -> RefereeConfig:
-    """A RefereeConfig from None, a dataclass or a mapping; an unknown key fails naming it."""
-    if raw is None:
-        return RefereeConfig()
-    if isinstance(raw, RefereeConfig):
-        return raw
-    if not isinstance(raw, Mapping):
-        raw = {f.name: getattr(raw, f.name) for f in fields(RefereeConfig) if hasattr(raw, f.name)}
-    known = {f.name for f in fields(RefereeConfig)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise ValueError(f"env.referee: unknown key(s) {unknown}; known: {sorted(known)}")
-    cfg = RefereeConfig(**dict(raw))
-    for name in ("penalty", "padding_min_chars", "small_edit_chars"):
-        if getattr(cfg, name) < 0:
-            raise ValueError(f"env.referee.{name} must be >= 0, got {getattr(cfg, name)!r}")
-    for name in (
-        "repetition_share",
-        "repetition_similarity",
-        "loop_share",
-        "echo_overlap",
-        "echo_share",
-        "echo_vocabulary_share",
-        "markup_share",
-        "unsupported_share",
-    ):
-        if not 0.0 < getattr(cfg, name) <= 1.0:
-            raise ValueError(f"env.referee.{name} must be in (0, 1], got {getattr(cfg, name)!r}")
-    if cfg.echo_min_words < 1:
-        raise ValueError(f"env.referee.echo_min_words must be >= 1, got {cfg.echo_min_words!r}")
-    if cfg.loop_ngram < 2:
-        raise ValueError(f"env.referee.loop_ngram must be >= 2, got {cfg.loop_ngram!r}")
-    return cfg
 
 
 @dataclass
@@ -171,192 +118,6 @@ def grounder_for(judge: Any, embedding: Any = None) -> Any:
     kind = "hashing" if "hashing" in str(getattr(embedding, "identity", "")).lower() else "minilm"
     floor, ceiling = GROUNDING_BANDS[kind]
     return ReferenceJudge(embedding, grounding_floor=floor, grounding_ceiling=ceiling)
-
-
-# -- text checks (pure functions) ---------------------------------------------------------
-def _norm(sentence: str) -> tuple[str, ...]:
-    return tuple(words(sentence))
-
-
-def _same(a: tuple[str, ...], b: tuple[str, ...], similarity: float) -> bool:
-    if a == b:
-        return True
-    sa, sb = set(a), set(b)
-    return bool(sa and sb) and len(sa & sb) / len(sa | sb) >= similarity
-
-
-def repeated_sentences(text: str, earlier: Iterable[str] = (), similarity: float = 0.8) -> tuple[float, list[str]]:
-    """(share of `text`'s characters in sentences repeating an earlier one, those sentences)."""
-    seen = [_norm(s) for s in earlier if words(s)]
-    sents = [s for s in sentences(text) if words(s)]
-    total = sum(len(s) for s in sents)
-    repeats: list[str] = []
-    for s in sents:
-        n = _norm(s)
-        if any(_same(n, m, similarity) for m in seen):
-            repeats.append(s)
-        seen.append(n)
-    return (sum(len(s) for s in repeats) / total if total else 0.0), repeats
-
-
-def loop_share(text: str, n: int = 3) -> tuple[float, int]:
-    """(share of the word n-grams of `text` that repeat an earlier n-gram, number of n-grams)."""
-    w = words(text)
-    grams = [tuple(w[i : i + n]) for i in range(len(w) - n + 1)]
-    if not grams:
-        return 0.0, 0
-    return 1.0 - len(set(grams)) / len(grams), len(grams)
-
-
-def _trigrams(tokens: Sequence[str]) -> list[tuple[str, ...]]:
-    return [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
-
-
-@dataclass(frozen=True)
-class Instructions:
-    """What our prompt builders write themselves (never the topic, messages or sources an agent is given):
-    their word trigrams, their content words (stemmed) and the labels that open their lines."""
-
-    trigrams: frozenset
-    vocabulary: frozenset
-    labels: frozenset  # lower-cased label words, e.g. ("task",), ("section", "goal"), ("objective",)
-
-
-_LABEL = re.compile(r"^\W*([A-Za-z][^:\n]{0,40}?)\s*:")  # "Task:", "Objective (DRAFTING round 2):"
-
-
-def _label_words(label: str) -> tuple[str, ...]:
-    return tuple(words(re.sub(r"\([^)]*\)", " ", label)))
-
-
-# Stands in for every input a prompt carries (topic, objective, messages, sources): words() sees no word in
-# it, so what is left is the instructions and the labels around the inputs ("Section goal: ...").
-_INPUT = "\u2026"
-
-
-def instruction_texts() -> list[str]:
-    """Every instruction our prompts carry, the inputs left blank (system prompts, tasks, phase objectives
-    and blocks, the query, Collector and Summarizer prompts, the labels of every input)."""
-    from . import phase_prompts, prompts
-
-    x, inbox = _INPUT, [(_INPUT, _INPUT)]
-    texts: list[str] = []
-    report = ReportState(topic=x)
-    for role in prompts.SYSTEM:
-        texts += [
-            m["content"]
-            for m in prompts.agent_messages(
-                role, topic=x, objective=x, outline=[x], summary=x, inbox=inbox, memory=x, evidence=x, instruction=x
-            )
-        ]
-        for phase in list(prompts.PHASE_TASK) + list(phase_prompts.PHASES):
-            texts.append(prompts.task_for(role, phase))
-            if phase_prompts.handles(phase):
-                texts += [
-                    m["content"]
-                    for m in phase_prompts.agent_messages(
-                        role,
-                        phase=phase,
-                        topic=x,
-                        objective_text=x,
-                        report=report,
-                        inbox=inbox,
-                        memory=x,
-                        evidence=x,
-                        instruction=x,
-                    )
-                ]
-    texts += [m["content"] for m in prompts.query_messages(topic=x, objective=x, inbox=inbox, memory=x)]
-    texts += [
-        m["content"] for m in prompts.collector_messages(topic=x, objective=x, last_section=x, contributions=inbox)
-    ]
-    texts += [m["content"] for m in prompts.summarizer_messages(previous_summary=x, addition=x)]
-    return texts
-
-
-@lru_cache(maxsize=1)
-def instructions() -> Instructions:
-    from .judges.terms import STOPWORDS, stem
-
-    grams: set = set()
-    vocabulary: set = set()
-    labels: set = set()
-    for t in instruction_texts():
-        for line in t.splitlines():
-            tokens = words(line)
-            grams.update(_trigrams(tokens))
-            vocabulary.update(stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS)
-            m = _LABEL.match(line)
-            if m and _label_words(m.group(1)):
-                labels.add(_label_words(m.group(1)))
-    return Instructions(frozenset(grams), frozenset(vocabulary), frozenset(labels))
-
-
-def instruction_trigrams() -> frozenset:
-    """Every word trigram our prompt builders write with empty inputs."""
-    return instructions().trigrams
-
-
-def echo_reason(
-    sentence: str,
-    *,
-    topic: str = "",
-    overlap: float = 0.6,
-    vocabulary_share: float = 0.8,
-    min_words: int = 4,
-    ours: Instructions | None = None,
-) -> str | None:
-    """Why `sentence` echoes our prompt instructions ('verbatim', 'label', 'rephrased'), or None."""
-    from .judges.terms import STOPWORDS, stem
-
-    ours = instructions() if ours is None else ours
-    tokens = words(sentence)
-    grams = _trigrams(tokens)
-    if len(grams) >= 2 and sum(g in ours.trigrams for g in grams) / len(grams) >= overlap:
-        return "verbatim"
-    m = _LABEL.match(sentence)
-    if m and _label_words(m.group(1)) in ours.labels:
-        return "label"
-    topic_stems = {stem(w) for w in words(topic)}
-    content = [stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS]
-    content = [w for w in content if w not in topic_stems]
-    if len(content) >= min_words and sum(w in ours.vocabulary for w in content) / len(content) >= vocabulary_share:
-        return "rephrased"
-    return None
-
-
-def echoed_sentences(
-    text: str,
-    overlap: float = 0.6,
-    ours: Instructions | None = None,
-    *,
-    topic: str = "",
-    vocabulary_share: float = 0.8,
-    min_words: int = 4,
-) -> tuple[float, list[str]]:
-    """(share of `text`'s characters in sentences that echo our prompt instructions, those sentences)."""
-    sents = [s for s in sentences(text) if words(s)]
-    total = sum(len(s) for s in sents)
-    echoed = [
-        s
-        for s in sents
-        if echo_reason(
-            s, topic=topic, overlap=overlap, vocabulary_share=vocabulary_share, min_words=min_words, ours=ours
-        )
-    ]
-    return (sum(len(s) for s in echoed) / total if total else 0.0), echoed
-
-
-def changed_chars(before: str, after: str) -> int:
-    """Characters of the changed span: the longer text minus the prefix and suffix both share."""
-    n = min(len(before), len(after))
-    prefix = 0
-    while prefix < n and before[prefix] == after[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < n - prefix and before[-1 - suffix] == after[-1 - suffix]:
-        suffix += 1
-    return max(len(before), len(after)) - prefix - suffix
 
 
 def _clip(items: Sequence[str], n: int = 3, chars: int = 160) -> list[str]:

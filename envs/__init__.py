@@ -62,6 +62,14 @@ The env contract (what ``algos`` relies on)
   back to the previous append); 0 or absent on every other round. The learners'
   ``reward_spreading`` reads it (off by default; ``nstep``: n-step targets reaching to
   the append; ``even``: the original's biased even spreading, for replication).
+* Optional ``call_failures()`` returning a :class:`CallFailures`: the last episode's
+  calls to an outside service (the report env: its LLM calls), how many failed, what they
+  spent and the first failure's cause. Training stops on it (``train.llm_error_share_stop``)
+  and a concurrent rollout drops an episode none of whose calls succeeded; it is read once
+  the episode has ended, before the next reset. Use :func:`get_call_failures` to read it:
+  an env without the method (no outside calls: the matrix games) reports none.
+  The per-round counts ``llm_calls`` and ``llm_errors`` in ``infos`` are logged (summed)
+  like ``tokens``.
 * Optional ``artifacts()`` returning ``{name: path}`` (e.g. the last report and its
   trace); ``experiments/train.py`` prints them at the end of training.
 * Optional held-out evaluation: an env config may carry ``eval_overrides`` (a dict of
@@ -92,6 +100,7 @@ The env contract (what ``algos`` relies on)
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 import numpy as np
@@ -194,6 +203,34 @@ def get_comm_graph(env: Any, infos: dict | None = None) -> np.ndarray:
     if graph.ndim != 2 or graph.shape[0] != 2:
         raise ValueError(f"comm_graph must have shape (2, E), got {graph.shape}")
     return graph
+
+
+@dataclass(frozen=True)
+class CallFailures:
+    """An episode's calls to an outside service (the report env: its LLM calls) as its env
+    reports them (``call_failures()``); all zero for an env that makes none."""
+
+    calls: int = 0  # calls the episode made
+    failed: int = 0  # ... of which failed
+    tokens: int = 0  # tokens the episode's calls spent (0 with failed calls: none succeeded)
+    cause: str = ""  # the first failure: what ended the episode, else the first failed call's error
+
+    @property
+    def share(self) -> float:
+        """The share of the calls that failed (0 for an episode without calls)."""
+        return self.failed / self.calls if self.calls else 0.0
+
+    @property
+    def none_succeeded(self) -> bool:
+        """Calls failed and none succeeded (nothing spent): the episode is not the team's work."""
+        return self.failed > 0 and not self.tokens
+
+
+def get_call_failures(env: Any) -> CallFailures:
+    """The env's report on its last episode's calls (``call_failures()``); none for an env without it."""
+    base = getattr(env, "unwrapped", env)
+    fn = getattr(env, "call_failures", None) or getattr(base, "call_failures", None)
+    return fn() if callable(fn) else CallFailures()
 
 
 # --- built-in envs -------------------------------------------------------------------

@@ -22,7 +22,8 @@ default (the value at reset).
 
 :class:`RoundOutcome` is one finished round as the env saw it; :func:`round_infos` turns
 it into the infos of both forms and :func:`trace_round` into the trace's round entry, so
-the env itself only runs the round and decides how the episode goes on.
+the env itself only runs the round and decides how the episode goes on; :func:`call_failures`
+reads an episode's LLM failures back from that trace (the env contract's ``call_failures()``).
 """
 
 from __future__ import annotations
@@ -35,9 +36,12 @@ import numpy as np
 from agents_llm.referee import FLAG_KINDS, flag_counts
 from report_protocol import ActionTable, RoundPlan
 
+from . import CallFailures
+
 if TYPE_CHECKING:
     from agents_llm.engine import RoundResult
     from agents_llm.referee import Flag
+    from agents_llm.trace import ExecutionTrace
     from agents_llm.report_state import ReportState
 
 INFO_MODES = ("stackable", "full")
@@ -219,6 +223,25 @@ def trace_round(o: RoundOutcome, report: "ReportState") -> dict[str, Any]:
         "referee": [f.as_dict() for f in o.flags],
         "report": report_snapshot(report, result.collector.section_id),
     }
+
+
+def call_failures(trace: "ExecutionTrace | None") -> CallFailures:
+    """An episode's LLM calls, failed calls, tokens and first failure, from its trace: the
+    rounds' ``llm`` counts and ``tokens``, the end (reason ``llm_error``: its detail), else the
+    first call that failed."""
+    if trace is None:
+        return CallFailures()
+    calls = sum(int((r.get("llm") or {}).get("calls", 0)) for r in trace.rounds)
+    failed = sum(int((r.get("llm") or {}).get("errors", 0)) for r in trace.rounds)
+    tokens = sum(int((r.get("tokens") or {}).get("round", 0)) for r in trace.rounds)
+    cause = ""
+    if failed:
+        if trace.end.get("reason") == "llm_error":
+            cause = trace.end.get("detail") or "llm_error"
+        else:
+            errors = [c["error"] for r in trace.rounds for c in r.get("calls", []) if c.get("llm_failed")]
+            cause = errors[0] if errors else "unknown"
+    return CallFailures(calls=calls, failed=failed, tokens=tokens, cause=cause)
 
 
 def round_infos(

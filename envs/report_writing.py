@@ -53,7 +53,6 @@ built for this env alone from its config (and the ready-made `backend=`, `retrie
 
 from __future__ import annotations
 
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any, Mapping
@@ -63,7 +62,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agents_llm.backends import TokenBudgetExceeded, make_ledger
-from agents_llm.engine import EpisodeContext, RoundEngine, action_mask, plan_from_actions
+from agents_llm.engine import EpisodeContext, plan_from_actions
 from agents_llm.judges import make_reward_tracker
 from agents_llm.referee import Referee, grounder_for
 from agents_llm.report_state import ReportState
@@ -72,11 +71,12 @@ from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
-from . import report_features, report_infos
+from . import CallFailures, report_actions, report_features, report_infos, report_outputs, report_setup
 from .report_config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
+from .report_env_settings import ReportEnvSettings
 from .report_features import DecisionPoint, ReportFeatures, actions_of_plan
 from .report_resources import ReportResources
-from .tasks import Task, load_tasks
+from .tasks import Task
 
 __doc__ = (__doc__ or "").replace("{layout}", report_features.layout_doc())
 
@@ -85,7 +85,7 @@ StepResult = tuple[
 ]
 
 
-class ReportWritingEnv(ParallelEnv):
+class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
     metadata = {"name": "report_writing_v0", "render_modes": ["human", "ansi"], "is_parallelizable": True}
     # The round budget is in the observation (round/max, rounds left), so reaching it is
     # terminal for value targets (envs/__init__.py contract). A token-budget cut is
@@ -115,38 +115,11 @@ class ReportWritingEnv(ParallelEnv):
         self.agents: list[str] = []
         self.n = len(self.team)
         self.table = ActionTable(self.n)
-        self.tasks: list[Task] = self._load_tasks(cfg)
-
+        self.tasks: list[Task] = report_setup.env_tasks(cfg)
         given = {"backend": backend, "retriever": retriever, "embedding": embedding, "judge_obj": judge_obj}
-        if resources is None:
-            resources = ReportResources(
-                llm=cfg.llm,
-                judge=cfg.judge,
-                rag=cfg.rag,
-                store_path=cfg.store_path,
-                **{k: v for k, v in given.items() if v is not None},
-            )
-        else:
-            extra = sorted(k for k, v in given.items() if v is not None)
-            if extra:
-                raise TypeError(
-                    f"{', '.join(extra)}: hand ready-made objects to ReportResources(...), not beside resources="
-                )
-            resources.check_fits(cfg.llm, cfg.judge, cfg.rag, cfg.store_path)
-        self.resources = resources
-        self.backend = resources.backend
-
-        if cfg.extractive_team:
-            from agents_llm.extractive import ExtractiveEngine
-
-            self.engine: Any = ExtractiveEngine(
-                self.team,
-                settings=cfg.engine,
-                tokenizer_model=cfg.llm.get("tokenizer_model", "smollm2-135m"),
-                version=cfg.extractive.version,
-            )
-        else:
-            self.engine = RoundEngine(self.team, self.backend, retriever=None, settings=cfg.engine)
+        self.resources = report_setup.resolve_resources(cfg, resources, given)
+        self.backend = self.resources.backend
+        self.engine: Any = report_setup.make_engine(cfg, self.team, self.backend)
         self.features = ReportFeatures(
             self.possible_agents,
             [m.role.name for m in self.team],
@@ -171,79 +144,6 @@ class ReportWritingEnv(ParallelEnv):
         self.report: ReportState | None = None
         self.task: Task | None = None
         self._ended: str | None = None
-
-    @staticmethod
-    def _load_tasks(cfg: ReportEnvConfig) -> list[Task]:
-        tasks = load_tasks(cfg.tasks, split=cfg.split)
-        if cfg.corpus is not None:
-            tasks = [Task(t.id, t.topic, t.split, str(cfg.corpus), t.key_terms) for t in tasks]
-        if cfg.task_id is not None:
-            chosen = [t for t in tasks if t.id == cfg.task_id]
-            if not chosen:
-                raise ValueError(f"task_id {cfg.task_id!r} not in split {cfg.split!r}: {[t.id for t in tasks]}")
-            tasks = chosen
-        return tasks
-
-    # Settings read by callers and tests under their historical names.
-    @property
-    def max_rounds(self) -> int:
-        return self.config.max_rounds
-
-    @property
-    def min_rounds_before_terminate(self) -> int:
-        return self.config.min_rounds_before_terminate
-
-    @property
-    def summary_dim(self) -> int:
-        return self.config.summary_dim
-
-    @property
-    def token_scale(self) -> float:
-        return self.config.token_scale
-
-    @property
-    def round_token_scale(self) -> float:
-        return self.config.round_token_scale
-
-    @property
-    def render_mode(self) -> str | None:
-        return self.config.render_mode
-
-    @property
-    def info_mode(self) -> str:
-        return self.config.infos
-
-    @property
-    def observe_comm_adjacency(self) -> bool:
-        return self.config.observe_comm_adjacency
-
-    @property
-    def output_dir(self) -> Path | None:
-        return self.config.output_dir
-
-    @property
-    def save_episodes(self) -> bool:
-        return self.config.save_episodes
-
-    @property
-    def split(self) -> str:
-        return self.config.split
-
-    @property
-    def llm_cfg(self) -> dict[str, Any]:
-        return self.config.llm
-
-    @property
-    def judge_cfg(self) -> dict[str, Any]:
-        return self.config.judge
-
-    @property
-    def settings(self) -> Any:
-        return self.config.engine
-
-    @property
-    def extractive(self) -> bool:
-        return self.config.extractive_team
 
     # -- spaces --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -328,35 +228,22 @@ class ReportWritingEnv(ParallelEnv):
             return {a: dict(v) for a, v in self._last_info.items()}
         return base
 
+    def call_failures(self) -> CallFailures:
+        """The last episode's LLM calls and failures (the env contract's failure report)."""
+        return report_infos.call_failures(self.trace)
+
     def last_round_info(self) -> dict[str, dict[str, Any]]:
         """The last reset's or step's infos in full (text and nested data included)."""
         return {a: dict(v) for a, v in self._last_info.items()}
 
     def _pick_task(self, options: dict, seed: int | None = None) -> Task:
-        if "task" in options or "topic" in options:
-            raw = options.get("task") or {"id": "custom", "topic": options.get("topic")}
-            if isinstance(raw, Task):
-                return raw
-            if isinstance(raw, str):
-                raw = {"id": "custom", "topic": raw}
-            return Task.from_dict(dict(raw), "reset(options)")
-        if self.config.task_sampling == "by_seed" and seed is not None:
-            return self.tasks[seed % len(self.tasks)]
-        return self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        return report_setup.pick_task(self.tasks, options, seed, self.config.task_sampling, self.np_random)
 
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
         assert self.report is not None  # reset() ran
-        report_empty = self.report.is_empty
-        return {
-            a: action_mask(
-                self.table,
-                i,
-                round_index=self.round,
-                min_rounds_before_terminate=self.min_rounds_before_terminate,
-                report_empty=report_empty,
-            )
-            for i, a in enumerate(self.possible_agents)
-        }
+        return report_actions.action_masks(
+            self.table, self.possible_agents, self.round, self.min_rounds_before_terminate, self.report.is_empty
+        )
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         """Observations and the state, computed together (the state before the next step)."""
@@ -401,28 +288,7 @@ class ReportWritingEnv(ParallelEnv):
             raise RuntimeError(f"step() on a finished episode (ended: {self._ended}); call reset() to start a new one")
 
     def _validate_actions(self, actions: Mapping[str, Any]) -> dict[str, int]:
-        if not isinstance(actions, Mapping):
-            raise TypeError(f"actions must be a dict {{agent: int}}, got {type(actions).__name__}")
-        unknown = [a for a in actions if a not in self.possible_agents]
-        if unknown:
-            raise KeyError(f"unknown agent name(s) {unknown}; agents are {self.possible_agents}")
-        missing = [a for a in self.agents if a not in actions]
-        if missing:
-            raise KeyError(f"missing action(s) for {missing}; every live agent acts each round")
-        joint = {}
-        for a in self.agents:
-            raw = actions[a]
-            try:
-                value = int(np.asarray(raw).item())
-            except (TypeError, ValueError):
-                raise ValueError(f"action for {a} must be an integer, got {raw!r}") from None
-            if not 0 <= value < self.table.size or float(np.asarray(raw).item()) != value:
-                raise ValueError(
-                    f"action {raw!r} for {a} is out of range: Discrete({self.table.size}) "
-                    f"takes 0..{self.table.size - 1} ({', '.join(self.action_names())})"
-                )
-            joint[a] = value
-        return joint
+        return report_actions.joint_action(actions, self.agents, self.possible_agents, self.table)
 
     def step(self, actions: Mapping[str, Any]):
         return run_sync(self.astep(actions))
@@ -549,21 +415,14 @@ class ReportWritingEnv(ParallelEnv):
             if self.save_episodes and self.output_dir is not None:
                 self.save(self.output_dir / f"episode_{self.episode_id}")
 
-    # -- outputs -------------------------------------------------------------------
+    # -- outputs (envs/report_outputs.py) -------------------------------------------
     def save(self, folder: str | Path) -> dict[str, str]:
         """Write the report (markdown) and the trace (JSON) of the current/last episode."""
         if self.trace is None or self.report is None:
             raise RuntimeError("nothing to save: no episode has started")
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        if self._ended is None:  # mid-episode: the trace says so and carries the report so far
-            self.trace.report_markdown = self.report.to_markdown()
-        report_path = folder / "report.md"
-        tmp = report_path.with_suffix(".md.tmp")
-        tmp.write_text(self.report.to_markdown(), encoding="utf-8")
-        tmp.replace(report_path)
-        trace_path = self.trace.save(folder / "trace.json")
-        self._artifacts = {"report": str(report_path), "trace": str(trace_path)}
+        self._artifacts = report_outputs.save_episode(
+            Path(folder), self.report, self.trace, ended=self._ended is not None
+        )
         return dict(self._artifacts)
 
     def artifacts(self) -> dict[str, str]:
@@ -571,8 +430,7 @@ class ReportWritingEnv(ParallelEnv):
         if self.trace is None:
             return {}
         if not self._artifacts or self._ended is None:
-            base = self.output_dir or Path(tempfile.gettempdir()) / "qmix-report-gym"
-            self.save(base / f"episode_{self.episode_id}")
+            self.save(report_outputs.episode_folder(self.output_dir, self.episode_id))
         return dict(self._artifacts)
 
     def render(self):

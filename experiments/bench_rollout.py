@@ -9,7 +9,7 @@
     python experiments/bench_rollout.py llamacpp-batch             # batched decode / a process per core vs one call
 
 standin: the report env (4 agents, 3 rounds, hashing embedding and reference judge) over
-the OpenAI-compatible backend against tests/batching_server.py (a TEST DOUBLE modelling
+the OpenAI-compatible backend against agents_llm/backends/batching_standin.py (a TEST DOUBLE modelling
 a batching GPU server: fixed latency per request up to its slots). Prints episodes/hour
 and the speed-up over N = 1 as a share of the ideal N x.
 
@@ -128,7 +128,7 @@ def bench_server(
 
 
 def cmd_standin(a) -> None:
-    from tests.batching_server import BatchingServer
+    from agents_llm.backends.batching_standin import BatchingServer
 
     with BatchingServer(latency_s=a.latency, slots=a.slots) as server:
         print(
@@ -145,7 +145,7 @@ def cmd_llamacpp_server(a) -> None:
     import httpx
 
     from agents_llm.backends.models import resolve_model
-    from tests.batching_server import free_port
+    from agents_llm.backends.batching_standin import free_port
 
     port = free_port()
     proc = subprocess.Popen(

@@ -200,7 +200,7 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
                 bar.write(f"episode {item.index} dropped: {item.failure}")
                 continue
             stats = item.stats
-            check_llm_failures(stats.infos, episode=item.index, stop_share=cfg.train.llm_error_share_stop, env=env)
+            check_llm_failures(stats.failures, episode=item.index, stop_share=cfg.train.llm_error_share_stop)
             # From here to the end of the iteration an interrupt waits: the bookkeeping below
             # (update, logs, evaluation, checkpoint) either all happens or none of it.
             guard.enter()

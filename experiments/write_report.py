@@ -18,7 +18,7 @@ apostrophes, colons and `${...}` reach the report as typed.
 Ingests the documents if needed (unchanged files are skipped), runs the pipeline on the
 embedded model by default, and writes report.md, report.tex, report.pdf (pdflatex; skipped
 with a message when no TeX engine is installed) and trace.json under
-<output_root>/<timestamp>_<slug>/. The same from Python: `from agents_llm import write_report`.
+<output_root>/<timestamp>_<slug>/. The same from Python: `from report_app import write_report`.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def _abs(path: Optional[str]) -> Optional[str]:
 
 
 def run(cfg: DictConfig, task: Optional[str] = None) -> int:
-    from agents_llm.api import ReportInputError, ReportLLMError, run_report
+    from report_app.api import ReportInputError, ReportLLMError, run_report
     from agents_llm.backends import LLMConfigError
     from agents_llm.redaction import redact_text
     from algos.handcrafted_phases import PhaseConfigError

@@ -15,19 +15,17 @@ Writers of one store are serialised across processes: :meth:`RagStore.writing` h
 exclusive file lock (``<store>/.write.lock``) and, when another process wrote since this
 one loaded (``<store>/.generation`` changed), reloads the bookkeeping from Chroma first,
 so two ingests into one store at once add up instead of overwriting each other's chunk
-locations.
+locations. The ids, locations and metadata it writes are `rag.store_records`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import sys
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
@@ -37,10 +35,23 @@ from chromadb.api.types import Embeddable, EmbeddingFunction
 from chromadb.config import Settings
 from filelock import FileLock, Timeout
 
-from rag.chunking import Chunk
 from rag.config import validate_rag_config
 from rag.embeddings import ChromaEmbeddingAdapter, Embedding, build_embedding
 from rag.lexical import LexicalIndex, build_lexical_index
+from rag.store_records import (  # noqa: F401 (re-exported: ingest and retrieval import them from rag.store)
+    CommitCounts,
+    FilePlan,
+    Location,
+    SourceRecord,
+    _flat_metadata,
+    _plan_locations,
+    chunk_id,
+    chunk_ids,
+    decode_locations,
+    file_sha256,
+    locations_of,
+    source_key,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -49,110 +60,6 @@ _SCHEMA_VERSION = 2
 _LOAD_PAGE = 5000
 WRITE_LOCK = ".write.lock"  # in the store's folder: held by the process writing the store
 GENERATION = ".generation"  # in the store's folder: a new value after each locked write
-
-
-def source_key(path: str | Path) -> str:
-    """A file's identity in the store: its resolved absolute path."""
-    return Path(path).expanduser().resolve().as_posix()
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def chunk_id(text: str) -> str:
-    """Content-hash id: the same text gets the same id in every file and every run."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
-def chunk_ids(chunks: Sequence[Chunk]) -> List[str]:
-    return [chunk_id(chunk.text) for chunk in chunks]
-
-
-Location = Tuple[str, str, Optional[int]]  # (source name, source key, page)
-
-
-def decode_locations(metadata: dict) -> Dict[str, dict]:
-    """A chunk's locations, {source key: {name, sha, kind, pages}}; a store written before
-    schema 2 has only the one location in the flat fields."""
-    raw = metadata.get("locations")
-    if raw:
-        return json.loads(raw)
-    page = metadata.get("page")
-    return {
-        metadata["source_path"]: {
-            "name": metadata["source"],
-            "sha": metadata["file_sha256"],
-            "kind": metadata.get("kind", ""),
-            "pages": [page],
-        }
-    }
-
-
-def locations_of(metadata: dict) -> List[Location]:
-    """Every (source name, source key, page) a chunk's text occurs at, first location first."""
-    return [(entry["name"], key, page) for key, entry in decode_locations(metadata).items() for page in entry["pages"]]
-
-
-@dataclass
-class SourceRecord:
-    key: str
-    name: str
-    file_sha256: str
-    chunk_ids: List[str] = field(default_factory=list)
-
-
-@dataclass
-class FilePlan:
-    """What one file should look like in the store after ingestion."""
-
-    key: str
-    name: str
-    file_sha256: str
-    kind: str
-    chunks: List[Chunk]
-    ids: List[str]
-    embedding_inputs: List[str]
-
-
-@dataclass
-class CommitCounts:
-    added: int = 0
-    removed: int = 0
-    unchanged: int = 0
-
-
-def _plan_locations(plan: "FilePlan") -> Dict[str, dict]:
-    """{chunk id: this file's location entry} for a plan, ids in first-occurrence order."""
-    entries: Dict[str, dict] = {}
-    for chunk, identifier in zip(plan.chunks, plan.ids):
-        entry = entries.get(identifier)
-        if entry is None:
-            entry = entries[identifier] = {"name": plan.name, "sha": plan.file_sha256, "kind": plan.kind, "pages": []}
-        if chunk.page not in entry["pages"]:
-            entry["pages"].append(chunk.page)
-    return entries
-
-
-def _flat_metadata(locations: Dict[str, dict], ordinal: int, token_count: int) -> dict:
-    key, first = next(iter(locations.items()))
-    metadata = {
-        "source": first["name"],
-        "source_path": key,
-        "file_sha256": first["sha"],
-        "kind": first["kind"],
-        "ordinal": ordinal,
-        "token_count": token_count,
-        "locations": json.dumps(locations, separators=(",", ":")),
-    }
-    page = first["pages"][0]
-    if page is not None:
-        metadata["page"] = page
-    return metadata
 
 
 class RagStore:
@@ -266,8 +173,8 @@ class RagStore:
             return {}
         found = self.collection.get(ids=list(ids), include=["documents", "metadatas"])
         return {
-            chunk_id: {"text": text, "metadata": metadata}
-            for chunk_id, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])
+            cid: {"text": text, "metadata": metadata}
+            for cid, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])
         }
 
     def consistency_problems(self) -> List[str]:
@@ -280,11 +187,11 @@ class RagStore:
             if len(page["ids"]) < _LOAD_PAGE:
                 break
             offset += len(page["ids"])
-        source_ids = {chunk_id for record in self.sources.values() for chunk_id in record.chunk_ids}
+        source_ids = {cid for record in self.sources.values() for cid in record.chunk_ids}
         problems = []
         if len(self.lexical) != len(chroma_ids):
             problems.append(f"BM25 holds {len(self.lexical)} chunks, Chroma {len(chroma_ids)}")
-        missing_from_bm25 = [chunk_id for chunk_id in chroma_ids if chunk_id not in self.lexical]
+        missing_from_bm25 = [cid for cid in chroma_ids if cid not in self.lexical]
         if missing_from_bm25:
             problems.append(f"{len(missing_from_bm25)} Chroma chunks missing from BM25")
         if source_ids != chroma_ids:

@@ -1,12 +1,14 @@
-"""Dependencies point one way: rag <- agents_llm <- envs <- algos <- experiments.
+"""Dependencies point one way: rag <- agents_llm <- envs <- algos <- report_app <- experiments.
 
 `report_protocol` (the action table, round plan, vocabulary and feedback every layer
 speaks) is the leaf below them all: every layer may import it, and it imports the
 standard library only. Every arrow is checked on the source (each absolute import of a
 project package) and on what an import really loads (a fresh interpreter importing
-every module of a lower layer must not pull in a higher one). Exceptions are listed
-once, here, with their reason. Fixed policies speak the protocol's plain data: no
-regular expression over model text in `algos/handcrafted*.py`.
+every module of a lower layer must not pull in a higher one). `report_app` (the
+report-writing application) drives every layer below it; `experiments` (the entry points)
+may import every package but no test code (`tests`). There is no exception: `EXCEPTIONS`
+stays empty unless an arrow must point the other way, with its reason. Fixed policies speak
+the protocol's plain data: no regular expression over model text in `algos/handcrafted*.py`.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("report_protocol", "rag", "agents_llm", "envs", "algos")
-# What each package may import (itself included). `experiments` may import anything.
+PACKAGES = ("report_protocol", "rag", "agents_llm", "envs", "algos", "report_app", "experiments")
+PROJECT = PACKAGES + ("tests",)  # top-level names an import is checked against
+# What each package may import (itself included).
 ALLOWED = {
     "report_protocol": {"report_protocol"},
     "rag": {"rag", "report_protocol"},
@@ -29,21 +32,20 @@ ALLOWED = {
     "envs": {"envs", "agents_llm", "rag", "report_protocol"},
     # algos sees the env contract (envs/__init__.py), the report protocol and nothing of the LLM side.
     "algos": {"algos", "envs", "report_protocol"},
+    # the report-writing application runs the report env with a policy: every layer below it
+    "report_app": {"report_app", "algos", "envs", "agents_llm", "rag", "report_protocol"},
+    # the entry points (scripts, importing each other as top-level modules): every package, no test code
+    "experiments": {"experiments", "report_app", "algos", "envs", "agents_llm", "rag", "report_protocol"},
 }
-# (importing module, imported package): why the arrow may point the other way.
-EXCEPTIONS = {
-    # The write_report API builds the env and runs a fixed policy or a checkpoint; it
-    # imports them inside the function that needs them, so `import agents_llm` stays free.
-    ("agents_llm.api", "envs"): "write_report() runs the report env",
-    ("agents_llm.api", "algos"): "write_report() runs a policy or checkpoint",
-}
+# (importing module, imported package): why the arrow may point the other way. None today.
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 # Modules of `envs` that algos may import: only the registry and contract.
 ALGOS_MAY_IMPORT_FROM_ENVS = {"envs"}
 
 
-def _modules(package: str):
-    for path in sorted((ROOT / package).rglob("*.py")):
-        rel = path.relative_to(ROOT).with_suffix("")
+def _modules(package: str, root: Path = ROOT):
+    for path in sorted((root / package).rglob("*.py")):
+        rel = path.relative_to(root).with_suffix("")
         parts = list(rel.parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
@@ -61,27 +63,53 @@ def _absolute_imports(path: Path) -> list[tuple[str, int]]:
     return found
 
 
-def test_every_source_import_follows_the_layers():
+def _layer_violations(root: Path = ROOT) -> list[str]:
+    """Every absolute import under `root` that points against the layers."""
     violations = []
     for package in PACKAGES:
-        for module, path in _modules(package):
+        for module, path in _modules(package, root):
             for name, line in _absolute_imports(path):
                 top = name.split(".")[0]
-                if top not in PACKAGES + ("experiments",) or top in ALLOWED[package]:
+                if top not in PROJECT or top in ALLOWED[package]:
                     if package == "algos" and top == "envs" and name not in ALGOS_MAY_IMPORT_FROM_ENVS:
                         violations.append(
-                            f"{path.relative_to(ROOT)}:{line} imports {name}: algos may use only "
+                            f"{path.relative_to(root)}:{line} imports {name}: algos may use only "
                             f"the env contract ({sorted(ALGOS_MAY_IMPORT_FROM_ENVS)})"
                         )
                     continue
                 if (module, top) in EXCEPTIONS:
                     continue
                 violations.append(
-                    f"{path.relative_to(ROOT)}:{line} imports {name}: {package} may import only "
+                    f"{path.relative_to(root)}:{line} imports {name}: {package} may import only "
                     f"{sorted(ALLOWED[package])} (add a justified entry to EXCEPTIONS in "
                     f"tests/test_layering.py if this arrow must exist)"
                 )
+    return violations
+
+
+def test_every_source_import_follows_the_layers():
+    violations = _layer_violations()
     assert not violations, "layering broken:\n" + "\n".join(violations)
+
+
+@pytest.mark.parametrize(
+    "module,source",
+    [
+        ("experiments/bench_x.py", "from tests.batching_server import BatchingServer\n"),
+        ("agents_llm/api.py", "def run():\n    import algos\n"),  # inside a function counts too
+        ("algos/x.py", "from report_app import write_report\n"),
+        ("report_app/x.py", "import experiments.train\n"),
+        ("algos/training/y.py", "from envs.report_infos import call_failures\n"),  # beyond the env contract
+    ],
+)
+def test_the_layer_check_sees_a_planted_violation(tmp_path, module, source):
+    """The check is not blind: an import planted against the layers, in any package, is reported."""
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+    (tmp_path / module).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / module).write_text(source, encoding="utf-8")
+    [violation] = _layer_violations(tmp_path)
+    assert violation.startswith(f"{module}:")
 
 
 def test_exceptions_are_still_needed():
@@ -158,7 +186,8 @@ def test_the_text_pattern_check_sees_a_regex():
     [
         ("report_protocol", {"rag", "agents_llm", "envs", "algos", "experiments"}),
         ("rag", {"agents_llm", "envs", "algos", "experiments"}),
-        ("algos", {"agents_llm", "rag", "experiments"}),
+        ("algos", {"agents_llm", "rag", "report_app", "experiments"}),
+        ("report_app", {"experiments", "tests"}),
     ],
 )
 def test_importing_a_layer_loads_nothing_above_it(package, forbidden):

@@ -65,6 +65,8 @@ What it cannot tell, by construction:
 
 Same input, same embedding function: same score. It makes no LLM call, so it is the
 default judge on CPU and the held-out metric for policies trained on the LLM judge.
+Parts: what it reads (`judges.reading`), the components (`judges.components`), its embeddings
+(`judges.vector_cache`); here: settings, the grounding of sentences, the combination.
 """
 
 from __future__ import annotations
@@ -72,21 +74,28 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-import threading
-from collections import OrderedDict
-from functools import lru_cache
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..backends.accounting import TokenLedger
 from ..report_state import ReportState
+from . import components
 from .base import JudgeResult, clamp01
-from .terms import STOPWORDS, family_in, key_term_words, key_terms_of, stem, stems_of
-from .text import markup_profile, sentences, words
+from .reading import (  # noqa: F401 (re-exported: callers import them from here)
+    EmbedFn,
+    SectionReading,
+    SentenceGrounding,
+    _content_sentences,
+    as_embed_fn,
+    content_sentences,
+    is_echo,
+    per_sentence_topicality,
+)
+from .terms import STOPWORDS, family_in, key_term_words, key_terms_of, stem
+from .text import sentences, words
+from .vector_cache import VectorCache
 
-EmbedFn = Callable[[list[str]], np.ndarray]
 _WORD_SPLIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")  # the words of judges.text.words, with their case
 
 # (floor, ceiling) of the grounding similarity band per embedding, from the measurements above.
@@ -105,70 +114,6 @@ RELEVANCE_BANDS = {"minilm": (0.2, 0.4), "hashing": (0.5, 0.8)}
 # share of the score that structure can take away (in [0, 1]).
 DEFAULT_WEIGHTS = {"coverage": 0.5, "grounding": 0.5, "redundancy": 1.0, "structure": 0.25}
 SUBSTANCE_COMPONENTS = ("coverage", "grounding", "redundancy")
-
-
-def as_embed_fn(embed: Any) -> EmbedFn:
-    """Accept a callable list[str] -> 2-D array, or an object with `embed_documents` (rag's embeddings)."""
-    if hasattr(embed, "embed_documents"):
-        return embed.embed_documents
-    if callable(embed):
-        return embed
-    raise TypeError(f"embed must be a callable list[str] -> array or have embed_documents, got {type(embed).__name__}")
-
-
-def content_sentences(text: str, min_words: int = 3) -> list[str]:
-    """The sentences of a section's text that carry content: its prose (see `_content_sentences`)."""
-    return list(_content_sentences(text, min_words))
-
-
-@lru_cache(maxsize=20_000)
-def _content_sentences(text: str, min_words: int) -> tuple[str, ...]:
-    """The sentences of a section's text that carry content: its prose.
-
-    Markdown headings are structure, not content; code and markup (tags, fences, code
-    lines: `judges.text.markup_profile`) are not prose, and a section that is mostly code
-    or markup carries no content at all (copied code shares every word with the chunk it
-    came from, so grounding alone would pay for it).
-    """
-    profile = markup_profile(text)
-    if profile.is_markup:
-        return ()
-    return tuple(s for s in sentences(profile.prose) if not s.lstrip().startswith("#") and len(words(s)) >= min_words)
-
-
-@lru_cache(maxsize=50_000)
-def is_echo(sentence: str, topic: str) -> bool:
-    """Whether `sentence` is our own prompt instructions coming back (the referee's `echo_reason`)."""
-    from ..referee import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
-
-    return echo_reason(sentence, topic=topic) is not None
-
-
-@dataclass(frozen=True)
-class SentenceGrounding:
-    """How well one sentence is anchored in the chunks it cites.
-
-    `similarity`: best cosine to the evidence (each cited chunk and its sentences), or
-    None when nothing with text is cited. `grounded`: that similarity on the judge's band,
-    in [0, 1] (0 when nothing is cited). `evidence`: the best-matching evidence text.
-    """
-
-    sentence: str
-    similarity: float | None
-    grounded: float
-    evidence: str = ""
-
-
-@dataclass(frozen=True)
-class SectionReading:
-    """What the judge reads in one section: its sentences' grounding, how far the section is
-    about the report's topic (`topicality`, in [0, 1]) and each sentence's `credit`: grounding
-    times topicality, full at `support_level` (see ReferenceJudge), 0 for a sentence that is our
-    own prompt instructions coming back (the referee's `echo_reason`)."""
-
-    grounded: list[SentenceGrounding]
-    topicality: float
-    credit: list[float]
 
 
 class ReferenceJudge:
@@ -236,9 +181,7 @@ class ReferenceJudge:
         self.target_sections = target_sections
         self.min_sentence_words = min_sentence_words
         self.cache_size = cache_size
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        # One judge may serve several episodes whose scorings run in worker threads.
-        self._lock = threading.Lock()
+        self._cache = VectorCache(self.embed, cache_size)
 
     async def score(self, report: ReportState, *, ledger: TokenLedger | None = None) -> JudgeResult:
         # Embedding is CPU work; a worker thread lets other episodes' LLM calls proceed meanwhile.
@@ -277,7 +220,9 @@ class ReferenceJudge:
                 "substance": substance,
                 "mentioned": self.coverage(report),
                 "topicality": [r.topicality for r in readings],
-                "supported_chars": self.supported_chars_of(flat, duplicate, report.topic, self._topical(readings)),
+                "supported_chars": self.supported_chars_of(
+                    flat, duplicate, report.topic, per_sentence_topicality(readings)
+                ),
             },
         )
 
@@ -301,12 +246,8 @@ class ReferenceJudge:
         readings = self.read(report)
         flat = [g for r in readings for g in r.grounded]
         return self.supported_chars_of(
-            flat, self.duplicates([g.sentence for g in flat]), report.topic, self._topical(readings)
+            flat, self.duplicates([g.sentence for g in flat]), report.topic, per_sentence_topicality(readings)
         )
-
-    @staticmethod
-    def _topical(readings: Sequence[SectionReading]) -> list[float]:
-        return [r.topicality for r in readings for _ in r.grounded]
 
     @staticmethod
     def supported_chars_of(
@@ -405,40 +346,13 @@ class ReferenceJudge:
         ]
 
     def topicality(self, report: ReportState, section_sentences: Sequence[Sequence[str]]) -> list[float]:
-        """How far each section (its content sentences) is about the report's topic, in [0, 1].
-
-        The larger of two readings: by words, the share of `topic_terms` key terms (the
-        topic's content words and the task's key terms) whose word family the section's text
-        uses (`judges.terms`: any inflection or derivation); by meaning, the similarity of the
-        section's text to the topic and its key terms on the relevance band. Titles do not
-        count: a heading made of the topic's words does not make the text under it on topic.
-        A section without content sentences, or about something else, has 0.
-        """
-        terms = self._term_table(report)
-        if not terms:
-            return [1.0 if sents else 0.0 for sents in section_sentences]
-        need = min(self.topic_terms, len(terms))
-        texts = [" ".join(sents) for sents in section_sentences]
-        with_text = [i for i, t in enumerate(texts) if t]
-        out = [0.0] * len(texts)
-        if not with_text:
-            return out
-        topic_text = f"{report.topic}. {', '.join(self._term_phrases(report))}".strip(". ")
-        sims = self._vecs([texts[i] for i in with_text]) @ self._vecs([topic_text])[0]
-        for row, i in enumerate(with_text):
-            stems = frozenset().union(*(stems_of(s) for s in section_sentences[i]))
-            lexical = min(1.0, sum(family_in(t, stems) for t, _ in terms) / need)
-            out[i] = max(lexical, float(self.relevance(sims[row])))
-        return out
+        """How far each section is about the report's topic, in [0, 1] (`components.topicality`)."""
+        return components.topicality(self, report, section_sentences)
 
     @staticmethod
     def grounding_of(grounded: Sequence[SentenceGrounding], credit: Sequence[float] | None = None) -> float:
         """Length-weighted mean of the sentences' credit (default: their grounding)."""
-        weights = np.array([len(g.sentence) for g in grounded], dtype=np.float64)
-        if not weights.sum():
-            return 0.0
-        values = np.array([g.grounded for g in grounded] if credit is None else list(credit), dtype=np.float64)
-        return float(weights @ values / weights.sum())
+        return components.grounding_of(grounded, credit)
 
     # -- other components ------------------------------------------------------------
     def _term_phrases(self, report: ReportState) -> list[str]:
@@ -450,144 +364,37 @@ class ReferenceJudge:
     def _term_table(self, report: ReportState) -> list[tuple[str, str]]:
         return key_term_words(report.topic, self._term_phrases(report))
 
+    # -- the other components (agents_llm.judges.components) --------------------------
     def coverage(self, report: ReportState) -> float:
         """Share of the key terms whose word family appears anywhere (titles or text), supported or not."""
-        terms = self._terms(report)
-        if not terms:
-            return 1.0  # nothing to cover
-        present = frozenset().union(*(stems_of(f"{sec.title} {sec.content}") for sec in report.sections))
-        return sum(family_in(t, present) for t in terms) / len(terms)
+        return components.coverage(self, report)
 
     def term_match(self, terms: Sequence[tuple[str, str]], sents: Sequence[str]) -> np.ndarray:
-        """(terms x sentences) in [0, 1]: 1 where the sentence uses a word of the term's family, else the
-        similarity of the term to the sentence on the relevance band (the term said in other words)."""
-        if not terms or not sents:
-            return np.zeros((len(terms), len(sents)))
-        match = self.relevance(self._vecs([w for _, w in terms]) @ self._vecs(list(sents)).T)
-        for j, s in enumerate(sents):
-            stems = stems_of(s)
-            for i, (t, _) in enumerate(terms):
-                if family_in(t, stems):
-                    match[i, j] = 1.0
-        return match
+        """(terms x sentences) in [0, 1]: how well each sentence says each key term (`components.term_match`)."""
+        return components.term_match(self, terms, sents)
 
     def supported_coverage(
         self, report: ReportState, grounded: Sequence[SentenceGrounding], credit: Sequence[float] | None = None
     ) -> float:
-        """Mean over key terms of the best credit (default: grounding) of a sentence that says the term,
-        weighted by how well it says it (`term_match`)."""
-        terms = self._term_table(report)
-        if not terms:
-            return 1.0
-        if not grounded:
-            return 0.0
-        values = np.array([g.grounded for g in grounded] if credit is None else list(credit), dtype=np.float64)
-        match = self.term_match(terms, [g.sentence for g in grounded])
-        return float((match * values[None, :]).max(axis=1).mean())
+        """Mean over key terms of the best credit of a sentence that says the term (`components.supported_coverage`)."""
+        return components.supported_coverage(self, report, grounded, credit)
 
     def duplicates(self, sents: list[str]) -> np.ndarray:
-        """For each sentence, whether it nearly repeats an earlier one (cosine >= `duplicate_threshold`, or the same words)."""
-        duplicate = np.zeros(len(sents), dtype=bool)
-        if len(sents) < 2:
-            return duplicate
-        vecs = self._vecs(sents)
-        sims = vecs @ vecs.T
-        seen: set[str] = set()
-        for i, norm in enumerate(" ".join(words(s)) for s in sents):
-            if norm in seen or (i and sims[i, :i].max() >= self.duplicate_threshold):
-                duplicate[i] = True
-            seen.add(norm)
-        return duplicate
+        """For each sentence, whether it nearly repeats an earlier one (`components.duplicates`)."""
+        return components.duplicates(self, sents)
 
     def redundancy(self, sents: list[str], duplicate: np.ndarray | None = None) -> float:
-        if len(sents) < 2:
-            return 1.0
-        duplicate = self.duplicates(sents) if duplicate is None else duplicate
-        lengths = np.array([len(s) for s in sents], dtype=np.float64)
-        return 1.0 - float(lengths[duplicate].sum() / lengths.sum())
+        return components.redundancy(self, sents, duplicate)
 
     def structure(self, report: ReportState, readings: Sequence[SectionReading] | None = None) -> float:
-        """Mean of section count, balance and heading fit.
-
-        The count is of sections with content, each counted by its credit (its sentences'
-        length-weighted mean: a section of junk or about another topic counts 0), against
-        `target_sections`. Balance is 1 minus the coefficient of variation of the sections'
-        credited sizes (characters times credit), so a section that carries nothing (code,
-        junk, another topic) unbalances the report instead of padding it.
-        """
-        if readings is None:
-            readings = self.read(report)
-        credit_share, sizes = [], []
-        for r in readings:
-            lengths = np.array([len(g.sentence) for g in r.grounded], dtype=np.float64)
-            credited = float(lengths @ np.array(r.credit)) if lengths.sum() else 0.0
-            credit_share.append(credited / lengths.sum() if lengths.sum() else 0.0)
-            sizes.append(max(credited, 1.0))
-        count = min(sum(credit_share) / self.target_sections, 1.0)
-        sized = np.array(sizes, dtype=np.float64)
-        balance = 1.0 if len(sized) < 2 else clamp01(1.0 - sized.std() / sized.mean())
-        return (count + balance + self.heading_fit(report)) / 3.0
+        """Mean of section count, balance and heading fit (`components.structure`)."""
+        return components.structure(self, report, readings)
 
     def heading_fit(self, report: ReportState) -> float:
-        """How well each section's title fits its own text (0 for a missing or repeated title), summed over
-        sections and divided by the number of sections or `target_sections`, whichever is larger: like
-        the section count, it grows with each well-titled section up to the target, and a section
-        whose title fits nothing does not lower what the others earned.
-
-        How far a title is about its section's text: the larger of the share of its content
-        words whose family the text uses (`judges.terms`) and its similarity to the text on
-        the relevance band. That is scaled by how close the title is to its own text compared
-        with the closest section's text (closeness: the larger of that word share and the raw
-        similarity), so a stock title ("Further details") or one of our instructions fits
-        nothing, and a title over another section's text fits less. Informative, first-seen
-        titles only.
-        """
-        secs = report.sections
-        bodies = [content_sentences(sec.content, 1) for sec in secs]
-        candidates = []
-        seen: set[str] = set()
-        for i, sec in enumerate(secs):
-            norm = " ".join(words(sec.title))
-            if norm and norm != "untitled section" and norm not in seen and bodies[i]:
-                candidates.append(i)
-            seen.add(norm)
-        if not secs or not candidates:
-            return 0.0
-        with_text = [i for i, b in enumerate(bodies) if b]
-        texts = [" ".join(bodies[j]) for j in with_text]
-        text_stems = [stems_of(t) for t in texts]
-        cosine = self._vecs([secs[i].title for i in candidates]) @ self._vecs(texts).T
-        fit = 0.0
-        for row, i in enumerate(candidates):
-            title_stems = stems_of(secs[i].title)
-            lexical = [sum(family_in(t, s) for t in title_stems) / max(len(title_stems), 1) for s in text_stems]
-            closeness = np.maximum(np.array(lexical), cosine[row])
-            col = with_text.index(i)
-            about = max(lexical[col], float(self.relevance(cosine[row, col])))
-            if closeness[col] > 0.0:
-                fit += about * float(closeness[col] / closeness.max())
-        return fit / max(len(secs), self.target_sections)
+        """How well each section's title fits its own text (`components.heading_fit`)."""
+        return components.heading_fit(self, report)
 
     # -- embeddings ------------------------------------------------------------------
     def _vecs(self, texts: list[str]) -> np.ndarray:
-        """Unit-norm rows for `texts`, embedding only those not seen before."""
-        with self._lock:
-            return self._vecs_locked(texts)
-
-    def _vecs_locked(self, texts: list[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            mat = np.asarray(self.embed(missing), dtype=np.float64)
-            if mat.ndim != 2 or mat.shape[0] != len(missing):
-                raise ValueError(f"embedding returned shape {mat.shape} for {len(missing)} texts; expected (n, dim)")
-            norms = np.linalg.norm(mat, axis=1, keepdims=True)
-            mat = mat / np.where(norms == 0.0, 1.0, norms)
-            for t, v in zip(missing, mat):
-                self._vectors[t] = v
-        rows = []
-        for t in texts:
-            self._vectors.move_to_end(t)
-            rows.append(self._vectors[t])
-        while len(self._vectors) > self.cache_size:
-            self._vectors.popitem(last=False)
-        return np.stack(rows)
+        """Unit-norm rows for `texts`, embedding only those not seen before (`VectorCache`)."""
+        return self._cache.rows(texts)

@@ -10,6 +10,10 @@ episode's CPU work (judging, retrieval) runs. A finished episode's env takes the
 episode until the list asked for is done. Envs without ``astep`` (the matrix games) are
 stepped synchronously.
 
+Each episode is recorded by the recorder the sequential rollout uses
+(:class:`algos.training.recorder.EpisodeRecorder`), so an episode's record does not depend
+on which rollout ran it.
+
 What must not depend on scheduling does not: episode ``i`` is reset with its own seed
 and explores with its own random stream (seeded from the algorithm's seed and the
 episode's), and the policy does not change while episodes run -- the caller learns
@@ -20,10 +24,9 @@ episode order, are the same for any ``num_envs``.
 The event loop lives as long as the runner (``asyncio.Runner``): HTTP clients built
 once (an AsyncOpenAI client) stay usable across rounds and episodes.
 
-An episode whose step raises, or in which the env reports failed LLM calls
-(``infos["llm_errors"]``, ``infos["llm_error"]``) and no call succeeded (a server
-down past the backend's retries), is dropped with its reason (:class:`EpisodeFailure`,
-logged); the others go on. ``algos``
+An episode whose step raises, or whose env reports failed calls none of which succeeded
+(``call_failures()``, the env contract: a server down past the backend's retries), is
+dropped with its reason (:class:`EpisodeFailure`, logged); the others go on. ``algos``
 imports no LLM code: the runner speaks only the env API.
 """
 
@@ -32,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, cast
 
@@ -42,17 +44,13 @@ from envs import get_comm_graph
 
 from ..base import Algorithm, EnvSpec, PlanPolicy
 from ..buffer import Episode
-from .rollout import (
-    LAST_VALUE_INFOS,
-    PER_ROUND_EXTRAS,
-    SUMMED_INFOS,
-    SUMMED_PREFIXES,
+from .recorder import (
+    EpisodeRecorder,
     EpisodeStats,
     action_distribution,
     full_round_info,
+    lost_reason,
     plan_actions,
-    read_state,
-    split_observations,
 )
 
 log = logging.getLogger(__name__)
@@ -93,108 +91,6 @@ class RolloutResult:
 
     results: list[EpisodeResult] = field(default_factory=list)
     failures: list[EpisodeFailure] = field(default_factory=list)
-
-
-class EpisodeRecorder:
-    """What :func:`algos.training.rollout.run_episode` records, one round at a time."""
-
-    def __init__(self, algo: Algorithm, spec: EnvSpec):
-        self.algo, self.spec = algo, spec
-        N, A = spec.n_agents, spec.n_actions
-        self.o: list[np.ndarray] = []  # observations [N, D], one per decision point
-        self.m: list[np.ndarray] = []  # action masks [N, A]
-        self.s: list[np.ndarray] = []  # global states
-        self.g: list[np.ndarray] = []  # adjacency [N, N] of the communication graph
-        self.a: list[np.ndarray] = []  # joint actions [N]
-        self.r: list[float] = []  # team rewards
-        self.extras: dict[str, list[float]] = {k: [] for k in PER_ROUND_EXTRAS}
-        self.seen_extras: set[str] = set()
-        self.counts = np.zeros((N, A), np.int64)
-        self.info_last: dict[str, float] = {}
-        self.info_sum: dict[str, float] = {}
-        self.q_values: list[float] = []
-        self.terminated = False
-        self.truncated = False  # cut at a time limit (see Episode.truncated)
-        self.time_limit_observable: Optional[bool] = None  # the env's declaration for that cut
-        self.start = time.perf_counter()
-        self.first_error: Optional[str] = None  # an env's optional `llm_error`, the first one
-
-    def decision(self, o: dict, m: dict, state: np.ndarray, graph: np.ndarray) -> None:
-        self.o.append(self.spec.stack_observations(o))
-        self.m.append(self.spec.stack_masks(m))
-        self.s.append(state)
-        self.g.append(Episode.adjacency(graph, self.spec.n_agents))
-
-    def outcome(
-        self,
-        acting: list[str],
-        actions: dict[str, int],
-        rewards: dict,
-        infos: dict,
-        last_q: Any,
-        round_info: Optional[dict] = None,
-    ) -> None:
-        """``round_info``: the round's full infos (``env.last_round_info()``), where the
-        step's infos are the stackable numbers only and so lack the ``llm_error`` text."""
-        joint = np.zeros(self.spec.n_agents, np.int64)
-        for i, a in enumerate(self.spec.agents):
-            if a in actions:
-                joint[i] = actions[a]
-                self.counts[i, actions[a]] += 1
-        self.a.append(joint)
-        self.r.append(float(np.mean([rewards[a] for a in acting])) if acting else 0.0)
-        if last_q is not None:
-            self.q_values.append(float(np.mean(last_q)))
-        info0: dict[str, Any] = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
-        for k in LAST_VALUE_INFOS:
-            if k in info0:
-                self.info_last[k] = float(info0[k])
-        for k in list(SUMMED_INFOS) + [k for k in info0 if k.startswith(SUMMED_PREFIXES)]:
-            if k in info0:
-                self.info_sum[k] = self.info_sum.get(k, 0.0) + float(info0[k])
-        for k in PER_ROUND_EXTRAS:
-            if k in info0:
-                self.seen_extras.add(k)
-            self.extras[k].append(float(info0.get(k, 0)))
-        if self.first_error is None:
-            full0 = next(
-                (round_info[a] for a in acting if round_info is not None and isinstance(round_info.get(a), dict)), info0
-            )
-            if full0.get("llm_error"):
-                self.first_error = str(full0["llm_error"])
-
-    def lost_reason(self) -> Optional[str]:
-        """Why the episode is worth nothing: LLM calls failed (``llm_errors``) and none
-        succeeded (no token spent), e.g. a server refusing connections past the retries."""
-        failed = int(self.info_sum.get("llm_errors", 0))
-        if failed and not self.info_sum.get("tokens", 0.0):
-            return f"all LLM calls failed ({failed}); first: {self.first_error}"
-        return None
-
-    def finish(self) -> tuple[Episode, EpisodeStats]:
-        spec, T = self.spec, len(self.a)
-        episode = Episode(
-            obs=np.stack(self.o),
-            avail=np.stack(self.m),
-            state=np.stack(self.s).reshape(T + 1, spec.state_dim),
-            actions=np.stack(self.a) if T else np.zeros((0, spec.n_agents), np.int64),
-            rewards=np.asarray(self.r, np.float32),
-            terminated=self.terminated,
-            adj=np.stack(self.g),
-            extras={k: np.asarray(self.extras[k], np.float32) for k in self.seen_extras},
-            truncated=self.truncated,
-            time_limit_observable=self.time_limit_observable,
-        ).validate()
-        stats = EpisodeStats(
-            ret=float(sum(self.r)),
-            length=T,
-            terminated=self.terminated,
-            action_counts=self.counts,
-            q_values=self.q_values,
-            infos={**self.info_last, **self.info_sum},
-            seconds=time.perf_counter() - self.start,
-        )
-        return episode, stats
 
 
 @dataclass
@@ -279,7 +175,7 @@ class VectorRollout:
     def _start(self, env: Any, index: int, seed: Optional[int]) -> _Live:
         obs, infos = env.reset(seed=seed)
         view = self.algo.episode_view(episode_rng(self.algo.seed, seed, index))
-        return _Live(index, seed, view, EpisodeRecorder(self.algo, self.spec), obs, infos, get_comm_graph(env, infos))
+        return _Live(index, seed, view, EpisodeRecorder(self.spec, env), obs, infos, get_comm_graph(env, infos))
 
     async def _run(self, todo: list[tuple[int, Optional[int]]], explore: bool) -> RolloutResult:
         out = RolloutResult()
@@ -314,9 +210,10 @@ class VectorRollout:
                         out.failures.append(EpisodeFailure(s.index, s.seed, reason))
                         slots[i] = None
                     elif task.result():  # done
-                        lost = s.recorder.lost_reason()
+                        result = self._finish(self.envs[i], s)
+                        lost = lost_reason(result.stats.failures)
                         if lost is None:
-                            out.results.append(self._finish(self.envs[i], s))
+                            out.results.append(result)
                         else:
                             log.warning(
                                 "episode %d (seed %s) dropped after %d rounds: %s", s.index, s.seed, s.rounds, lost
@@ -352,9 +249,7 @@ class VectorRollout:
         inputs = []
         for i, s in live:
             env = self.envs[i]
-            o, m = split_observations(s.obs, self.spec)
-            state = read_state(env, self.spec)  # recorded with the observation, before the step
-            s.recorder.decision(o, m, state, s.graph)
+            o, m, state = s.recorder.observe(env, s.obs, s.graph)
             inputs.append((list(env.agents), o, m, state))
         if self.emits_plans:
             return [
@@ -381,32 +276,15 @@ class VectorRollout:
             joint = {a: decision[a] for a in acting}
             fn = getattr(env, "astep", None)
             result = await fn(joint) if fn is not None and inspect.iscoroutinefunction(fn) else env.step(joint)
-        obs, rewards, terms, truncs, infos = result
-        full = full_round_info(env, infos)
-        actions = plan_actions(env, full, acting) if self.emits_plans else decision
+        infos = result[4]
+        actions = plan_actions(env, full_round_info(env, infos), acting) if self.emits_plans else decision
         s.graph = get_comm_graph(env, infos)
-        s.recorder.outcome(acting, actions, rewards, infos, s.view.last_q, round_info=full)
-        s.obs, s.infos, s.rounds = obs, infos, s.rounds + 1
-        done = {a: terms.get(a, False) or truncs.get(a, False) for a in acting}
-        if all(done.values()):
-            rec = s.recorder
-            rec.terminated = all(terms.get(a, False) for a in acting)
-            rec.truncated = not rec.terminated
-            # as rollout.run_episode: the env's declaration, overridden per episode by infos
-            info0: dict[str, Any] = next((infos[a] for a in acting if isinstance(infos.get(a), dict)), {})
-            rec.time_limit_observable = getattr(getattr(env, "unwrapped", env), "time_limit_observable", None)
-            if "time_limit_observable" in info0:
-                rec.time_limit_observable = bool(info0["time_limit_observable"])
-            return True
-        return False
+        _, done = s.recorder.outcome(acting, actions, result, s.view.last_q)
+        s.obs, s.infos, s.rounds = result[0], infos, s.rounds + 1
+        return done
 
     def _finish(self, env: Any, s: _Live) -> EpisodeResult:
-        o, m = split_observations(s.obs, self.spec) if s.obs else ({}, {})
-        try:
-            state = read_state(env, self.spec)
-        except Exception:  # some envs refuse state() after the end
-            state = np.zeros(self.spec.state_dim, np.float32)
-        s.recorder.decision(o, m, state, s.graph)
+        s.recorder.close(env, s.obs, s.graph)
         episode, stats = s.recorder.finish()
         return EpisodeResult(s.index, s.seed, episode, stats)
 

@@ -128,8 +128,16 @@ def docs_folder(tmp_path) -> Path:
     return folder
 
 
+def test_the_api_lives_above_algos_and_its_old_home_says_where():
+    """write_report runs envs and policies: it is the report_app package, not LLM code."""
+    import agents_llm
+
+    with pytest.raises(AttributeError, match="from report_app import write_report"):
+        agents_llm.write_report  # noqa: B018
+
+
 def test_write_report_api_returns_report_tokens_and_files(tmp_path):
-    from agents_llm import write_report
+    from report_app import write_report
 
     result = asyncio.run(
         write_report(
@@ -156,7 +164,7 @@ def test_no_relevant_documents_gives_no_report_and_says_what_was_searched(tmp_pa
     report says the documents do not cover the topic, with what was searched and what came back."""
     script = TeamScript()
     result = asyncio.run(
-        __import__("agents_llm").write_report(
+        __import__("report_app").write_report(
             "Dragon biology", docs_folder(tmp_path), **api_kwargs(tmp_path, script, retriever=StubRetriever(texts=()))
         )
     )
@@ -186,7 +194,7 @@ def _folder(tmp_path, name, files=()):
     ],
 )
 def test_bad_docs_fail_before_any_model_call(tmp_path, make_docs, words):
-    from agents_llm.api import ReportInputError, run_report
+    from report_app.api import ReportInputError, run_report
 
     script = TeamScript()
     with pytest.raises(ReportInputError) as err:
@@ -197,7 +205,7 @@ def test_bad_docs_fail_before_any_model_call(tmp_path, make_docs, words):
 
 
 def test_unknown_agent_in_phase_config_fails_before_any_model_call(tmp_path):
-    from agents_llm.api import run_report
+    from report_app.api import run_report
     from algos.handcrafted_phases import PhaseConfigError
 
     script = TeamScript()
@@ -210,7 +218,7 @@ def test_unknown_agent_in_phase_config_fails_before_any_model_call(tmp_path):
 
 
 def test_a_run_that_breaks_keeps_the_report_so_far(tmp_path):
-    from agents_llm.api import run_report
+    from report_app.api import run_report
 
     class Boom(RuntimeError):
         pass
@@ -273,7 +281,7 @@ def test_command_reports_bad_input_clearly(tmp_path):
 
 
 def test_write_report_shows_per_round_progress_when_asked_and_stays_quiet_by_default(tmp_path, capsys):
-    from agents_llm.api import run_report
+    from report_app.api import run_report
 
     run_report(
         "Sorting networks",

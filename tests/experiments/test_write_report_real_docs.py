@@ -75,7 +75,7 @@ def overlap(sentence: str, source: str) -> float:
 @pytest.mark.parametrize("model", MODELS)
 def test_write_report_on_real_documents_quotes_them_with_references(tmp_path, model):
     pytest.importorskip("llama_cpp")
-    from agents_llm import write_report
+    from report_app import write_report
     from agents_llm.backends.errors import LLMConfigError
     from agents_llm.backends.models import resolve_model
 

@@ -166,6 +166,12 @@ def test_dead_server_ends_the_episode_with_llm_error_and_the_cause():
     assert info["llm_errors"] == info["llm_calls"] > 0
     assert env.trace.end["reason"] == "llm_error" and "cannot reach the server" in env.trace.end["detail"]
     assert env.agents == []  # the episode is over
+    # what training reads (the env contract's call_failures): every call failed, none succeeded, the cause
+    from envs import get_call_failures
+
+    failures = get_call_failures(env)
+    assert failures.failed == failures.calls == info["llm_calls"] and failures.share == 1.0
+    assert failures.none_succeeded and failures.cause == env.trace.end["detail"]
 
 
 def test_a_server_that_times_out_on_every_call_ends_the_episode(openai_server):
@@ -205,10 +211,13 @@ def test_some_failed_calls_are_counted_and_summed_per_episode(openai_server):
     assert stats.infos["llm_errors"] == sum(r["errors"] for r in per_round)
     assert stats.infos["llm_calls"] == sum(r["calls"] for r in per_round) > stats.infos["llm_errors"]
     assert env.trace.end["reason"] != "llm_error"
+    # the env's report agrees with the logged sums; the cause is the first failed call's error
+    assert (stats.failures.calls, stats.failures.failed) == (stats.infos["llm_calls"], stats.infos["llm_errors"])
+    assert not stats.failures.none_succeeded and stats.failures.cause not in ("", "unknown")
 
 
 def test_write_report_api_raises_the_cause_and_keeps_what_it_wrote(tmp_path):
-    from agents_llm.api import ReportLLMError, run_report
+    from report_app.api import ReportLLMError, run_report
 
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(ReportLLMError, match=r"the LLM failed after 1 round\(s\): LLMConnectionError") as info:

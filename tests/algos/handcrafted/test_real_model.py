@@ -34,7 +34,7 @@ ROUNDS = {"planning": 1, "research": 2, "drafting": 4, "review": 1, "revision": 
 
 def test_real_run_writes_a_report_with_sections_references_and_trace(tmp_path):
     pytest.importorskip("llama_cpp")
-    from agents_llm import write_report
+    from report_app import write_report
 
     docs = tmp_path / "docs"
     docs.mkdir()

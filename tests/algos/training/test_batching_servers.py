@@ -1,5 +1,5 @@
 """Episodes in flight against OpenAI-compatible servers: the stand-in batching server
-(tests/batching_server.py: fixed latency up to its slots, then queueing), the server
+(agents_llm/backends/batching_standin.py: fixed latency up to its slots, then queueing), the server
 presets, and a server that refuses connections."""
 
 import asyncio
@@ -17,7 +17,7 @@ import algos
 from agents_llm.backends import make_backend
 from agents_llm.backends.openai_compat import OpenAIBackend
 from algos.training.vector_rollout import VectorRollout
-from tests.batching_server import BatchingServer, free_port
+from agents_llm.backends.batching_standin import BatchingServer, free_port
 from tests.report_doubles import HASHING_JUDGE, HASHING_RAG
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -1,6 +1,6 @@
 """Write one report from a folder of documents: the Python API for host projects.
 
-    from agents_llm import write_report
+    from report_app import write_report
     result = await write_report("Sorting networks", docs="papers/", output_root="outputs")
     result.report          # ReportState: sections, sources, gaps
     result.tokens          # {"prompt_tokens", "completion_tokens", "total_tokens", "calls", "by_caller"}
@@ -10,10 +10,10 @@ It ingests the documents (idempotent: unchanged files are skipped), runs the han
 pipeline (or a trained QMIX checkpoint) on the report env, and exports Markdown, LaTeX
 and PDF with references under ``<output_root>/<timestamp>_<slug>/``.
 
-This is the one module of ``agents_llm`` that drives the whole stack: it imports
-``envs`` and ``algos`` when called, never at import time, so ``import agents_llm``
-stays free of them and the layering (rag <- agents_llm <- envs <- algos) holds for
-every module the library itself uses.
+An application, not LLM code: it drives the whole stack (rag, agents_llm, envs, algos),
+so it sits above ``algos`` (``report_app``, below only ``experiments``) and the layering
+rag <- agents_llm <- envs <- algos holds with no exception. It imports ``envs`` and
+``algos`` when called, so ``import report_app`` stays cheap.
 
 Bad input fails before any model call, with the path or key that was wrong: an empty
 task, a docs path that does not exist, a folder with no readable document, a phase
@@ -38,10 +38,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from .coverage import Coverage, no_section_note, probe_coverage
-from .export import export_report
-from .report_state import ReportState
-from .roles import DEFAULT_TEAM
+from agents_llm.coverage import Coverage, no_section_note, probe_coverage
+from agents_llm.export import export_report
+from agents_llm.report_state import ReportState
+from agents_llm.roles import DEFAULT_TEAM
 
 
 class ReportInputError(ValueError):
@@ -126,7 +126,7 @@ def _policy_config(policy: str, algo: Optional[Mapping[str, Any]], team: Sequenc
 
 
 def _team_names(team: Sequence[str]) -> list[str]:
-    from .roles import build_team
+    from agents_llm.roles import build_team
 
     return [m.name for m in build_team(list(team))]
 
@@ -245,7 +245,7 @@ def run_report(
         messages.append(f"store: {len(store)} chunk(s) from {len(store.sources)} document(s)")
 
     # 3. do the documents cover the topic? If not, no section is written from unrelated text.
-    from .coverage import PROBE_TOP_K
+    from agents_llm.coverage import PROBE_TOP_K
 
     def search_topic(queries: list[str]) -> Sequence[Any]:
         if retriever is not None:

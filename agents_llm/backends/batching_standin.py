@@ -1,5 +1,6 @@
 """A stand-in OpenAI-compatible server that behaves like a batching GPU server
-(vLLM, SGLang, llama.cpp with parallel slots), for tests and experiments/bench_rollout.py.
+(vLLM, SGLang, llama.cpp with parallel slots), for tests and experiments/bench_rollout.py
+(a library module, beside the ``scripted`` backend, so that a benchmark imports no test code).
 
 TEST DOUBLE: it runs no model. Each request takes a fixed ``latency_s`` whatever the
 number in flight, up to ``slots`` at once (one decoding batch); requests beyond that
@@ -9,7 +10,7 @@ messages; with a JSON schema, its smallest instance), so a run against it replay
     with BatchingServer(latency_s=0.5, slots=64) as server:
         llm = {"backend": "openai", "base_url": server.url, "model": "stand-in"}
 
-It runs in its own process (``python -m tests.batching_server --port P ...``), so the
+It runs in its own process (``python -m agents_llm.backends.batching_standin --port P ...``), so the
 client's CPU work does not slow it. ``GET /stats`` tells the requests served and the most
 in flight / decoding at once; ``POST /control`` changes ``latency_s`` or makes it answer
 ``503`` (``{"fail": n}``: the next n requests); :meth:`BatchingServer.stop` then
@@ -29,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the project root (the server process imports from there)
 
 
 def free_port() -> int:
@@ -147,7 +148,7 @@ class BatchingServer:
             [
                 sys.executable,
                 "-m",
-                "tests.batching_server",
+                "agents_llm.backends.batching_standin",
                 "--port",
                 str(self.port),
                 "--latency",
@@ -168,7 +169,9 @@ class BatchingServer:
             except httpx.HTTPError:
                 pass
             if self.proc.poll() is not None or time.time() > deadline:
-                err = self.proc.stderr.read().decode()[-2000:] if self.proc.poll() is not None else "timed out"
+                stderr = self.proc.stderr
+                exited = self.proc.poll() is not None and stderr is not None
+                err = stderr.read().decode()[-2000:] if exited and stderr is not None else "timed out"
                 self.stop()
                 raise RuntimeError(f"stand-in batching server did not start: {err}")
             time.sleep(0.2)

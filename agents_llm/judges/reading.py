@@ -1,0 +1,84 @@
+"""What the reference judge reads in a report: its content sentences (prose, no headings,
+code or markup), whether a sentence is our own prompt coming back, and the per-sentence and
+per-section readings (`SentenceGrounding`, `SectionReading`) its components are computed from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .text import markup_profile, sentences, words
+
+EmbedFn = Callable[[list[str]], np.ndarray]
+
+
+def as_embed_fn(embed: Any) -> EmbedFn:
+    """Accept a callable list[str] -> 2-D array, or an object with `embed_documents` (rag's embeddings)."""
+    if hasattr(embed, "embed_documents"):
+        return embed.embed_documents
+    if callable(embed):
+        return embed
+    raise TypeError(f"embed must be a callable list[str] -> array or have embed_documents, got {type(embed).__name__}")
+
+
+def content_sentences(text: str, min_words: int = 3) -> list[str]:
+    """The sentences of a section's text that carry content: its prose (see `_content_sentences`)."""
+    return list(_content_sentences(text, min_words))
+
+
+@lru_cache(maxsize=20_000)
+def _content_sentences(text: str, min_words: int) -> tuple[str, ...]:
+    """The sentences of a section's text that carry content: its prose.
+
+    Markdown headings are structure, not content; code and markup (tags, fences, code
+    lines: `judges.text.markup_profile`) are not prose, and a section that is mostly code
+    or markup carries no content at all (copied code shares every word with the chunk it
+    came from, so grounding alone would pay for it).
+    """
+    profile = markup_profile(text)
+    if profile.is_markup:
+        return ()
+    return tuple(s for s in sentences(profile.prose) if not s.lstrip().startswith("#") and len(words(s)) >= min_words)
+
+
+@lru_cache(maxsize=50_000)
+def is_echo(sentence: str, topic: str) -> bool:
+    """Whether `sentence` is our own prompt instructions coming back (the referee's `echo_reason`)."""
+    from ..prompt_echo import echo_reason  # the referee's echo rule: one definition of "our prompt coming back"
+
+    return echo_reason(sentence, topic=topic) is not None
+
+
+@dataclass(frozen=True)
+class SentenceGrounding:
+    """How well one sentence is anchored in the chunks it cites.
+
+    `similarity`: best cosine to the evidence (each cited chunk and its sentences), or
+    None when nothing with text is cited. `grounded`: that similarity on the judge's band,
+    in [0, 1] (0 when nothing is cited). `evidence`: the best-matching evidence text.
+    """
+
+    sentence: str
+    similarity: float | None
+    grounded: float
+    evidence: str = ""
+
+
+@dataclass(frozen=True)
+class SectionReading:
+    """What the judge reads in one section: its sentences' grounding, how far the section is
+    about the report's topic (`topicality`, in [0, 1]) and each sentence's `credit`: grounding
+    times topicality, full at `support_level` (see ReferenceJudge), 0 for a sentence that is our
+    own prompt instructions coming back (the referee's `echo_reason`)."""
+
+    grounded: list[SentenceGrounding]
+    topicality: float
+    credit: list[float]
+
+
+def per_sentence_topicality(readings: Sequence[SectionReading]) -> list[float]:
+    """Each sentence's section topicality, in reading order."""
+    return [r.topicality for r in readings for _ in r.grounded]

@@ -1,0 +1,78 @@
+"""The validity suite's good reports: one hand-written, sourced report per topic of the
+default corpus (`reports/<task_id>.json`, verbatim passages of the `python_stdlib` corpus),
+loaded as `GoodReport`s."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+
+from rag.sources import SourceRef
+
+from ...report_state import ReportState
+
+REPORTS_PACKAGE = "agents_llm.judges.validity"
+
+
+@dataclass(frozen=True)
+class GoodSection:
+    title: str
+    content: str
+    sources: tuple[SourceRef, ...]
+
+
+@dataclass(frozen=True)
+class GoodReport:
+    """A hand-written good report on one task of the default corpus."""
+
+    task_id: str
+    topic: str
+    key_terms: tuple[str, ...]
+    sections: tuple[GoodSection, ...]
+    extra_section: GoodSection
+    sources: dict[str, SourceRef] = field(default_factory=dict)
+
+    def state(
+        self, sections: list[GoodSection] | tuple[GoodSection, ...] | None = None, topic: str | None = None
+    ) -> ReportState:
+        """A ReportState with these sections (default: the good ones), as the env would hold it."""
+        report = ReportState(topic=topic or self.topic, key_terms=list(self.key_terms))
+        for sec in self.sections if sections is None else sections:
+            report.append(sec.title, sec.content, list(sec.sources))
+        return report
+
+
+def _section(raw: dict, sources: dict[str, SourceRef], where: str) -> GoodSection:
+    missing = [sid for sid in raw["sources"] if sid not in sources]
+    if missing:
+        raise ValueError(f"{where}: section {raw['title']!r} cites unknown sources {missing}")
+    return GoodSection(raw["title"], raw["content"], tuple(sources[sid] for sid in raw["sources"]))
+
+
+def load_good_reports() -> list[GoodReport]:
+    """Every good report shipped in `reports/`, sorted by task id."""
+    folder = resources.files(REPORTS_PACKAGE) / "reports"
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".json"):
+            continue
+        raw = json.loads(entry.read_text(encoding="utf-8"))
+        where = f"validity report {entry.name}"
+        sources = {
+            sid: SourceRef(source=s["source"], chunk_id=f"{raw['task_id']}:{sid}", text=s["text"])
+            for sid, s in raw["sources"].items()
+        }
+        out.append(
+            GoodReport(
+                task_id=raw["task_id"],
+                topic=raw["topic"],
+                key_terms=tuple(raw["key_terms"]),
+                sections=tuple(_section(s, sources, where) for s in raw["sections"]),
+                extra_section=_section(raw["extra_section"], sources, where),
+                sources=sources,
+            )
+        )
+    if not out:
+        raise FileNotFoundError(f"no validity reports under {folder}")
+    return out
