@@ -22,14 +22,15 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 GRID = 1e-4  # resolution of the exact null distribution of a mean of taus
 MAX_EXACT_POLICIES = 8  # 8! = 40,320 permutations per task
 
 
-def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau(x: ArrayLike, y: ArrayLike) -> float:
     """Kendall's tau-b; 0.0 when either side is constant (no order to agree with)."""
-    from scipy.stats import kendalltau
+    from scipy.stats import kendalltau  # type: ignore[import-untyped]  # scipy ships no types; scipy-stubs is not a dependency
 
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(a) != len(b) or len(a) < 2:
@@ -68,7 +69,7 @@ def exact_mean_tau_p(proxy: np.ndarray, reference: np.ndarray) -> float:
     return float(min(1.0, sum(p for s, p in dist.items() if s >= observed - slack)))
 
 
-def sign_flip_p(differences: Sequence[float]) -> float:
+def sign_flip_p(differences: ArrayLike) -> float:
     """Exact two-sided paired test: P(|mean| >= observed) over all 2^n sign flips."""
     d = np.asarray(differences, dtype=float)
     if len(d) > 20:
