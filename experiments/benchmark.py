@@ -204,8 +204,8 @@ def evaluate_job(job: dict) -> list[dict]:
                 **{k: st.infos[k] for k in ("report_score",) if k in st.infos},  # absent: a matrix game
                 "tokens": st.infos.get("tokens", 0.0),
                 # LLM teams: the prompt tokens the model evaluated and those it reused from a cached prefix
-                "prompt_tokens_evaluated": st.infos.get("episode_prompt_tokens_evaluated", 0),
-                "prompt_tokens_reused": st.infos.get("episode_prompt_tokens_reused", 0),
+                "prompt_tokens_evaluated": st.infos.get("prompt_tokens_evaluated", 0),
+                "prompt_tokens_reused": st.infos.get("prompt_tokens_reused", 0),
                 "action_counts": st.action_counts.tolist(),
                 "agents": list(spec.agents),
                 "action_names": env_action_names(env, spec.n_actions),

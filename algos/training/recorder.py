@@ -24,7 +24,9 @@ from ..base import EnvSpec
 from ..buffer import Episode
 
 LAST_VALUE_INFOS = ("report_score", "length_score")  # logged as the episode's last value
-SUMMED_INFOS = ("tokens", "llm_calls", "llm_errors")  # per-round counts, summed over the episode
+# Per-round counts, summed over the episode. The prompt tokens the model computed and those it
+# reused from earlier prompts' state (llamacpp prompt reuse) make an LLM run's cost readable per episode.
+SUMMED_INFOS = ("tokens", "llm_calls", "llm_errors", "prompt_tokens_evaluated", "prompt_tokens_reused")
 SUMMED_PREFIXES = ("referee/",)  # per-round counts by name prefix (the report env's referee flags), summed
 PER_ROUND_EXTRAS = ("rounds_since_append", "tokens")  # stored with the episode: transforms, graph_pg's token cost
 

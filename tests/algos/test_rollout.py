@@ -59,6 +59,8 @@ class GraphEnv(ParallelEnv):
             "length_score": 0.5,
             "tokens": 10.0,
             "rounds_since_append": 2 if append else 0,
+            "prompt_tokens_evaluated": 7,  # an LLM env's prompt work this round: summed per episode
+            "prompt_tokens_reused": self.t,
         }
         rew = 1.0 if append else 0.0
         obs = self._observe()
@@ -88,7 +90,13 @@ def test_rollout_records_graph_state_masks_and_infos():
     assert not ep.avail[:, :, 2].any()
     assert ep.rewards.tolist() == [0, 1, 0]
     assert ep.extras["rounds_since_append"].tolist() == [0, 2, 0]
-    assert stats.infos == {"report_score": 0.30000000000000004, "length_score": 0.5, "tokens": 30.0}
+    assert stats.infos == {
+        "report_score": 0.30000000000000004,
+        "length_score": 0.5,
+        "tokens": 30.0,
+        "prompt_tokens_evaluated": 21.0,
+        "prompt_tokens_reused": 6.0,
+    }
     assert stats.action_counts.sum() == 9 and stats.action_counts[:, 2].sum() == 0
     m = stats.as_metrics(spec.agents)
     assert m["tokens"] == 30.0 and abs(sum(m[f"act/a/{i}"] for i in range(4)) - 1) < 1e-9
