@@ -258,6 +258,21 @@ def run_panel(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: 
             store(*futures[fut], *fut.result())
 
 
+def episode_cost(played: list[dict]) -> dict:
+    """Mean wall seconds and prompt tokens of the LLM-team episodes the model played, and the share
+    of the prompt tokens sent that it evaluated (the rest was reused from earlier prompts' state)."""
+    if not played:
+        return {"llm_episode_seconds": None, "llm_episodes_timed": 0}
+    evaluated = sum(float(r["llm_prompt_tokens_evaluated"]) for r in played)
+    reused = sum(float(r["llm_prompt_tokens_reused"] or 0) for r in played)
+    return {
+        "llm_episode_seconds": float(np.mean([float(r["llm_seconds"]) for r in played])),
+        "llm_episodes_timed": len(played),
+        "llm_prompt_tokens_evaluated_per_episode": evaluated / len(played),
+        "llm_prompt_evaluated_share": evaluated / (evaluated + reused),
+    }
+
+
 def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: float) -> dict:
     """The agreement figures over the tasks every policy has finished on the LLM team."""
     from algos.evaluation.agreement import rank_agreement
@@ -270,7 +285,8 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
         "tasks_planned": tasks,
         "episodes": len(rows),
         "commits": sorted({r.get("commit") or "unknown" for r in rows}),
-        "llm_episode_seconds": float(np.mean([float(r["llm_seconds"]) for r in rows])) if rows else None,
+        # Timing from episodes the model played (a row replayed from the response cache evaluated nothing).
+        **episode_cost([r for r in rows if float(r.get("llm_prompt_tokens_evaluated") or 0) > 0]),
         "wall_s_this_sitting": wall_s,
     }
     if len(complete) < 2:
@@ -312,6 +328,14 @@ def markdown(result: dict) -> str:
         + ".",
         "",
     ]
+    if result.get("llm_episodes_timed"):
+        lines += [
+            f"LLM-team episodes played by the model: {result['llm_episodes_timed']}, "
+            f"{result['llm_episode_seconds']:.0f} s each on average, "
+            f"{result['llm_prompt_tokens_evaluated_per_episode']:.0f} prompt tokens evaluated per episode "
+            f"({result['llm_prompt_evaluated_share']:.2f} of those sent; the rest reused).",
+            "",
+        ]
     a = result.get("agreement")
     if a is None:
         return "\n".join(lines + ["Fewer than two tasks complete: no agreement figures yet.", ""])
