@@ -22,21 +22,6 @@ def _run(folder, seed, returns, algo="qmix"):
             w.writerow([10 * (i + 1), r, "" if i == 0 else 1.0 / (i + 1)])
 
 
-@pytest.fixture
-def saved_figures(monkeypatch):
-    from matplotlib.figure import Figure
-
-    figures = []
-    original = Figure.savefig
-
-    def record(self, *args, **kwargs):
-        figures.append(self)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", record)
-    return figures
-
-
 def test_a_two_seed_multirun_gets_mean_curves_with_a_band(tmp_path, saved_figures):
     from visualize import training_plots
 

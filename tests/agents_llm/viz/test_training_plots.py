@@ -130,22 +130,6 @@ def test_plots_read_what_the_real_csv_logger_writes(tmp_path):
     assert not any("is not in train.csv" in n for n in result.notes)
 
 
-@pytest.fixture
-def saved_figures(monkeypatch):
-    """The matplotlib figures the plotting code saves, as they were when saved."""
-    from matplotlib.figure import Figure
-
-    figures = []
-    original = Figure.savefig
-
-    def record(self, *args, **kwargs):
-        figures.append(self)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", record)
-    return figures
-
-
 def _axes(figure, title):
     return next(ax for ax in figure.axes if ax.get_title() == title)
 
