@@ -283,12 +283,7 @@ class Collector:
             prompts.summarizer_messages(previous_summary=report.progress_summary, addition=text),
             self.summary_max_tokens,
         )
-        if revise_section is not None and revise_section in {s.id for s in report.sections}:
-            section = report.replace_section(revise_section, text, sources=src)
-            status = "revised"
-        else:
-            section = report.append(title_filtered, text, src)
-            status = "appended"
+        section, status = report.place(revise_section, title_filtered, text, src)
         if summary is not None and summary.strip():
             # The summary is internal memory, but it reaches prompts: keep it jargon-free too.
             report.progress_summary = filter_report_text(summary).text or report.progress_summary

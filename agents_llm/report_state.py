@@ -58,6 +58,15 @@ class ReportState:
         section.revision += 1
         return section
 
+    def place(
+        self, revise_section: str | None, title: str, content: str, sources: Iterable[SourceRef] = ()
+    ) -> tuple[Section, str]:
+        """A Collector's section: rewrites ``revise_section`` when the report has it, else appends
+        a new one. Returns the section and "revised" or "appended"."""
+        if revise_section is not None and revise_section in {s.id for s in self.sections}:
+            return self.replace_section(revise_section, content, sources=sources), "revised"
+        return self.append(title, content, sources), "appended"
+
     def note_deficiency(self, topic: str) -> None:
         topic = topic.strip()
         if topic and topic not in self.deficient_topics:

@@ -126,12 +126,7 @@ class ExtractiveCollector:
             settings.summary_max_tokens,
         )
         title_text = filter_report_text(title).text or f"Section {number}"
-        if revise_section is not None and revise_section in {s.id for s in report.sections}:
-            section = report.replace_section(revise_section, text, sources=src)
-            status = "revised"
-        else:
-            section = report.append(title_text, text, src)
-            status = "appended"
+        section, status = report.place(revise_section, title_text, text, src)
         if summary:
             report.progress_summary = summary
         return CollectorResult(
