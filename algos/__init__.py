@@ -11,11 +11,12 @@ Add your own with ``algos.register(name, cls)`` -- see ``algos/base.py`` for the
 interface and ``experiments/train.py`` for loading a plugin module by config.
 """
 
+from .agent_networks import NETWORKS, MLPAgent, build_network, register_network
 from .base import AlgoConfig, Algorithm, Capabilities, EnvContractError, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer, collate
 from .graph_pg import GraphPG, GraphPGConfig
 from .iql import IQL, IQLConfig
-from .mixers import MIXERS, Mixer, QMixer, VDNMixer, register_mixer
+from .mixers import MIXERS, Mixer, QMixer, VDNMixer, build_mixer, register_mixer
 from .qmix import QMIX, QMIXConfig
 from .random_policy import RandomConfig, RandomPolicy
 from .handcrafted import HandcraftedConfig, HandcraftedPipeline
@@ -47,6 +48,11 @@ __all__ = [
     "QMixer",
     "VDNMixer",
     "register_mixer",
+    "build_mixer",
+    "NETWORKS",
+    "MLPAgent",
+    "build_network",
+    "register_network",
     "QMIX",
     "QMIXConfig",
     "VDN",

@@ -1,21 +1,37 @@
 """Mixers: per-agent chosen Q values (+ global state) -> team Q value.
 
 A new mixer is a class: subclass :class:`Mixer`, implement ``mix(agent_qs [M, N],
-state [M, S]) -> [M, 1]`` and ``register_mixer("name", cls)``. The base class checks
-shapes with precise errors and flattens any leading (batch, time) dimensions.
+state [M, S]) -> [M, 1]``, declare its settings as a dataclass ``config_class`` (built by
+``from_config``) and ``register_mixer("name", cls)`` (or ``@register_mixer("name")``); then
+``algo.mixer=name``. Its settings come from the algo config: a field of the mixer's
+dataclass takes the value of the ``algo`` key of the same name (QMIX's
+``mixing_embed_dim``, ``hypernet_layers``, ``hypernet_embed``), and ``algo.mixer_config``
+(a mapping) sets any of them, including ones the algo config does not have. The base class
+checks shapes with precise errors and flattens any leading (batch, time) dimensions.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from report_protocol.registry import EmptyConfig, Registry
+
 
 class Mixer(nn.Module):
     needs_state: bool = True
+    config_class: type = EmptyConfig  # the mixer's settings (a dataclass)
+
+    @classmethod
+    def from_config(cls, n_agents: int, state_dim: int, cfg: Any) -> "Mixer":
+        """The mixer for ``n_agents`` agents and a state of ``state_dim`` from its config
+        dataclass; a mixer with settings overrides this."""
+        return cls(n_agents, state_dim)
 
     def __init__(self, n_agents: int, state_dim: int):
         super().__init__()
@@ -69,12 +85,25 @@ def _hypernet(state_dim: int, out: int, layers: int, embed: int) -> nn.Module:
     raise ValueError(f"hypernet_layers must be 1 or 2, got {layers}")
 
 
+@dataclass
+class QMixerConfig:
+    mixing_embed_dim: int = 32  # mixing network width
+    hypernet_layers: int = 2  # hypernetwork depth (1 or 2)
+    hypernet_embed: int = 64  # hypernetwork hidden width
+
+
 class QMixer(Mixer):
     """QMIX (Rashid et al., 2018): a state-conditioned monotonic mixing network.
 
     Weights come from hypernetworks of the state and pass through abs(), so
     dQ_tot/dQ_i >= 0; biases are unconstrained; the final bias is a V(s) head.
     """
+
+    config_class = QMixerConfig
+
+    @classmethod
+    def from_config(cls, n_agents: int, state_dim: int, cfg: Any) -> "Mixer":
+        return cls(n_agents, state_dim, cfg.mixing_embed_dim, cfg.hypernet_layers, cfg.hypernet_embed)
 
     def __init__(
         self, n_agents: int, state_dim: int, embed_dim: int = 32, hypernet_layers: int = 2, hypernet_embed: int = 64
@@ -98,10 +127,31 @@ class QMixer(Mixer):
         return (hidden * w2).sum(-1, keepdim=True) + self.v(state)
 
 
-MIXERS: dict[str, type[Mixer]] = {"qmix": QMixer, "vdn": VDNMixer}
+MIXERS: Registry = Registry(
+    "mixer", hint="A plugin must be imported (e.g. `plugins=[my_pkg.my_mixer]`) before it can be used."
+)
 
 
-def register_mixer(name: str, cls: type[Mixer]) -> None:
-    if not issubclass(cls, Mixer):
+def register_mixer(name: str, cls: Optional[type[Mixer]] = None, *, overwrite: bool = False) -> Any:
+    """Register mixer class ``cls`` as ``name`` (``algo.mixer=name``); without ``cls``, a class decorator."""
+    if cls is None:
+
+        def deco(c: type[Mixer]) -> type[Mixer]:
+            register_mixer(name, c, overwrite=overwrite)
+            return c
+
+        return deco
+    if not (isinstance(cls, type) and issubclass(cls, Mixer)):
         raise TypeError(f"{cls!r} must subclass algos.mixers.Mixer")
-    MIXERS[name] = cls
+    MIXERS.register(name, cls.from_config, config_class=cls.config_class, overwrite=overwrite)
+    return cls
+
+
+def build_mixer(name: str, n_agents: int, state_dim: int, cfg: Any = None) -> Mixer:
+    """Registered mixer ``name`` with ``cfg`` (its config dataclass or a mapping of its settings)."""
+    entry = MIXERS.get(name)
+    return entry.factory(n_agents, state_dim, MIXERS.config(name, cfg))
+
+
+register_mixer("qmix", QMixer)
+register_mixer("vdn", VDNMixer)

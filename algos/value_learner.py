@@ -32,146 +32,20 @@ from __future__ import annotations
 import copy
 import dataclasses
 import warnings
-from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 import numpy as np
 import torch
 
-from .base import AlgoConfig, Algorithm, Capabilities, EnvSpec
+from .agent_networks import NETWORKS, build_network
+from .base import Algorithm, Capabilities, EnvSpec
 from .buffer import Batch, Episode, EpisodeBuffer
-from .mixers import MIXERS, Mixer, QMixer
-from .networks import GNN_LAYERS, AgentInputs, GNNRecurrentAgent
+from .mixers import MIXERS, Mixer, build_mixer
 from .transforms import REWARD_SPREADING, apply_reward_spreading
+from .value_config import ValueLearnerConfig
+from .value_targets import LinearSchedule, block_lambda, masked_epsilon_greedy, td_targets
 
-
-@dataclass
-class ValueLearnerConfig(AlgoConfig):
-    # --- agent network ---
-    hidden_dim: int = 64  # width of the encoder, GNN layers and GRU
-    gnn_layer: str = "graphconv"  # torch-geometric layer over the comm graph: graphconv | sage | gatv2 | none
-    gnn_layers: int = 1  # message-passing layers (residual)
-    obs_last_action: bool = True  # feed each agent its own previous action (one-hot)
-    # --- mixer ---
-    mixer: str = "qmix"  # qmix | vdn | none (independent learners) | any name in algos.mixers.MIXERS
-    mixing_embed_dim: int = 32  # QMIX mixing network width
-    hypernet_layers: int = 2  # QMIX hypernetwork depth (1 or 2)
-    hypernet_embed: int = 64  # QMIX hypernetwork hidden width
-    # --- optimisation ---
-    lr: float = 5e-4  # Adam learning rate
-    gamma: float = 0.99  # discount per round
-    td_lambda: float = 0.0  # 0 = one-step TD; in (0, 1] = TD(lambda) targets
-    double_q: bool = True  # target = Q_target(s', argmax_a Q_online(s', a)) over available actions
-    batch_size: int = 32  # episodes per update
-    buffer_size: int = 5000  # episodes kept in the replay buffer
-    learning_starts: int = 32  # episodes stored before the first update (>= batch_size)
-    updates_per_episode: int = 1  # gradient steps per observed episode
-    min_updates: int = 1  # a run whose budget gives fewer gradient updates fails at start (0: allow none)
-    grad_clip: float = 10.0  # max global gradient norm (<= 0: no clipping)
-    target_update: str = "hard"  # hard: copy every target_update_interval updates; soft: Polyak with tau every update
-    target_update_interval: int = 50  # in *updates* (= episodes at updates_per_episode=1), so it fires in short runs
-    tau: float = 0.01  # soft target update rate
-    # --- exploration: masked epsilon-greedy, linear schedule over env rounds ---
-    epsilon_start: float = 1.0
-    epsilon_finish: float = 0.05
-    epsilon_anneal_steps: int = 2000  # env rounds (summed over agents' joint steps) to go from start to finish
-    # --- reward ---
-    # Credit for an append over the rounds since the previous one (the env's
-    # ``rounds_since_append`` infos):
-    #   none  -- (default) each round learns from the reward it earned; credit reaches the
-    #            preparing rounds through bootstrapping alone (slower, unbiased).
-    #   nstep -- n-step targets reaching to the append: every round of the block regresses
-    #            on the append's discounted reward directly (faster credit), with the trace
-    #            cut where the next joint action is not greedy, so the target is still the
-    #            max target (unbiased; while exploring, traces are short and it is closer to
-    #            ``none``).
-    #   even  -- the original's even spreading, for replication only: BIASED. A round's
-    #            reward then depends on later actions (when the next append comes), so the
-    #            max target no longer targets the true values (measured on a delayed-reward
-    #            game: the learners settled for the early, smaller payoff in 9 of 9 runs).
-    reward_spreading: str = "none"
-    spread_append_reward: Optional[bool] = None  # deprecated alias: true = reward_spreading "even", false = "none"
-    reward_scale: float = 1.0  # rewards are multiplied by this before learning
-    # --- time limits ---
-    # Is the limit that truncates an episode visible to the agents? true: the cut round is
-    # terminal for the TD target (the budget is part of the MDP: a round counter in the
-    # observation); false: bootstrap from the final observation (a limit they cannot see);
-    # null: the env's declaration (``time_limit_observable`` attribute or infos), and
-    # bootstrap with a warning when the env declares nothing.
-    time_limit_observable: Optional[bool] = None
-    # --- checkpoints ---
-    save_buffer: bool = True  # include the replay buffer in state_dict (exact resume)
-
-    def validate(self) -> None:
-        """Range checks, each naming its key (called when the learner is built, and by train.py at start)."""
-
-        def bad(key: str, want: str) -> ValueError:
-            return ValueError(f"algo.{key} must be {want}, got {getattr(self, key)!r}")
-
-        for key, low in (
-            ("hidden_dim", 1),
-            ("gnn_layers", 0),
-            ("mixing_embed_dim", 1),
-            ("hypernet_embed", 1),
-            ("batch_size", 1),
-            ("buffer_size", 1),
-            ("updates_per_episode", 1),
-            ("min_updates", 0),
-            ("target_update_interval", 1),
-            ("epsilon_anneal_steps", 0),
-        ):
-            v = getattr(self, key)
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise bad(key, f"an integer >= {low}")
-        for key in ("gamma", "td_lambda", "epsilon_start", "epsilon_finish"):
-            if not 0.0 <= getattr(self, key) <= 1.0:
-                raise bad(key, "in [0, 1]")
-        if not 0.0 < self.tau <= 1.0:
-            raise bad("tau", "in (0, 1]")
-        if not (self.lr > 0 and np.isfinite(self.lr)):
-            raise bad("lr", "a finite number > 0")
-        if not np.isfinite(self.reward_scale):
-            raise bad("reward_scale", "finite")
-        if self.hypernet_layers not in (1, 2):
-            raise bad("hypernet_layers", "1 or 2")
-        # Choices, checked when the config is validated (train.py: before anything is written),
-        # not when the network is built after the run folder exists.
-        for key, choices in (
-            ("mixer", ("none", *MIXERS)),
-            ("gnn_layer", ("none", *GNN_LAYERS)),
-            ("target_update", ("hard", "soft")),
-            ("reward_spreading", tuple(REWARD_SPREADING)),
-        ):
-            if getattr(self, key) not in choices:
-                raise bad(key, f"one of {', '.join(choices)}")
-        if self.learning_starts < self.batch_size:
-            raise ValueError(
-                f"algo.learning_starts ({self.learning_starts}) must be >= algo.batch_size ({self.batch_size})"
-            )
-
-
-class LinearSchedule:
-    def __init__(self, start: float, finish: float, steps: int):
-        self.start, self.finish, self.steps = start, finish, max(int(steps), 0)
-
-    def __call__(self, t: int) -> float:
-        if self.steps == 0:
-            return self.finish
-        frac = min(max(t / self.steps, 0.0), 1.0)
-        return self.start + frac * (self.finish - self.start)
-
-
-def masked_epsilon_greedy(q: np.ndarray, mask: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-    """q [N, A], mask [N, A] bool -> actions [N]; never returns a masked action."""
-    if not mask.any(-1).all():
-        bad = np.flatnonzero(~mask.any(-1)).tolist()
-        raise ValueError(f"agents at indices {bad} have no available action")
-    greedy = np.where(mask, q, -np.inf).argmax(-1)
-    explore = np.asarray(rng.random(q.shape[0]) < epsilon)
-    if explore.any():
-        for i in np.flatnonzero(explore):
-            greedy[i] = rng.choice(np.flatnonzero(mask[i]))
-    return greedy
+__all__ = ["LinearSchedule", "ValueLearner", "ValueLearnerConfig", "masked_epsilon_greedy", "td_targets"]
 
 
 class ValueLearner(Algorithm):
@@ -189,16 +63,14 @@ class ValueLearner(Algorithm):
         self._warned_undeclared_limit = False
         with torch.random.fork_rng():
             torch.manual_seed(seed)
-            self.agent = GNNRecurrentAgent(
-                spec.obs_dim,
-                spec.n_agents,
-                spec.n_actions,
-                cfg.hidden_dim,
-                cfg.gnn_layer,
-                cfg.gnn_layers,
-                cfg.obs_last_action,
-            ).to(device)
-            self.mixer = self._build_mixer().to(device) if cfg.mixer != "none" else None
+            net_cfg = NETWORKS.settings_from(cfg.network, cfg, cfg.network_config)
+            self.agent: Any = build_network(cfg.network, spec.obs_dim, spec.n_agents, spec.n_actions, net_cfg).to(
+                device
+            )
+            self.mixer: Optional[Mixer] = None
+            if cfg.mixer != "none":
+                mix_cfg = MIXERS.settings_from(cfg.mixer, cfg, cfg.mixer_config)
+                self.mixer = build_mixer(cfg.mixer, spec.n_agents, spec.state_dim, mix_cfg).to(device)
         self.target_agent = copy.deepcopy(self.agent).requires_grad_(False)
         self.target_mixer = copy.deepcopy(self.mixer).requires_grad_(False) if self.mixer is not None else None
         self.params = list(self.agent.parameters()) + (list(self.mixer.parameters()) if self.mixer is not None else [])
@@ -244,20 +116,6 @@ class ValueLearner(Algorithm):
                 self._warned_undeclared_limit = True
             return False
         return bool(declared)
-
-    def _build_mixer(self) -> Mixer:
-        name = self.cfg.mixer
-        if name not in MIXERS:
-            raise ValueError(f"unknown mixer {name!r}; available: {['none', *MIXERS]}")
-        if MIXERS[name] is QMixer:
-            return QMixer(
-                self.spec.n_agents,
-                self.spec.state_dim,
-                self.cfg.mixing_embed_dim,
-                self.cfg.hypernet_layers,
-                self.cfg.hypernet_embed,
-            )
-        return MIXERS[name](self.spec.n_agents, self.spec.state_dim)
 
     # --- acting -------------------------------------------------------------------
     def begin_episode(self) -> None:
@@ -345,12 +203,12 @@ class ValueLearner(Algorithm):
             metrics = self.train_on_batch(self.buffer.sample(self.cfg.batch_size, self.device))
         return metrics
 
-    def _agent_inputs(self, batch: Batch) -> AgentInputs:
+    def _agent_inputs(self, batch: Batch) -> Any:
         """The batch as the agent network's input, built once for the online and the target network."""
         last = torch.cat([torch.full_like(batch.actions[:, :1], -1), batch.actions], dim=1)  # [B, T+1, N]
         return self.agent.prepare(batch.obs, last, batch.adj)
 
-    def _agent_qs(self, net: GNNRecurrentAgent, inputs: AgentInputs) -> torch.Tensor:
+    def _agent_qs(self, net: Any, inputs: Any) -> torch.Tensor:
         return net.forward_prepared(inputs)[0]  # [B, T+1, N, A]
 
     def td_targets(
@@ -361,41 +219,11 @@ class ValueLearner(Algorithm):
         next_v: torch.Tensor,
         lam: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """rewards/terminated/filled [B, T] (IQL: [B, T, N] after broadcasting), next_v = Q'_{t+1} same shape.
-
-        ``lam`` (same shape, optional) is a per-round lambda_t: how much of y_{t+1} (rather
-        than Q'_{t+1}) round t's target takes; default ``cfg.td_lambda`` everywhere."""
-        gamma = self.cfg.gamma
-        if lam is None:
-            if self.cfg.td_lambda == 0.0:
-                return rewards + gamma * (1.0 - terminated) * next_v
-            lam = torch.full_like(rewards, self.cfg.td_lambda)
-        T = rewards.shape[1]
-        ys: list[torch.Tensor] = []  # y_{T-1}, ..., y_0
-        y_next = next_v[:, T - 1]
-        for t in range(T - 1, -1, -1):
-            boot = next_v[:, t]
-            if t + 1 < T:
-                last = filled[:, t + 1] == 0  # round t is the episode's last
-                lam_t = lam[:, t]
-                cont = torch.where(last, boot, (1 - lam_t) * boot + lam_t * y_next)
-            else:
-                cont = boot
-            y_next = rewards[:, t] + gamma * (1.0 - terminated[:, t]) * cont
-            ys.append(y_next)
-        return torch.stack(ys[::-1], dim=1)
+        """TD(lambda) targets with this config's gamma and lambda (:func:`algos.value_targets.td_targets`)."""
+        return td_targets(rewards, terminated, filled, next_v, self.cfg.gamma, self.cfg.td_lambda, lam)
 
     def _block_lambda(self, batch: Batch, a_star: torch.Tensor, per_agent: bool) -> torch.Tensor:
-        """lambda_t for ``reward_spreading=nstep``: 1 while round t is inside an append's
-        credit block and round t+1's action is the online greedy one (Watkins's cut),
-        ``td_lambda`` elsewhere. a_star [B, T+1, N, 1]."""
-        greedy_next = torch.zeros_like(batch.actions, dtype=torch.bool)  # [B, T, N]
-        greedy_next[:, :-1] = batch.actions[:, 1:] == a_star[:, 1:-1, :, 0]
-        block_end = batch.block_end if batch.block_end is not None else torch.ones_like(batch.rewards)
-        inside = (block_end == 0).unsqueeze(-1)  # [B, T, 1]
-        follow = inside & (greedy_next if per_agent else greedy_next.all(-1, keepdim=True))
-        lam = torch.where(follow, 1.0, self.cfg.td_lambda).to(batch.rewards.dtype)
-        return lam if per_agent else lam.squeeze(-1)
+        return block_lambda(batch, a_star, self.cfg.td_lambda, per_agent)
 
     def train_on_batch(self, batch: Batch) -> dict[str, float]:
         inputs = self._agent_inputs(batch)
