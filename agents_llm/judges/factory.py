@@ -1,4 +1,8 @@
-"""Build a judge and its reward tracker from a `judge` config (OmegaConf node, dataclass or dict)."""
+"""Build a judge and its reward tracker from a `judge` config (OmegaConf node, dataclass or dict).
+
+`make_judge` builds the judge `judge.kind` names in the registry (`registry.JUDGES`); the
+built-in `llm` and `reference` judges are registered here, each a factory of its config.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ from typing import Any
 
 from ..backends import LLMBackend
 from .base import Judge
-from .config import SCHEMAS, length_params, validate_judge_config
+from .config import LLMJudgeConfig, ReferenceJudgeConfig, length_params, validate_judge_config
+from .registry import JUDGES, register_judge
 from .reward import RewardTracker
 
 
@@ -17,10 +22,10 @@ def _as_config(cfg: Any) -> Any:
     if OmegaConf.is_config(cfg):
         return cfg
     if isinstance(cfg, dict):
-        kind = getattr(cfg.get("kind"), "value", cfg.get("kind"))
-        if kind not in SCHEMAS:
-            raise ValueError(f"judge.kind must be one of {sorted(SCHEMAS)}, got {kind!r}")
-        return OmegaConf.merge(OmegaConf.structured(SCHEMAS[kind]), cfg)
+        kind = str(getattr(cfg.get("kind"), "value", cfg.get("kind")))
+        if kind not in JUDGES:
+            raise ValueError(f"judge.kind must be one of {JUDGES.available()}, got {kind!r}")
+        return OmegaConf.merge(OmegaConf.structured(JUDGES.get(kind).config_class), cfg)
     return OmegaConf.structured(cfg)
 
 
@@ -49,28 +54,35 @@ def make_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None
     cfg = _as_config(cfg)
     validate_judge_config(cfg)
     kind = getattr(cfg.kind, "value", cfg.kind)
-    if kind == "llm":
-        from .llm_judge import LLMJudge
+    judge: Judge = JUDGES.get(kind).factory(cfg, backend=backend, embed=embed)
+    return judge
 
-        if backend is None:
-            raise ValueError(
-                "judge.kind=llm needs an LLM backend: make_judge(cfg.judge, backend=make_backend(cfg.llm))"
-            )
-        return LLMJudge(
-            backend,
-            max_tokens=cfg.max_tokens,
-            temperature=cfg.temperature,
-            seed=cfg.seed,
-            macro_weight=cfg.macro_weight,
-            hallucination_penalty=cfg.hallucination_penalty,
-            judge_retries=cfg.judge_retries,
-            macro_max_chars=cfg.macro_max_chars,
-            sources_max_chars=cfg.sources_max_chars,
-            chunk_unit=getattr(cfg.chunk_unit, "value", cfg.chunk_unit),
-            chunk_size=cfg.chunk_size,
-            cache_size=cfg.cache_size,
-            fallback_score=cfg.fallback_score,
-        )
+
+@register_judge("llm", config_class=LLMJudgeConfig)
+def build_llm_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None) -> Judge:
+    from .llm_judge import LLMJudge
+
+    if backend is None:
+        raise ValueError("judge.kind=llm needs an LLM backend: make_judge(cfg.judge, backend=make_backend(cfg.llm))")
+    return LLMJudge(
+        backend,
+        max_tokens=cfg.max_tokens,
+        temperature=cfg.temperature,
+        seed=cfg.seed,
+        macro_weight=cfg.macro_weight,
+        hallucination_penalty=cfg.hallucination_penalty,
+        judge_retries=cfg.judge_retries,
+        macro_max_chars=cfg.macro_max_chars,
+        sources_max_chars=cfg.sources_max_chars,
+        chunk_unit=getattr(cfg.chunk_unit, "value", cfg.chunk_unit),
+        chunk_size=cfg.chunk_size,
+        cache_size=cfg.cache_size,
+        fallback_score=cfg.fallback_score,
+    )
+
+
+@register_judge("reference", config_class=ReferenceJudgeConfig)
+def build_reference_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None) -> Judge:
     from .reference import GROUNDING_BANDS, RELEVANCE_BANDS, ReferenceJudge
 
     embedding = getattr(cfg.embedding, "value", cfg.embedding)

@@ -19,9 +19,9 @@ def compose_judge(kind: str, *overrides: str):
 def test_both_kinds_compose_with_their_defaults():
     llm = compose_judge("llm")
     ref = compose_judge("reference")
-    assert llm.kind.value == "llm" and llm.chunk_size == 1500 and llm.length_preset == "smollm2_cpu"
+    assert llm.kind == "llm" and llm.chunk_size == 1500 and llm.length_preset == "smollm2_cpu"
     assert llm.length_target is None and llm.length_width is None  # the preset decides
-    assert ref.kind.value == "reference" and ref.embedding.value == "minilm" and ref.weights.grounding == 0.5
+    assert ref.kind == "reference" and ref.embedding.value == "minilm" and ref.weights.grounding == 0.5
 
 
 def test_length_presets_and_explicit_values(scripted):
