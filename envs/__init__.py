@@ -101,27 +101,55 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
+
+from .configs import EnvConfig, OneStep3x3EnvConfig, TwoStepEnvConfig, store_env_config
 
 Factory = Callable[..., Any]
 _REGISTRY: dict[str, Union[Factory, str]] = {}
 _RESOURCES: dict[str, Union[Any, str]] = {}  # env name -> its resources class (or "module:Class")
+_CONFIGS: dict[str, tuple[str, type]] = {}  # env name -> (its ConfigStore name, its config schema)
 
 
 def register(
-    name: str, factory: Union[Factory, str], *, overwrite: bool = False, resources: Union[Any, str, None] = None
+    name: str,
+    factory: Union[Factory, str],
+    *,
+    overwrite: bool = False,
+    resources: Union[Any, str, None] = None,
+    config_class: Optional[type] = None,
+    config_name: Optional[str] = None,
 ) -> None:
     """Register ``factory`` (a callable, or a lazy ``"module:attr"`` import path) as ``name``;
-    ``resources``: the class of its shared resources (see the module docstring), if any."""
+    ``resources``: the class of its shared resources (see the module docstring), if any;
+    ``config_class``: its config schema (a dataclass subclassing ``envs.configs.EnvConfig``),
+    stored in Hydra's ConfigStore as ``env/base_<config_name>`` (default: ``name``)."""
     current = _REGISTRY.get(name)
     # A lazy (string) entry may always be replaced by the real factory.
     if not overwrite and current is not None and not isinstance(current, str) and current is not factory:
         raise ValueError(f"env {name!r} is already registered; pass overwrite=True to replace it")
+    if config_class is not None and not (isinstance(config_class, type) and issubclass(config_class, EnvConfig)):
+        raise TypeError(f"env {name!r}: config_class must be a dataclass subclassing envs.configs.EnvConfig")
     _REGISTRY[name] = factory
     if resources is not None:
         _RESOURCES[name] = resources
+    if config_class is not None:
+        _CONFIGS[name] = (config_name or name, config_class)
+        store_env_config(config_name or name, config_class)
+
+
+def env_config_class(name: str) -> Optional[type]:
+    """The config schema env ``name`` was registered with (None: a plain yaml)."""
+    entry = _CONFIGS.get(name)
+    return entry[1] if entry else None
+
+
+def store_configs() -> None:
+    """Store every registered env schema in Hydra's ConfigStore as ``env/base_<config_name>``."""
+    for config_name, schema in _CONFIGS.values():
+        store_env_config(config_name, schema)
 
 
 def registered() -> list[str]:
@@ -234,8 +262,10 @@ def get_call_failures(env: Any) -> CallFailures:
 
 
 # --- built-in envs -------------------------------------------------------------------
-register("two_step_v0", "envs.matrix_games:TwoStepGame")
-register("one_step_3x3_v0", "envs.matrix_games:OneStep3x3Game")
+register("two_step_v0", "envs.matrix_games:TwoStepGame", config_class=TwoStepEnvConfig, config_name="two_step")
+register(
+    "one_step_3x3_v0", "envs.matrix_games:OneStep3x3Game", config_class=OneStep3x3EnvConfig, config_name="one_step_3x3"
+)
 register("delayed_reward_v0", "envs.delayed_reward:DelayedRewardGame")
 register("teammate_signal_v0", "envs.teammate_signal:TeammateSignalGame")
 

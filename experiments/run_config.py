@@ -7,10 +7,10 @@ unknown key fails when the config is composed, naming the key.
 Groups and their schemas:
 * ``algo``: each algorithm's dataclass (``base_qmix``, ``base_vdn``, ...), stored by
   ``algos.register``; ``conf/algo/<name>.yaml`` starts with ``defaults: [base_<name>, _self_]``.
-* ``env``: :class:`EnvConfig` subclasses stored here as ``base_<env>``; an env config
-  has ``name`` (the ``envs`` registry name), the factory's keyword arguments, and
-  optionally ``eval_overrides``. An env author can store their own schema with
-  :func:`register_env_config` or write a plain yaml (its keys then form the schema).
+* ``env``: the env schemas (``envs.configs.EnvConfig`` subclasses), stored as
+  ``base_<env>`` by ``envs.register(..., config_class=...)``; an env config has ``name``
+  (the ``envs`` registry name), the factory's keyword arguments, and optionally
+  ``eval_overrides``. An env without a schema may ship a plain yaml (its keys then form it).
 * ``logger``: :class:`LoggerConfig`.
 * ``rollout``: :class:`RolloutConfig` (episodes in flight, Ray workers).
 * ``llm``, ``judge``, ``rag``: owned by ``agents_llm``/``rag``; untyped here.
@@ -27,28 +27,8 @@ from hydra.core.config_store import ConfigStore
 from hydra.experimental.callback import Callback
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-
-@dataclass
-class EnvConfig:
-    name: str = MISSING  # registry name in envs (envs.make(name, **kwargs))
-    eval_overrides: dict = field(
-        default_factory=dict
-    )  # factory kwargs merged in for evaluation (e.g. {split: holdout})
-
-
-@dataclass
-class TwoStepEnvConfig(EnvConfig):
-    name: str = "two_step_v0"
-    action_permutation_seed: Optional[int] = (
-        None  # None: the paper's labels; an int: seeded per-state, per-agent relabelling
-    )
-    payoff_scale: float = 1.0  # every payoff times this (> 0); optimum 8 * payoff_scale
-
-
-@dataclass
-class OneStep3x3EnvConfig(EnvConfig):
-    name: str = "one_step_3x3_v0"
-    payoff: Optional[List[List[float]]] = None  # 3x3 payoff; None = pymarl2's [[8,-12,-12],[-12,0,0],[-12,0,0]]
+import envs
+from envs.configs import EnvConfig, OneStep3x3EnvConfig, TwoStepEnvConfig, store_env_config  # noqa: F401  (re-exported)
 
 
 @dataclass
@@ -308,12 +288,9 @@ class RunConfigGuard(Callback):
             raise SystemExit(2) from None
 
 
-_ENV_CONFIGS = {"two_step": TwoStepEnvConfig, "one_step_3x3": OneStep3x3EnvConfig}
-
-
 def register_env_config(name: str, cls: type) -> None:
-    """Store an env schema as ``env/base_<name>`` (use ``defaults: [base_<name>, _self_]``)."""
-    ConfigStore.instance().store(group="env", name=f"base_{name}", node=cls)
+    """Store an env schema as ``env/base_<name>`` (``envs.register(..., config_class=cls)`` does this)."""
+    store_env_config(name, cls)
 
 
 def _run_dir(resume: Optional[str], default: str) -> str:
@@ -355,8 +332,7 @@ def register_configs() -> None:
 
     cs = ConfigStore.instance()
     cs.store(name="run_config", node=RunConfig)
-    for name, cls in _ENV_CONFIGS.items():
-        register_env_config(name, cls)
+    envs.store_configs()  # the registered env schemas (stored on registration; again, in case the store was cleared)
     # A short random id, cached like ${now:} so every job of one sweep shares it.
     OmegaConf.register_new_resolver("run_id", lambda: uuid.uuid4().hex[:6], use_cache=True, replace=True)
     OmegaConf.register_new_resolver("run_dir", _run_dir, use_cache=True, replace=True)
