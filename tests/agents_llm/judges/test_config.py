@@ -97,3 +97,42 @@ def test_out_of_range_values_fail_when_the_judge_is_built_naming_the_key(kind, o
 def test_llm_judge_without_a_backend_says_how_to_build_one():
     with pytest.raises(ValueError, match="make_backend"):
         make_judge(compose_judge("llm"))
+
+
+def test_a_registered_judge_composes_checks_its_ranges_and_is_built_by_kind():
+    from dataclasses import dataclass
+
+    from agents_llm.judges import JudgeResult, register_judge
+    from agents_llm.judges.config import JudgeConfig
+
+    @dataclass
+    class ConstantJudgeConfig(JudgeConfig):
+        kind: str = "constant_test"
+        value: float = 0.5
+
+        @staticmethod
+        def check(cfg, need):
+            need(0.0 <= cfg.value <= 1.0, "value", "must be in [0, 1]")
+
+    class ConstantJudge:
+        kind = "constant_test"
+
+        def __init__(self, value):
+            self.value = value
+
+        async def score(self, report, *, ledger=None):
+            return JudgeResult(score=self.value)
+
+    register_judge(
+        "constant_test", lambda cfg, **_: ConstantJudge(cfg.value), config_class=ConstantJudgeConfig, overwrite=True
+    )
+    cfg = compose_judge("base_constant_test", "value=0.25")
+    assert cfg.kind == "constant_test" and cfg.w_score == 1.0  # the shared reward keys come with it
+    judge = make_judge(cfg)
+    assert isinstance(judge, ConstantJudge) and judge.value == 0.25
+    with pytest.raises(ValueError, match=r"judge\.value must be in \[0, 1\]"):
+        make_judge(compose_judge("base_constant_test", "value=2"))
+    with pytest.raises((ConfigCompositionException, ConfigKeyError, ValidationError)):
+        compose_judge("base_constant_test", "valeu=0.1")  # a misspelt key fails at composition
+    with pytest.raises(ValueError, match=r"judge\.kind must be one of .*constant_test.*got 'nope'"):
+        make_judge({"kind": "nope"})
