@@ -92,9 +92,11 @@ The env contract (what ``algos`` relies on)
         episodes: 40
 
   Without a schema the yaml's keys are the schema (an unknown key still fails at start;
-  values are checked by the factory). A typed schema is optional: a dataclass, in a
-  module free of LLM imports, added to ``_ENV_CONFIGS`` in ``experiments/run_config.py``
-  becomes ``env/base_<name>`` for ``- base_<name>@env`` in that defaults list.
+  values are checked by the factory). A typed schema is optional: a dataclass subclassing
+  ``envs.configs.EnvConfig``, in a module free of LLM imports, passed as
+  ``register(name, factory, config_class=..., config_name=...)`` becomes
+  ``env/base_<config_name>`` for ``- base_<config_name>@env`` in that defaults list (or
+  ``env=base_<config_name>`` on the command line, with no yaml).
 """
 
 from __future__ import annotations
