@@ -1,9 +1,11 @@
 """Value-decomposition learners: one class behind QMIX, VDN and IQL.
 
-They share the agent network (:mod:`algos.networks`), the episode buffer, masked
-epsilon-greedy exploration, double Q, target networks, optional TD(lambda) and
-gradient clipping; they differ only in the mixer (``qmix``, ``vdn``, or ``none`` for
-independent learners, whose TD loss is per agent on the team reward).
+They share the agent network (``algo.network``, :mod:`algos.agent_networks`; the GNN -> GRU
+one by default), the episode buffer, masked epsilon-greedy exploration, double Q, target
+networks, optional TD(lambda) and gradient clipping; they differ only in the mixer
+(``qmix``, ``vdn``, or ``none`` for independent learners, whose TD loss is per agent on the
+team reward; :mod:`algos.mixers`). Settings: :mod:`algos.value_config`; exploration and
+targets: :mod:`algos.value_targets`.
 
 Loss over a batch of episodes (rounds t = 0..T-1, padded rounds masked out):
 
