@@ -12,6 +12,7 @@ what each judge cannot see by construction.
     python experiments/bench_judge.py                              # reference (MiniLM, hashing) + LLM judge
     python experiments/bench_judge.py --judges reference-hashing   # seconds
     python experiments/bench_judge.py --llm-model qwen2.5-coder-0.5b --llm-topics 2
+    python experiments/bench_judge.py --episodes outputs/validation/episodes   # + the LLM team's reports
 
 The LLM judge runs on the embedded llama.cpp backend (`--llm-model`, default the best
 local model installed); on CPU it costs minutes per report, so `--llm-topics` bounds it.
@@ -29,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.judges import make_judge  # noqa: E402
+from episode_reports import load_episode_reports  # noqa: E402
 from agents_llm.judges.validity import (
     BLIND_SPOTS,
     DEGRADATIONS,
@@ -87,6 +89,25 @@ def keyed_scores(results) -> dict:
         )
         out.update({(r.task_id, k): v for k, v in r.degraded.items()})
     return out
+
+
+def discordant(ka: dict, kb: dict, keys: list) -> list:
+    """Report pairs the two judges order oppositely, the widest joint disagreement first, each
+    pair as (the one judge a ranks higher, the other) -- the pairs to read to side with a judge."""
+    out = []
+    for k1, k2 in itertools.combinations(keys, 2):
+        da, db = ka[k1] - ka[k2], kb[k1] - kb[k2]
+        if da * db < 0:
+            out.append(((k1, k2) if da > 0 else (k2, k1), min(abs(da), abs(db))))
+    return sorted(out, key=lambda item: -item[1])
+
+
+def report_episodes(name: str, episodes, scores: dict, seconds: float) -> None:
+    print(f"\n== {name} on the LLM team's reports  ({seconds:.0f} s, {len(episodes)} reports)")
+    print(f"{'report':44s} {'chars':>6s} {'score':>6s} {'env':>6s}")
+    for e in episodes:
+        recorded = "" if e.recorded_score is None else f"{e.recorded_score:6.3f}"
+        print(f"{e.label:44s} {e.state.chars:6d} {scores[(e.task_id, f'episode {e.label}')]:6.3f} {recorded:>6s}")
 
 
 def referee_table(reports) -> None:
@@ -165,12 +186,31 @@ def main(argv=None) -> int:
         help="degradations the LLM judge scores (default: all); the good report and the two appends are always scored",
     )
     parser.add_argument("--no-referee", action="store_true", help="skip the referee's flags per degradation")
+    parser.add_argument(
+        "--episodes",
+        nargs="+",
+        default=[],
+        help="folders of episode traces (trace.json) whose final reports every judge also scores "
+        "(experiments/episode_reports.py says how a report is rebuilt from a trace)",
+    )
+    parser.add_argument(
+        "--llm-episodes",
+        type=int,
+        default=None,
+        help="episode reports the (slow) LLM judge scores: the first N in task order, whole tasks first (default: all)",
+    )
+    parser.add_argument("--disagreements", type=int, default=10, help="discordant report pairs printed per judge pair")
     args = parser.parse_args(argv)
 
     reports = load_good_reports()
+    episodes = sorted(load_episode_reports(args.episodes), key=lambda e: (e.task_id, e.label)) if args.episodes else []
+    if episodes:
+        rebuilt = sum(not e.exact for e in episodes)
+        print(f"episode reports: {len(episodes)} ({rebuilt} rebuilt from Markdown and their cited files)")
     print(f"validity suite: {len(reports)} topics x ({len(DEGRADATIONS)} degradations + good + 2 appends)")
     print("degradations: " + ", ".join(DEGRADATIONS))
-    scored = {}
+    scored: dict = {}
+    episode_scores: dict[str, dict] = {}
     for name in args.judges:
         subset = reports
         if name == "llm":
@@ -196,6 +236,11 @@ def main(argv=None) -> int:
         results = score_suite(score, subset, kinds if name.startswith("llm") else None)
         scored[name] = results
         report_judge(name, results, time.perf_counter() - started)
+        if episodes:
+            started = time.perf_counter()
+            mine = episodes[: args.llm_episodes] if name.startswith("llm") else episodes
+            episode_scores[name] = {(e.task_id, f"episode {e.label}"): score(e.state) for e in mine}
+            report_episodes(name, mine, episode_scores[name], time.perf_counter() - started)
         if getattr(score, "flagged", None):
             print(f"flagged (fallback) judgments: {sum(score.flagged)}/{len(score.flagged)}")
             for reason in score.reasons[:10]:
@@ -209,12 +254,19 @@ def main(argv=None) -> int:
             kendalltau = None
             print("scipy is not installed: no Kendall's tau")
         for a, b in itertools.combinations(scored, 2):
-            ka, kb = keyed_scores(scored[a]), keyed_scores(scored[b])
+            ka = {**keyed_scores(scored[a]), **episode_scores.get(a, {})}
+            kb = {**keyed_scores(scored[b]), **episode_scores.get(b, {})}
             common = sorted(set(ka) & set(kb))
             x, y = [ka[k] for k in common], [kb[k] for k in common]
             if kendalltau is not None:
                 tau, p = kendalltau(x, y)
                 print(f"  {a} vs {b}: tau {tau:.3f} (p {p:.2g}, {len(x)} reports)")
+                real = [k for k in common if k[1].startswith("episode ")]
+                if len(real) > 2:
+                    tau, p = kendalltau([ka[k] for k in real], [kb[k] for k in real])
+                    print(f"    on the LLM team's reports alone: tau {tau:.3f} (p {p:.2g}, {len(real)} reports)")
+            for (k1, k2), gap in discordant(ka, kb, common)[: args.disagreements]:
+                print(f"    {a} puts {k1} ({ka[k1]:.3f}) above {k2} ({ka[k2]:.3f}); {b}: {kb[k1]:.3f} vs {kb[k2]:.3f}")
     if not args.no_referee:
         referee_table(reports)
     print("\n== what a judge cannot tell, by construction")
