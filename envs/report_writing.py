@@ -112,6 +112,8 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
         self.config = cfg
         self.team = build_team(cfg.team)
         self.possible_agents = [m.name for m in self.team]
+        # Each agent's part in the handcrafted pipeline, as its role declares it (algos reads it from EnvSpec).
+        self.pipeline_parts = {m.name: str(m.role.pipeline_part) for m in self.team}
         self.agents: list[str] = []
         self.n = len(self.team)
         self.table = ActionTable(self.n)
