@@ -22,7 +22,7 @@ MODULE = "summarizer_role_plugin"
 ENTRY = f"{MODULE}:ROLE"
 # The one file a researcher writes: every member of the role, declared together.
 ROLE_FILE = textwrap.dedent(
-    '''
+    """
     from agents_llm.roles import AS_TASK, ExtractiveRule, Role
     from report_protocol import pipeline_parts
 
@@ -50,7 +50,7 @@ ROLE_FILE = textwrap.dedent(
         extractive=ExtractiveRule(summarize),
         pipeline_part=pipeline_parts.REVIEW,  # it plays the Reviewer's part in the handcrafted pipeline
     )
-    '''
+    """
 )
 TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", ENTRY]
 DOCS = {
