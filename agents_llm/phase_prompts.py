@@ -20,8 +20,6 @@ from report_protocol import vocabulary as v
 from report_protocol.vocabulary import (
     DRAFTING,
     DRAFTING_COMPLETE,
-    HOLD,
-    MISSING,
     PLANNING,
     RESEARCH,
     RESEARCH_EXHAUSTED,
@@ -32,6 +30,7 @@ from report_protocol.vocabulary import (
 
 from . import prompts
 from .report_state import ReportState
+from .roles import AS_TASK, ROLES, get_role
 
 PHASES = v.PHASE_ORDER
 
@@ -59,63 +58,21 @@ PHASE_BLOCK: dict[str, str] = {
     ),
 }
 
-# What each role does in each phase. Missing roles fall back to the learned-policy task.
-OBJECTIVE: dict[str, dict[str, str]] = {
-    PLANNING: {
-        "Researcher": (
-            f"List the subtopics the sources cover, one per line, with their source. For a subtopic "
-            f"of the report the sources do not cover, write a line '{MISSING} <subtopic>'."
-        ),
-        "LeadArchitect": (
-            "Write the outline: a numbered list of 3 to 5 section titles the sources support. "
-            "Do not plan sections on known gaps."
-        ),
-    },
-    RESEARCH: {
-        "LeadArchitect": "Write 'OBJECTIVE:' and the one fact the team must find next for the outline.",
-        "Researcher": (
-            f"List the facts from the sources that serve the objective, one per line, each with its "
-            f"source. If the sources have nothing new, write {RESEARCH_EXHAUSTED}."
-        ),
-        "DataAnalyst": "Turn the evidence into a writing blueprint: key points in a logical order, with sources.",
-        "Reviewer": "Point out evidence that is missing or weak for the outline.",
-    },
-    DRAFTING: {
-        "LeadArchitect": (
-            "Write 'OBJECTIVE:' and the title of the section to write now, then two points it must cover."
-        ),
-        "Researcher": (
-            f"List the facts from the sources for the section, each with its source. If the sources "
-            f"say nothing about it, write {RESEARCH_EXHAUSTED}."
-        ),
-        "DataAnalyst": "Write the section as clear paragraphs, using only the evidence you received.",
-        "Reviewer": "Point out unsupported claims in the draft.",
-    },
-    REVIEW: {
-        "Reviewer": (
-            "Review the sections listed below. For each problem write one line: the section tag "
-            "[SECTION_ID: <id>], then the problem and its fix."
-        ),
-        "LeadArchitect": (
-            "Rank the review findings: keep the important ones, one per line, each starting with "
-            "its [SECTION_ID: <id>] tag."
-        ),
-        "DataAnalyst": "Point out sections whose facts are not supported by their sources, with their tags.",
-        "Researcher": "Point out claims in the sections that the sources contradict, with their tags.",
-    },
-    REVISION: {
-        "LeadArchitect": (
-            f"Assign the correction below: repeat its [SECTION_ID: <id>] tag and say what to "
-            f"change. If no correction is left, write {REVISION_COMPLETE}."
-        ),
-        "Researcher": (f"If the correction needs new evidence, list it with sources; otherwise write {HOLD}."),
-        "DataAnalyst": (
-            "Rewrite the whole section with the correction applied. Start with its "
-            "[SECTION_ID: <id>] tag, then the corrected text."
-        ),
-        "Reviewer": "Check that the correction was applied; list what is still wrong, with the section tag.",
-    },
-}
+
+# What each role does in each phase: declared on the role (`Role.objectives`); this is a live,
+# read-only view, by phase then role, of the objectives that are not the role's round task.
+def _objectives() -> dict[str, dict[str, str]]:
+    return {
+        phase: {
+            r.name: str(text)
+            for r in ROLES.values()
+            if (text := (r.objectives or {}).get(phase, AS_TASK)) is not AS_TASK
+        }
+        for phase in PHASES
+    }
+
+
+OBJECTIVE: Mapping[str, Mapping[str, str]] = prompts.RoleMap(_objectives)
 
 GAPS_RULE = "Do not plan or write about the subtopics listed as not covered by the sources."
 MAX_SECTION_EXCERPT = 300  # per section in REVIEW: enough to judge, small enough for a 2k context
@@ -123,13 +80,12 @@ MAX_SECTIONS_LISTED = 12
 
 
 def system_prompt(role: str, phase: str) -> str:
-    base = prompts.SYSTEM.get(role, prompts.SYSTEM["DataAnalyst"])
-    return f"{base}\n\n{PHASE_BLOCK[phase]}"
+    return f"{prompts.system_for(role)}\n\n{PHASE_BLOCK[phase]}"
 
 
 def objective(role: str, phase: str, phase_round: int | None = None, phase_rounds: int | None = None) -> str:
     """The role's objective in this phase, headed by the phase and round number."""
-    text = OBJECTIVE.get(phase, {}).get(role) or prompts.task_for(role, None)
+    text = get_role(role).objective(phase)
     where = f"{phase.upper()}"
     if phase_round:
         where += f" round {phase_round}" + (f" of {phase_rounds}" if phase_rounds else "")
@@ -177,7 +133,7 @@ def agent_messages(
         data.append("Sections of the report:\n" + section_list(report, excerpts=phase == REVIEW))
     else:
         data.append(prompts.outline_item([s.title for s in report.sections]))
-    gaps = report.deficient_topics[:8] if role == "LeadArchitect" else []
+    gaps = report.deficient_topics[:8] if get_role(role).sees_gaps else []
     if gaps:
         data.append("Not covered by the sources: " + "; ".join(prompts.untrusted(topic, 120) for topic in gaps))
     data += prompts.context_items(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
@@ -249,13 +205,15 @@ def directive_text(d: Directive) -> str:
 def after_round(phase: str | None, feedback: RoundFeedback, report: ReportState, roles: Mapping[str, str]) -> None:
     """Persist what a round of `phase` found out into the report state.
 
-    PLANNING: the Researcher's deficiencies become `report.deficient_topics`, which the
-    LeadArchitect sees in every later prompt and the exported report lists as gaps.
+    PLANNING: the deficiencies of the roles that report gaps (the Researcher) become
+    `report.deficient_topics`, which the roles that see gaps (the LeadArchitect) see in
+    every later prompt and the exported report lists as gaps. `roles`: agent -> role name.
     """
     if phase != PLANNING:
         return
     for agent, read in feedback.agents.items():
-        if roles.get(agent) == "Researcher" and read.text:
+        role = ROLES.get(roles.get(agent, ""))
+        if role is not None and role.reports_gaps and read.text:
             for topic in read.deficiencies:
                 report.note_deficiency(topic)
 

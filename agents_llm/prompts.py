@@ -1,5 +1,6 @@
-"""Prompt sets: one system prompt per role, a per-round task, phase hints, and the
-Researcher's query, Collector, Summarizer and gate-check prompts.
+"""Prompt sets: the agent's chat (its role's system prompt, task and phase hints, declared
+on the role, `agents_llm.roles`), and the Researcher's query, Collector, Summarizer and
+gate-check prompts.
 
 Prompts are short on purpose: the default model is a 135M-parameter model on a CPU,
 where every prompt token costs time and long instructions are not followed anyway.
@@ -10,79 +11,50 @@ handcrafted path (`phase` set) share one prompt builder.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from rag.guard import guard_untrusted_text
-from report_protocol.vocabulary import NO_QUERY, NO_REVISION_NEEDED, RESEARCH_EXHAUSTED
+from report_protocol.vocabulary import NO_QUERY, RESEARCH_EXHAUSTED  # noqa: F401 (the engine reads it from here)
+
+from .roles import ROLES, get_role, role_views
 
 Message = dict[str, str]
 
-SYSTEM: dict[str, str] = {
-    "LeadArchitect": (
-        "You are the Lead Architect of a team writing a technical report. You plan; you do not "
-        "write the report. Decide the next section the team should add."
-    ),
-    "Researcher": (
-        "You are the Researcher of a team writing a technical report. You report facts from the "
-        "retrieved sources only, each with its source. Never invent facts."
-    ),
-    "DataAnalyst": (
-        "You are the Data Analyst of a team writing a technical report. You turn evidence into a "
-        "clear, factual draft of the current section."
-    ),
-    "Reviewer": (
-        "You are the Reviewer of a team writing a technical report. You point out unsupported claims, "
-        "gaps and repetition, briefly and precisely."
-    ),
-}
+# The prompts are the roles' (`agents_llm.roles`: each role declares its system prompt, task and
+# phase hints); these are live, read-only views over the registered roles, by role name.
+HINT_PHASES = ("planning", "research", "drafting", "section_review", "validation")  # the hints' labels, in order
 
+
+class RoleMap(Mapping[str, Any]):
+    """A read-only mapping computed from the role registry each time it is read."""
+
+    def __init__(self, build: Callable[[], dict[str, Any]]):
+        self._build = build
+
+    def __getitem__(self, key: str) -> Any:
+        return self._build()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._build())
+
+    def __len__(self) -> int:
+        return len(self._build())
+
+    def __repr__(self) -> str:
+        return repr(self._build())
+
+
+def _phase_tasks() -> dict[str, dict[str, str]]:
+    labels = list(HINT_PHASES) + [p for r in ROLES.values() for p in r.phase_tasks if p not in HINT_PHASES]
+    out = {label: {r.name: r.phase_tasks[label] for r in ROLES.values() if label in r.phase_tasks} for label in labels}
+    return {label: hints for label, hints in out.items() if hints}
+
+
+SYSTEM: Mapping[str, str] = RoleMap(lambda: role_views(lambda r: r.system))
 # What each role produces in a round of the learned policy (no phase).
-TASK: dict[str, str] = {
-    "LeadArchitect": (
-        "Write one line that starts with 'OBJECTIVE:' naming the next section to write, "
-        "then up to three short bullet points it must cover."
-    ),
-    "Researcher": (
-        "List the key facts from the sources that serve the objective, one per line, each ending "
-        "with its source in brackets. If the sources say nothing relevant, write "
-        f"{RESEARCH_EXHAUSTED}."
-    ),
-    "DataAnalyst": "Write a short factual draft of the section for the objective, in plain prose.",
-    "Reviewer": "List the most important problems in the latest material and how to fix them.",
-}
-
-# Phase hints for the handcrafted pipeline (RoundPlan.phase); they replace TASK.
-PHASE_TASK: dict[str, dict[str, str]] = {
-    "planning": {
-        "LeadArchitect": (
-            "Write an outline of the report: 'OBJECTIVE:' and the first section, then the list "
-            "of section titles, grounded in what the sources cover."
-        ),
-        "Researcher": "Summarise which subtopics the sources cover, one per line, with sources.",
-    },
-    "research": {
-        "LeadArchitect": "Write 'OBJECTIVE:' and name what the team must find out next.",
-        "Researcher": TASK["Researcher"],
-        "DataAnalyst": "Turn the evidence into a writing blueprint: key points in a logical order, with sources.",
-    },
-    "drafting": {
-        "LeadArchitect": "Write 'OBJECTIVE:' and name the section to write now.",
-        "Researcher": TASK["Researcher"],
-        "DataAnalyst": "Write the section for the objective as clear paragraphs, using only the evidence.",
-    },
-    "section_review": {
-        "Reviewer": (
-            f"Review the section given below. If it needs no change write {NO_REVISION_NEEDED}; "
-            "otherwise list the fixes."
-        ),
-        "DataAnalyst": "Rewrite the section below applying the review, keeping every supported fact.",
-        "Researcher": TASK["Researcher"],
-    },
-    "validation": {
-        "Reviewer": "Check the report for repetition, gaps and broken flow between sections. List the issues.",
-        "LeadArchitect": "Decide whether the report is complete. Answer with the remaining gaps, if any.",
-    },
-}
+TASK: Mapping[str, str] = RoleMap(lambda: role_views(lambda r: r.task))
+# Phase hints (RoundPlan.phase labels), by label, then role; they replace TASK.
+PHASE_TASK: Mapping[str, Mapping[str, str]] = RoleMap(_phase_tasks)
 
 MAX_MESSAGE_CHARS = 700  # per received message; long inputs crowd out the task for a small model
 MAX_MEMORY_CHARS = 400
@@ -95,11 +67,13 @@ def _clip(text: str, limit: int) -> str:
 
 
 def task_for(role: str, phase: str | None) -> str:
-    if phase is not None:
-        hint = PHASE_TASK.get(phase, {}).get(role)
-        if hint:
-            return hint
-    return TASK.get(role, TASK["DataAnalyst"])
+    """The task of the registered role `role`: its hint for `phase`, else its round task."""
+    return get_role(role).task_for(phase)
+
+
+def system_for(role: str) -> str:
+    """The system prompt of the registered role `role`."""
+    return str(get_role(role).system)
 
 
 # Said once above the data block of every prompt that has one.
@@ -187,7 +161,7 @@ def agent_messages(
         parts.append(f"Instruction: {instruction}")
     parts.append(f"Task: {task_for(role, phase)}")
     return [
-        {"role": "system", "content": SYSTEM.get(role, SYSTEM["DataAnalyst"])},
+        {"role": "system", "content": system_for(role)},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
 
@@ -289,7 +263,7 @@ def gate_messages(*, role: str, topic: str, question: str, summary: str, outline
     parts = [f"Report topic: {topic}", *data_block(data)]
     parts.append(f"Question: {question}\nAnswer YES or NO first, then one short reason.")
     return [
-        {"role": "system", "content": SYSTEM.get(role, SYSTEM["Reviewer"])},
+        {"role": "system", "content": system_for(role)},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
 

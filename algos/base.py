@@ -163,7 +163,11 @@ class EnvSpec:
             )
         # The round budget, for fixed policies that plan a schedule (the handcrafted pipeline); absent when unknown.
         budget = getattr(base, "max_rounds", None)
-        extras = {"max_rounds": int(budget)} if isinstance(budget, int) else {}
+        extras: dict[str, Any] = {"max_rounds": int(budget)} if isinstance(budget, int) else {}
+        # Each agent's part in the handcrafted pipeline (report_protocol.pipeline_parts), which its role declares.
+        parts = getattr(base, "pipeline_parts", None)
+        if isinstance(parts, Mapping):
+            extras["pipeline_parts"] = {str(a): str(p) for a, p in parts.items()}
         return cls(
             agents=agents,
             obs_dim=obs_dims.pop(),

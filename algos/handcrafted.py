@@ -37,12 +37,12 @@ from report_protocol import COLLECTOR, Directive, RoundFeedback
 from report_protocol import vocabulary as v
 
 from .base import AlgoConfig, PlanPolicy
+from report_protocol.pipeline_parts import LEAD, RESEARCH, WRITE
+
 from .handcrafted_feedback import (
-    LEAD,
-    RESEARCHER,
-    WRITER,
     Correction,
     WorkLog,
+    agent_parts,
     feedback_from_infos,
     no_evidence,
     signalled,
@@ -99,7 +99,9 @@ class HandcraftedPipeline(PlanPolicy):
         budget = (spec.extras or {}).get("max_rounds")
         rounds = schedule_rounds(str(cfg.schedule), budget)
         rounds.update({str(k): n for k, n in dict(cfg.rounds or {}).items() if n is not None})
-        self.phases: list[Phase] = build_phases(spec.agents, rounds, dict(cfg.patterns or {}))
+        # Each agent's part (report_protocol.pipeline_parts), which its role declares and the env lists.
+        self.parts = agent_parts(spec.agents, (spec.extras or {}).get("pipeline_parts"))
+        self.phases: list[Phase] = build_phases(spec.agents, rounds, dict(cfg.patterns or {}), parts=self.parts)
         if cfg.fit_budget and budget is not None:
             fitted = fit_rounds({p.name: p.rounds for p in self.phases}, int(budget))
             self.phases = [Phase(p.name, fitted[p.name], p.patterns) for p in self.phases]
@@ -114,7 +116,7 @@ class HandcraftedPipeline(PlanPolicy):
     def begin_episode(self) -> None:
         self.phase_index = -1
         self.round_in_phase = 0
-        self.log = WorkLog()
+        self.log = WorkLog(parts=self.parts)
         self.gates: dict[str, Optional[bool]] = {}
         self.section_cursor = 0
         self.notice: Optional[str] = None  # a vocabulary.NOTICES id for the LeadArchitect's next directive
@@ -167,7 +169,7 @@ class HandcraftedPipeline(PlanPolicy):
         elif name == v.DRAFTING and pattern.appends:
             self.notice = v.SECTION_COMPLETE if fb.collector_status == "appended" else v.SECTION_SKIPPED
             self.section_cursor += 1
-        elif name == v.DRAFTING and no_evidence(fb) and phase.pattern(self.round_in_phase + 1).appends:
+        elif name == v.DRAFTING and no_evidence(fb, self.parts) and phase.pattern(self.round_in_phase + 1).appends:
             # No evidence, no section: skip the writing round rather than let the writer invent one.
             self.round_in_phase += 1
             self.notice = v.SECTION_SKIPPED
@@ -182,7 +184,7 @@ class HandcraftedPipeline(PlanPolicy):
                 self.revise_target = None
             else:
                 current = self._current_correction()
-                self.revise_target = writers_target(fb) or (current.section_id if current else None)
+                self.revise_target = writers_target(fb, self.parts) or (current.section_id if current else None)
 
         self.round_in_phase += 1
         exit_early = signalled(fb, v.EXIT_SIGNALS.get(name))
@@ -288,9 +290,9 @@ class HandcraftedPipeline(PlanPolicy):
     def _directives(self, phase: Phase, acting: list[str]) -> dict[str, Directive]:
         """This round's task per agent, as protocol directives (DRAFTING and REVISION only)."""
         out: dict[str, Directive] = {}
-        lead = next((a for a in acting if a.startswith(LEAD)), None)
-        writer = next((a for a in acting if a.startswith(WRITER)), None)
-        researcher = next((a for a in acting if a.startswith(RESEARCHER)), None)
+        lead = next((a for a in acting if self.parts.get(a) == LEAD), None)
+        writer = next((a for a in acting if self.parts.get(a) == WRITE), None)
+        researcher = next((a for a in acting if self.parts.get(a) == RESEARCH), None)
         notice = self.notice
         if phase.name == v.DRAFTING:
             title = self.outline[self.section_cursor] if self.section_cursor < len(self.outline) else None

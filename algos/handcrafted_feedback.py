@@ -11,11 +11,30 @@ decisions are made from the feedback's fields.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from report_protocol import RoundFeedback
+from report_protocol.pipeline_parts import LEAD, RESEARCH, REVIEW, WRITE
 
-LEAD, RESEARCHER, WRITER, REVIEWER = "LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"
+# The built-in role that plays each part: its agent's name is the part's agent when the env lists no
+# parts (an EnvSpec without extras["pipeline_parts"]), an agent whose name starts with it plays the part.
+CONVENTIONAL_AGENTS = {LEAD: "LeadArchitect", RESEARCH: "Researcher", WRITE: "DataAnalyst", REVIEW: "Reviewer"}
+
+
+def agent_parts(agents: Sequence[str], declared: Optional[Mapping[str, Any]] = None) -> dict[str, str]:
+    """Each agent's pipeline part (report_protocol.pipeline_parts): the env's (`EnvSpec.extras
+    ["pipeline_parts"]`, from each agent's role) when given, else by the built-in roles' names."""
+    if declared is not None:
+        missing = [a for a in agents if a not in declared]
+        if missing:
+            raise ValueError(f"pipeline_parts: no part for agents {missing} (parts given: {dict(declared)})")
+        return {a: str(declared[a]) for a in agents}
+    out = {}
+    for a in agents:
+        part = next((p for p, name in CONVENTIONAL_AGENTS.items() if a.startswith(name)), None)
+        if part is not None:
+            out[a] = part
+    return out
 
 
 def feedback_from_infos(infos: Optional[Mapping[str, Any]]) -> Optional[RoundFeedback]:
@@ -53,6 +72,7 @@ class WorkLog:
     sections: list[tuple[str, str, int]] = field(default_factory=list)  # live (id, title, chars)
     corrections: list[Correction] = field(default_factory=list)  # REVIEW's tagged findings, in order
     review_notes: list[str] = field(default_factory=list)  # the Reviewer's untagged notes
+    parts: Mapping[str, str] = field(default_factory=dict)  # each agent's pipeline part (agent_parts)
 
     def note_round(self, fb: RoundFeedback) -> None:
         """Every round: the live sections and who said something."""
@@ -63,7 +83,7 @@ class WorkLog:
     def take_outline(self, fb: RoundFeedback) -> None:
         """PLANNING: the LeadArchitect's latest usable outline wins."""
         for agent, read in fb.agents.items():
-            if agent.startswith(LEAD) and read.outline:
+            if self.parts.get(agent) == LEAD and read.outline:
                 self.outline = list(read.outline)
 
     def take_findings(self, fb: RoundFeedback) -> None:
@@ -73,7 +93,7 @@ class WorkLog:
             for f in read.findings:
                 if not any(c.section_id == f.section_id and c.finding == f.text for c in self.corrections):
                     self.corrections.append(Correction(f.section_id, f.text))
-            if read.said_something and agent.startswith(REVIEWER):
+            if read.said_something and self.parts.get(agent) == REVIEW:
                 self.review_notes.append(read.text.strip())
 
     def corrections_for_revision(self, limit: int) -> list[Correction]:
@@ -87,20 +107,20 @@ class WorkLog:
         return next((t for sid, t, _ in self.sections if sid == section_id), "")
 
 
-def writers_target(fb: RoundFeedback) -> Optional[str]:
-    """The section the round's outputs tag first, the DataAnalyst's before the others'."""
-    for agent in sorted(fb.agents, key=lambda a: not a.startswith(WRITER)):
+def writers_target(fb: RoundFeedback, parts: Mapping[str, str]) -> Optional[str]:
+    """The section the round's outputs tag first, the writer's (the DataAnalyst's) before the others'."""
+    for agent in sorted(fb.agents, key=lambda a: parts.get(a) != WRITE):
         findings = fb.agents[agent].findings
         if findings:
             return findings[0].section_id
     return None
 
 
-def no_evidence(fb: RoundFeedback) -> bool:
+def no_evidence(fb: RoundFeedback, parts: Mapping[str, str]) -> bool:
     """A Researcher ran this round and brought nothing ([RESEARCH_EXHAUSTED], [HOLD] or empty). A
     [RESEARCH_EXHAUSTED] the protocol does not believe (asked for a section's evidence, its search
     found facts the report lacks: `report_protocol.feedback.exhaustion_believed`) reads as said."""
-    researchers = [read for agent, read in fb.agents.items() if agent.startswith(RESEARCHER)]
+    researchers = [read for agent, read in fb.agents.items() if parts.get(agent) == RESEARCH]
     return bool(researchers) and not any(read.said_something for read in researchers)
 
 

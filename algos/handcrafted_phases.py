@@ -6,9 +6,11 @@ phase's round ``k``); a pattern names the agents that must run, the agents that 
 (the :class:`~algos.handcrafted_scheduler.RoundScheduler` decides), and the directed
 message edges of the round (receiver ``"Collector"`` = append to the report).
 
-Agent names are the team's agent names (``possible_agents``). Phase names and signals
-are the report protocol's (``report_protocol.vocabulary``), which the phase prompts in
-``agents_llm.phase_prompts`` share.
+The default patterns name pipeline parts (``report_protocol.pipeline_parts``: lead,
+research, write, review), which each role declares; :func:`build_phases` puts in the
+first agent playing each part. Patterns from the config name the team's agent names
+(``possible_agents``). Phase names and signals are the report protocol's
+(``report_protocol.vocabulary``), which the phase prompts in ``agents_llm.phase_prompts`` share.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from report_protocol import COLLECTOR
+from report_protocol import pipeline_parts as part
 from report_protocol.vocabulary import DRAFTING, PHASE_ORDER, PLANNING, RESEARCH, REVIEW, REVISION
+
+from .handcrafted_feedback import CONVENTIONAL_AGENTS, agent_parts
 
 # The original pipeline's plan ("classic", 24 rounds: the env needs 25 for it to finish).
 DEFAULT_ROUNDS = {PLANNING: 2, RESEARCH: 6, DRAFTING: 10, REVIEW: 2, REVISION: 4}
@@ -59,7 +64,7 @@ def _p(required: Iterable[str], optional: Iterable[str] = (), edges: Iterable[tu
     return RoundPattern(tuple(required), tuple(optional), tuple((str(e[0]), str(e[1])) for e in edges))
 
 
-LA, RS, DA, RV = "LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"
+LA, RS, DA, RV = part.LEAD, part.RESEARCH, part.WRITE, part.REVIEW  # the parts the default patterns name
 
 # Optional agents appear only after a round of the same phase where they were required,
 # so the temporal heuristic (memory is wiped at phase boundaries) has something to go on.
@@ -213,14 +218,35 @@ def pattern_from_dict(data: Mapping[str, Any], where: str) -> RoundPattern:
     )
 
 
+def part_agents(team: Sequence[str], parts: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+    """The agent of each part in the default patterns: the first of ``team`` whose part it is
+    (``parts``: agent -> part; None: by the built-in roles' names), else the part's built-in role
+    name, which validation then reports as an unknown agent."""
+    parts = agent_parts(team) if parts is None else parts
+    return {p: next((a for a in team if parts.get(a) == p), name) for p, name in CONVENTIONAL_AGENTS.items()}
+
+
+def with_agents(pattern: RoundPattern, agents: Mapping[str, str]) -> RoundPattern:
+    """``pattern`` (of parts) with each part replaced by its agent (``agents``: part -> agent)."""
+    return RoundPattern(
+        tuple(agents[a] for a in pattern.required),
+        tuple(agents[a] for a in pattern.optional),
+        tuple((agents[s], r if r == COLLECTOR else agents[r]) for s, r in pattern.edges),
+    )
+
+
 def build_phases(
-    team: Sequence[str], rounds: Optional[Mapping[str, int]] = None, patterns: Optional[Mapping[str, Any]] = None
+    team: Sequence[str],
+    rounds: Optional[Mapping[str, int]] = None,
+    patterns: Optional[Mapping[str, Any]] = None,
+    parts: Optional[Mapping[str, str]] = None,
 ) -> list[Phase]:
     """The pipeline for ``team``: default patterns, overridden per phase, validated.
 
     ``rounds``: round budget per phase label (missing labels keep the default; 0 skips
     the phase). ``patterns``: per phase label, a list of ``{required, optional, edges}``
-    that replaces the default patterns. Raises :class:`PhaseConfigError` naming the
+    that replaces the default patterns. ``parts``: each agent's pipeline part, which fills the
+    default patterns' parts with agents (:func:`part_agents`). Raises :class:`PhaseConfigError` naming the
     phase, pattern and agent for anything the team cannot run.
     """
     rounds = dict(rounds or {})
@@ -229,6 +255,7 @@ def build_phases(
         if label not in PHASE_ORDER:
             src = "rounds" if label in rounds else "patterns"
             raise PhaseConfigError(f"algo.{src}: unknown phase {label!r}; phases: {list(PHASE_ORDER)}")
+    agents = part_agents(team, parts)
     phases = []
     for label in PHASE_ORDER:
         n = rounds.get(label, DEFAULT_ROUNDS[label])
@@ -240,7 +267,7 @@ def build_phases(
                 raise PhaseConfigError(f"algo.patterns.{label}: expected a non-empty list of round patterns")
             pats = tuple(pattern_from_dict(p, f"algo.patterns.{label}[{i}]") for i, p in enumerate(raw))
         else:
-            pats = DEFAULT_PATTERNS[label]
+            pats = tuple(with_agents(p, agents) for p in DEFAULT_PATTERNS[label])
         for i, p in enumerate(pats):
             validate_pattern(p, team, f"phase {label}, round pattern {i}")
         phases.append(Phase(label, n, pats))

@@ -9,6 +9,8 @@ from pathlib import Path
 from agents_llm.report_state import ReportState
 from agents_llm.trace import ExecutionTrace
 
+from .report_env_settings import ReportEnvSettings
+
 
 def save_episode(folder: Path, report: ReportState, trace: ExecutionTrace, *, ended: bool) -> dict[str, str]:
     """Write report.md and trace.json into ``folder``; {"report": path, "trace": path}. Mid-episode
@@ -28,3 +30,39 @@ def episode_folder(output_dir: Path | None, episode_id: str) -> Path:
     """Where an episode's files go when asked for: the env's output folder, else the temp folder."""
     base = output_dir or Path(tempfile.gettempdir()) / "qmix-report-gym"
     return base / f"episode_{episode_id}"
+
+
+class EpisodeOutputs(ReportEnvSettings):
+    """The env's methods that write and show an episode: `save`, `artifacts`, `render`
+    (a base of `ReportWritingEnv`, which sets these attributes; the settings give
+    `output_dir` and `render_mode`)."""
+
+    trace: ExecutionTrace | None
+    report: ReportState | None
+    _ended: str | None
+    _artifacts: dict[str, str]
+    episode_id: str
+
+    def save(self, folder: str | Path) -> dict[str, str]:
+        """Write the report (markdown) and the trace (JSON) of the current/last episode."""
+        if self.trace is None or self.report is None:
+            raise RuntimeError("nothing to save: no episode has started")
+        self._artifacts = save_episode(Path(folder), self.report, self.trace, ended=self._ended is not None)
+        return dict(self._artifacts)
+
+    def artifacts(self) -> dict[str, str]:
+        """{name: path} of the last episode's report and trace (written now if needed)."""
+        if self.trace is None:
+            return {}
+        if not self._artifacts or self._ended is None:
+            self.save(episode_folder(self.output_dir, self.episode_id))
+        return dict(self._artifacts)
+
+    def render(self) -> str | None:
+        if self.report is None:
+            return None
+        text = self.report.to_markdown()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text

@@ -54,7 +54,6 @@ built for this env alone from its config (and the ready-made `backend=`, `retrie
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
@@ -71,10 +70,10 @@ from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
-from . import CallFailures, report_actions, report_features, report_infos, report_outputs, report_setup
+from . import CallFailures, report_actions, report_episode, report_features, report_infos, report_setup
 from .report_config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
-from .report_env_settings import ReportEnvSettings
 from .report_features import DecisionPoint, ReportFeatures, actions_of_plan
+from .report_outputs import EpisodeOutputs
 from .report_resources import ReportResources
 from .tasks import Task
 
@@ -85,7 +84,7 @@ StepResult = tuple[
 ]
 
 
-class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
+class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/artifacts/render, and the settings
     metadata = {"name": "report_writing_v0", "render_modes": ["human", "ansi"], "is_parallelizable": True}
     # The round budget is in the observation (round/max, rounds left), so reaching it is
     # terminal for value targets (envs/__init__.py contract). A token-budget cut is
@@ -112,6 +111,8 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
         self.config = cfg
         self.team = build_team(cfg.team)
         self.possible_agents = [m.name for m in self.team]
+        # Each agent's part in the handcrafted pipeline, as its role declares it (algos reads it from EnvSpec).
+        self.pipeline_parts = {m.name: str(m.role.pipeline_part) for m in self.team}
         self.agents: list[str] = []
         self.n = len(self.team)
         self.table = ActionTable(self.n)
@@ -198,25 +199,7 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
         self._artifacts = {}
         self.agents = list(self.possible_agents)
         self.episode_id = f"{self._episode:05d}-{uuid.uuid4().hex[:6]}"
-        self.trace = ExecutionTrace(
-            {
-                "env": self.metadata["name"],
-                "episode_id": self.episode_id,
-                "seed": seed,
-                "task": task.as_dict(),
-                "team": [{"name": m.name, "role": m.role.name, "index": m.index} for m in self.team],
-                "action_names": self.action_names(),
-                "config": {
-                    "max_rounds": self.max_rounds,
-                    "min_rounds_before_terminate": self.min_rounds_before_terminate,
-                    "llm": self.llm_cfg,
-                    "judge": self.judge_cfg,
-                    "engine": vars(self.settings),
-                    # The extractive proxy's rules version (the viewer names the team by it, as W&B does)
-                    **({"extractive": {"version": self.engine.version}} if self.extractive else {}),
-                },
-            }
-        )
+        self.trace = ExecutionTrace(report_episode.trace_header(self, seed))
         obs = self._observe()
         base = report_infos.stackable({"length_score": self._length_score}, {}, self._last_graph, self.agents, self.n)
         return obs, self._emit_infos(base, {a: {"task_id": task.id, "topic": task.topic} for a in self.agents})
@@ -287,16 +270,13 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
         if self._ended is not None or not self.agents:
             raise RuntimeError(f"step() on a finished episode (ended: {self._ended}); call reset() to start a new one")
 
-    def _validate_actions(self, actions: Mapping[str, Any]) -> dict[str, int]:
-        return report_actions.joint_action(actions, self.agents, self.possible_agents, self.table)
-
     def step(self, actions: Mapping[str, Any]):
         return run_sync(self.astep(actions))
 
     async def astep(self, actions: Mapping[str, Any]):
         """`step` as a coroutine: many episodes can be in flight against one server."""
         self._check_live()
-        joint = self._validate_actions(actions)
+        joint = report_actions.joint_action(actions, self.agents, self.possible_agents, self.table)
         plan = plan_from_actions(self.possible_agents, joint, masks=self._current_masks)
         return await self._execute(plan, source="actions", joint=joint)
 
@@ -352,20 +332,15 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
         )
 
         llm_failure = result.llm_failure
-        terminated = bool(plan.terminate) and llm_failure is None
         budget = self.ctx.budget_exhausted
-        truncated = not terminated and (self.round >= self.max_rounds or budget is not None or llm_failure is not None)
-        end_reason = (
-            "llm_error"
-            if llm_failure
-            else "terminated"
-            if terminated
-            else "budget_exhausted"
-            if budget
-            else "truncated"
-            if truncated
-            else ""
+        end = report_episode.round_end(
+            terminate=bool(plan.terminate),
+            llm_failure=llm_failure,
+            budget=budget,
+            round=self.round,
+            max_rounds=self.max_rounds,
         )
+        terminated, truncated, end_reason = end.terminated, end.truncated, end.reason
 
         outcome = report_infos.RoundOutcome(
             round=self.round,
@@ -399,12 +374,7 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
         truncations = {a: truncated for a in agents_now}
         obs = self._observe()
         if terminated or truncated:
-            detail = (
-                llm_failure
-                or budget
-                or ("majority voted terminate" if terminated else f"round budget {self.max_rounds}")
-            )
-            self._finish(end_reason, detail)
+            self._finish(end_reason, end.detail)
         return obs, rewards, terminations, truncations, infos
 
     def _finish(self, reason: str, detail: str) -> None:
@@ -414,33 +384,6 @@ class ReportWritingEnv(ReportEnvSettings, ParallelEnv):
             self.trace.finish(reason, detail, self.report.to_markdown())
             if self.save_episodes and self.output_dir is not None:
                 self.save(self.output_dir / f"episode_{self.episode_id}")
-
-    # -- outputs (envs/report_outputs.py) -------------------------------------------
-    def save(self, folder: str | Path) -> dict[str, str]:
-        """Write the report (markdown) and the trace (JSON) of the current/last episode."""
-        if self.trace is None or self.report is None:
-            raise RuntimeError("nothing to save: no episode has started")
-        self._artifacts = report_outputs.save_episode(
-            Path(folder), self.report, self.trace, ended=self._ended is not None
-        )
-        return dict(self._artifacts)
-
-    def artifacts(self) -> dict[str, str]:
-        """{name: path} of the last episode's report and trace (written now if needed)."""
-        if self.trace is None:
-            return {}
-        if not self._artifacts or self._ended is None:
-            self.save(report_outputs.episode_folder(self.output_dir, self.episode_id))
-        return dict(self._artifacts)
-
-    def render(self):
-        if self.report is None:
-            return None
-        text = self.report.to_markdown()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
 
     def close(self) -> None:
         return None

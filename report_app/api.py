@@ -116,10 +116,15 @@ def check_docs(docs: str | Path, extensions: Sequence[str]) -> Path:
 
 
 def _policy_config(policy: str, algo: Optional[Mapping[str, Any]], team: Sequence[str]):
-    """Validate the policy's config against the team before anything expensive runs."""
+    """Validate the policy's config against the team (its role entries) before anything expensive runs."""
     import algos
+    from agents_llm.roles import build_team
 
-    spec = algos.EnvSpec(agents=list(team), obs_dim=1, n_actions=len(team) + 5, state_dim=0)
+    members = build_team(list(team))
+    parts = {m.name: str(m.role.pipeline_part) for m in members}  # as the env lists them (EnvSpec.from_env)
+    spec = algos.EnvSpec(
+        agents=list(parts), obs_dim=1, n_actions=len(team) + 5, state_dim=0, extras={"pipeline_parts": parts}
+    )
     cfg = dict(algo or {})
     cfg.pop("name", None)
     return algos.build(policy, spec, cfg)  # raises PhaseConfigError naming phase, pattern and agent
@@ -196,16 +201,15 @@ def run_report(
             raise ReportInputError(str(e)) from None
         trained = state["config"]
         team = (trained.get("env") or {}).get("team") or team
-        names = _team_names(team)
+        _team_names(team)  # the trained team's roles are checked now, before anything expensive
         policy_name, policy_cfg = trained["algo"]["name"], trained["algo"]
         max_rounds = max_rounds or int((trained.get("env") or {}).get("max_rounds") or 12)
         messages.append(f"policy: {policy_name} checkpoint {path}")
     else:
-        names = _team_names(team)
         policy_name, policy_cfg, state = "handcrafted", dict(algo or {}), None
         # A report of its own (no round budget given) runs the pipeline's own plan; a budget fits the phases to it.
         policy_cfg.setdefault("schedule", "classic" if max_rounds is None else "budget")
-        probe = _policy_config("handcrafted", policy_cfg, names)
+        probe = _policy_config("handcrafted", policy_cfg, team)
         max_rounds = max_rounds or _max_rounds(probe, 24)
         messages.append("policy: handcrafted pipeline")
 

@@ -21,7 +21,7 @@ from ..engine.runner import RoundEngine
 from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_messages
 from ..judges.text import words
 from ..report_state import ReportState
-from ..roles import TeamMember
+from ..roles import ExtractiveTurn, Role, TeamMember
 from .text import (
     DEFICIENCIES_PREFIX,
     GENERIC_OUTLINE,
@@ -149,26 +149,16 @@ class ExtractiveEngine(RoundEngine):
                 return turn
             evidence = format_evidence(chunks, self.settings.evidence_max_chars)
 
-        if role == "Researcher":
-            output = self.researcher(queries, chunks, memory, inbox, focus=focus)
-        elif role == "LeadArchitect":
-            output = self.lead_architect(report, inbox)
-            if self.version >= 2:
-                output = rules_v2.lead_architect(report, inbox, directive, output)
-        elif role == "DataAnalyst":
-            if self.version >= 2:
-                output = rules_v2.data_analyst(inbox, memory, directive)
-            else:
-                output = self.data_analyst(inbox, memory)
-        else:
-            output = self.reviewer(report, inbox, memory)
+        rule = member.role.extractive
+        assert rule is not None, f"role {role!r} has no extractive rule (build_team refuses it)"
+        output = rule.compose(self, ExtractiveTurn(report, inbox, memory, queries, chunks, directive, focus))
 
         messages = turn_messages(
             role, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
         )
         # No prompt is sent: the trace keeps what the rules worked from, and the LLM prompt the call is charged for.
         turn.charged_prompt = list(messages)
-        turn.inputs = self.turn_inputs(role, report, objective, inbox, memory, chunks, directive, focus)
+        turn.inputs = self.turn_inputs(member.role, report, objective, inbox, memory, chunks, directive, focus)
         text = await self._call(ctx, rec, name, "agent", Composed(messages, output), self.settings.agent_max_tokens)
         if text is None:
             turn.error = own_call_error(rec, name)
@@ -181,7 +171,7 @@ class ExtractiveEngine(RoundEngine):
 
     def turn_inputs(
         self,
-        role: str,
+        role: Role,
         report: ReportState,
         objective: str,
         inbox: Sequence[tuple[str, str]],
@@ -203,8 +193,8 @@ class ExtractiveEngine(RoundEngine):
         if directive is not None:  # v2 follows the plan's directive to the role
             inputs["directive"] = phase_prompts.directive_text(directive)
             inputs["focus"] = focus
-        if role == "Reviewer":
-            inputs["key_terms"] = list(self.key_terms)  # its brief: the task's key terms
+        if role.extractive is not None and role.extractive.reads_key_terms:
+            inputs["key_terms"] = list(self.key_terms)  # its brief (the Reviewer's): the task's key terms
         if chunks:
             inputs["retrieved"] = [
                 {"source": str(c.source), "page": getattr(c, "page", None), "text": str(c.text)} for c in chunks
@@ -222,7 +212,7 @@ class ExtractiveEngine(RoundEngine):
             self._retrieved[key] = list(retriever.retrieve(queries))
         return self._retrieved[key]
 
-    # -- the roles' rules ----------------------------------------------------------
+    # -- the roles' rules (each role's `ExtractiveRule`, agents_llm/roles, calls these) ---------
     def research_queries(
         self, topic: str, objective: str, inbox: Sequence[tuple[str, str]], lead: str = ""
     ) -> list[str]:
