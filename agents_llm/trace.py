@@ -60,6 +60,9 @@ viewer animates it round by round). Top level:
                            budget_exhausted|llm_error|error|running (llm_error: the
                            LLM calls failed; detail names the cause)
     report_markdown        the final report
+    report_state           the final report's state (`ReportState.to_dict`: sections with the
+                           source chunks they cite), so another judge can score the report exactly
+                           as the env's judge read it (absent in traces written before it was kept)
 
 Secrets never reach disk: the whole document passes through `agents_llm.redaction.redact`
 (secret-named keys, URL credentials, header echoes, bearer tokens, `sk-...` keys,
@@ -102,14 +105,18 @@ class ExecutionTrace:
         self.rounds: list[dict] = []
         self.end: dict = {"reason": "running", "detail": "", "rounds": 0}
         self.report_markdown = ""
+        self.report_state: dict | None = None
 
     def add_round(self, record: dict) -> None:
         self.rounds.append(record)
         self.end["rounds"] = len(self.rounds)
 
-    def finish(self, reason: str, detail: str = "", report_markdown: str = "") -> None:
+    def finish(
+        self, reason: str, detail: str = "", report_markdown: str = "", report_state: dict | None = None
+    ) -> None:
         self.end = {"reason": reason, "detail": detail, "rounds": len(self.rounds)}
         self.report_markdown = report_markdown
+        self.report_state = report_state
 
     def to_dict(self) -> dict:
         doc = {
@@ -120,6 +127,8 @@ class ExecutionTrace:
             "end": self.end,
             "report_markdown": self.report_markdown,
         }
+        if self.report_state is not None:
+            doc["report_state"] = self.report_state
         return redact(_jsonable(doc))
 
     def save(self, path: str | Path) -> Path:
@@ -263,5 +272,6 @@ TRACE_SCHEMA: dict = {
             },
         },
         "report_markdown": _STR,
+        "report_state": {"type": "object", "required": ["topic", "sections"]},
     },
 }

@@ -381,7 +381,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self._ended = reason
         self.agents = []
         if self.trace is not None and self.report is not None:
-            self.trace.finish(reason, detail, self.report.to_markdown())
+            self.trace.finish(reason, detail, self.report.to_markdown(), self.report.to_dict())
             if self.save_episodes and self.output_dir is not None:
                 self.save(self.output_dir / f"episode_{self.episode_id}")
 

@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from report_protocol import ActionTable
+from agents_llm.report_state import ReportState
 from agents_llm.trace import REDACTED, SCHEMA_NAME, TRACE_SCHEMA, ExecutionTrace, load_trace, redact
 
 from .conftest import StubRetriever, make_env
@@ -83,6 +84,12 @@ def test_episode_trace_validates_against_the_schema_and_hides_secrets(tmp_path, 
     assert r3["report"]["sections"][0]["id"] == "S1"
     assert doc["report_markdown"].startswith("# ")
     assert (folder / "report.md").read_text() == doc["report_markdown"]
+    # The final report's state is kept whole, with the chunks each section cites, so another judge
+    # can score the report the env's judge read (experiments/episode_reports.py).
+    state = ReportState.from_dict(doc["report_state"])
+    assert state.to_markdown() == doc["report_markdown"]
+    cited = state.sections[0].sources
+    assert cited and all(s.text and s.chunk_id for s in cited) and cited[0].source == "doc0.md"
 
 
 def test_load_trace_refuses_other_documents(tmp_path):
