@@ -49,10 +49,14 @@ def reference(embedding: str):
     return lambda report: judge.score_sync(report).score
 
 
-def llm_judge(model: str, timeout_s: float = 300.0):
+def llm_judge(model: str, timeout_s: float = 300.0, cache: bool = False):
     from agents_llm.backends import make_backend
 
-    backend = make_backend({"backend": "llamacpp", "model": model, "timeout_s": timeout_s})
+    from envs.corpora import cache_root
+
+    where = str(cache_root() / "llm_responses.sqlite")  # the response cache every run shares
+    llm = {"backend": "llamacpp", "model": model, "timeout_s": timeout_s, "cache": {"enabled": cache, "path": where}}
+    backend = make_backend(llm)
     judge = make_judge({"kind": "llm"}, backend=backend)
     flagged, reasons = [], []
 
@@ -194,6 +198,11 @@ def main(argv=None) -> int:
         "(experiments/episode_reports.py says how a report is rebuilt from a trace)",
     )
     parser.add_argument(
+        "--llm-cache",
+        action="store_true",
+        help="keep the LLM judge's answers in the response cache: a rerun after an interrupt replays them",
+    )
+    parser.add_argument(
         "--llm-episodes",
         type=int,
         default=None,
@@ -217,7 +226,7 @@ def main(argv=None) -> int:
             score = None
             for model in [args.llm_model] if args.llm_model else LLM_CANDIDATES:
                 try:
-                    score = llm_judge(model, args.llm_timeout)
+                    score = llm_judge(model, args.llm_timeout, args.llm_cache)
                     break
                 except Exception as error:  # a model that is not installed: say so, try the next
                     print(f"\nLLM judge: {model} unavailable ({type(error).__name__}: {str(error)[:160]})")
