@@ -122,11 +122,6 @@ class RunConfig:
     seed: int = 0
     device: str = "cpu"
     torch_threads: int = 1  # torch intra-op threads; 1 is fastest on a busy 2-core machine
-    # Keep freed memory in the process (glibc malloc thresholds, algos/training/memory.py): a
-    # learner update then stops page-faulting its buffers in (measured 27.5 -> 23.8 ms per
-    # update, docs/benchmark/learner); costs up to 256 MiB of freed heap the process keeps.
-    # False: glibc's defaults.
-    retain_freed_memory: bool = True
     plugins: List[str] = field(default_factory=list)  # modules/.py files imported first; they may register algos/envs
     resume: Optional[str] = None  # train.py: a run dir to continue (same dir, same counters)
     checkpoint: Optional[str] = None  # evaluate.py: a checkpoint file or run dir to evaluate

@@ -63,7 +63,6 @@ from algos.training import resume  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
 from algos.training.interrupts import InterruptGuard  # noqa: E402
 from algos.training.llm_failures import LLMFailureStop, check_llm_failures  # noqa: E402
-from algos.training.memory import retain_freed_memory  # noqa: E402
 from algos.training.loggers import RunLoggers, env_action_names, hydra_task_overrides  # noqa: E402
 from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
 from algos.training.runners import TrainingRunners, check_rollout, episodes_per_sync, evaluate_greedy  # noqa: E402
@@ -91,8 +90,6 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
     validate_run_config(cfg)
     check_rollout(cfg.rollout)
     torch.set_num_threads(cfg.torch_threads)
-    if cfg.retain_freed_memory:
-        retain_freed_memory()
     seed_everything(cfg.seed)
     container = redact(OmegaConf.to_container(cfg, resolve=True))  # what is written: config.yaml, checkpoints, W&B
     OmegaConf.save(OmegaConf.create(container), run_dir / "config.yaml")

@@ -329,7 +329,7 @@ def test_benign_teammate_message_arrives_readable(planted_store):
 
 @pytest.mark.slow
 def test_the_invisible_character_table_matches_the_unicode_database():
-    from rag.guard import INVISIBLE_RANGES, _is_invisible
+    from rag.text_view import INVISIBLE_RANGES, _is_invisible
 
     listed = {code for start, end in INVISIBLE_RANGES for code in range(start, end + 1)}
     found = {code for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF and _is_invisible(chr(code))}

@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 
 from algos.training.loggers import (
-    env_label,
-    team_label,
     CSVLogger,
     action_shares,
     config_hash,
@@ -14,6 +12,7 @@ from algos.training.loggers import (
     group_name,
     run_tags,
 )
+from report_protocol.run_labels import env_label, team_label
 
 
 def test_csv_header_is_stable_episode_and_t_env_first_and_later_metrics_widen_without_moving_columns(tmp_path):

@@ -1,12 +1,11 @@
-"""The learner's fast forward and backward compute the textbook QMIX/VDN/IQL update.
+"""The learner's batched forward and update compute the textbook QMIX/VDN/IQL update.
 
-The textbook form here is the network as its docstring states it, written the plain
-way: ``Linear(obs ++ id one-hot ++ action one-hot)``, torch-geometric's ``GraphConv``
-(mean) over the block-diagonal edge list of every episode's and round's graph,
-``nn.GRUCell`` stepped round by round, the MLP head. The learner's update (one prepared
-batch shared by the online and target networks, ``baddbmm`` message passing, the custom
-GRU autograd function) must give the same loss, the same gradients and the same
-parameters after the Adam step.
+The textbook form here is the network as its docstring states it, one graph at a time:
+``Linear(obs ++ id one-hot ++ action one-hot)``, torch-geometric's ``GraphConv`` (mean)
+over the block-diagonal edge list of every episode's and round's graph, ``nn.GRUCell``
+stepped round by round, the MLP head. The learner's update (one prepared batch shared by
+the online and target networks, ``DenseGraphConv`` on the batch of adjacency matrices)
+must give the same loss, the same gradients and the same parameters after the Adam step.
 """
 
 import numpy as np
@@ -16,7 +15,7 @@ import torch.nn.functional as F
 
 import algos
 from algos.buffer import Episode, collate
-from algos.networks import GNNRecurrentAgent, block_diagonal_edges, gru_sequence
+from algos.networks import GNNRecurrentAgent, block_diagonal_edges
 
 
 def textbook_qs(net: GNNRecurrentAgent, obs, last, adj) -> torch.Tensor:
@@ -70,37 +69,8 @@ def random_batch(rng, B=5, T=6, N=3, D=4, A=6, S=5):
     return collate(eps)
 
 
-def test_gru_sequence_equals_the_grucell_loop_with_the_same_gradients():
-    torch.manual_seed(0)
-    T, R, I, H = 7, 5, 6, 8
-    cell = torch.nn.GRUCell(I, H)
-    x = torch.randn(T, R, I, requires_grad=True)
-    h0 = torch.randn(R, H, requires_grad=True)
-    weight = torch.randn(T, R, H)  # a loss that reads every round differently
-
-    hs = gru_sequence(cell, x, h0)
-    (hs * weight).sum().backward()
-    fast = [x.grad.clone(), h0.grad.clone()] + [p.grad.clone() for p in cell.parameters()]
-    for v in [x, h0, *cell.parameters()]:
-        v.grad = None
-
-    h, ref = h0, []
-    for t in range(T):
-        h = cell(x[t], h)
-        ref.append(h)
-    ref_hs = torch.stack(ref)
-    (ref_hs * weight).sum().backward()
-    slow = [x.grad, h0.grad] + [p.grad for p in cell.parameters()]
-
-    assert torch.allclose(hs, ref_hs, atol=1e-6)
-    for a, b in zip(fast, slow):
-        assert torch.allclose(a, b, atol=1e-5), (a - b).abs().max()
-    with torch.no_grad():  # the no-grad path (target network, acting) is the same function
-        assert torch.allclose(gru_sequence(cell, x, h0), ref_hs, atol=1e-6)
-
-
 @pytest.mark.parametrize("gnn_layer,last_action", [("graphconv", True), ("graphconv", False), ("sage", True)])
-def test_fast_forward_equals_the_textbook_one(gnn_layer, last_action):
+def test_batched_forward_equals_the_textbook_one(gnn_layer, last_action):
     torch.manual_seed(0)
     B, T1, N, D, A, H = 3, 4, 4, 5, 9, 16
     net = GNNRecurrentAgent(D, N, A, hidden_dim=H, gnn_layer=gnn_layer, gnn_layers=2, obs_last_action=last_action)
