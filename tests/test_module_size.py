@@ -11,11 +11,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agents_llm", "algos", "envs", "rag", "report_app", "report_protocol")
 MAX_LINES = 400
 
-# Modules still over the limit whose split is another change's (issue 29's other items);
-# that change empties this set. Anything not listed here fails.
-PENDING = frozenset({"algos/value_learner.py", "envs/report_writing.py"})
-
-
 def line_count(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
@@ -29,14 +24,8 @@ def oversized(root: Path = ROOT, limit: int = MAX_LINES) -> dict[str, int]:
 
 
 def test_every_package_module_is_at_most_400_lines():
-    over = {name: n for name, n in oversized().items() if name not in PENDING}
+    over = oversized()
     assert not over, f"modules over {MAX_LINES} lines (split each by job): {over}"
-
-
-def test_the_pending_set_names_only_modules_still_over_the_limit():
-    """A pending module that was split (or removed) leaves the set, so the set hides nothing else."""
-    stale = sorted(PENDING - set(oversized()))
-    assert not stale, f"no longer over {MAX_LINES} lines (or gone): remove from PENDING: {stale}"
 
 
 def test_the_check_sees_a_module_over_the_limit_in_any_package_and_subpackage(tmp_path):
