@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agents_llm", "algos", "envs", "rag", "report_app", "report_protocol")
 MAX_LINES = 400
 
+
 def line_count(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
