@@ -163,8 +163,9 @@ def report_judge(name, results, seconds):
     print(f"pairwise ordering accuracy: {sum(total) / len(total):.3f} ({sum(total)}/{len(total)} pairs)")
     for kind, oks in by_kind.items():
         print(f"  {kind:38s} {sum(oks) / len(oks):.2f}")
-    junk = max(r.degraded[k] for r in results for k in JUNK if k in r.degraded)
-    print(f"highest junk score ({', '.join(JUNK)}): {junk:.3f} (ceiling {JUNK_CEILING})")
+    junk = [r.degraded[k] for r in results for k in JUNK if k in r.degraded]
+    if junk:  # a judge asked for a subset of degradations may have scored no junk
+        print(f"highest junk score ({', '.join(JUNK)}): {max(junk):.3f} (ceiling {JUNK_CEILING})")
     problems = violations(results)
     print(f"suite: {'PASS' if not problems else f'{len(problems)} violation(s)'}")
     for p in problems[:20]:
