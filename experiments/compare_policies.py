@@ -76,35 +76,105 @@ def algo_config(name: str, overrides: dict[str, Any], composed: Any) -> DictConf
     return cfg
 
 
-def compare_policies(cfg: DictConfig, make_env, out_dir: Path) -> dict:
+def play_episodes(env, algo, spec, label: str, episodes: int, seed: int) -> list[dict]:
+    """One policy's episodes, seeds seed .. seed + episodes - 1, in order on one env: the
+    policy's own random stream runs on from one episode to the next."""
+    per_episode = []
+    for i in range(episodes):
+        t0 = time.perf_counter()
+        _, st = run_episode(env, algo, spec, explore=False, seed=seed + i)
+        task = getattr(getattr(env, "task", None), "id", None)
+        per_episode.append(
+            {
+                "task": task,
+                "return": st.ret,
+                "length": float(st.length),
+                "seconds": time.perf_counter() - t0,
+                "chars": float(getattr(getattr(env, "report", None), "chars", 0)),
+                **st.infos,
+            }
+        )
+        print(
+            f"  {label:<16} episode {i + 1}/{episodes} ({task}): "
+            f"score {st.infos.get('report_score', float('nan')):.3f}, rounds {st.length}, "
+            f"tokens {st.infos.get('tokens', 0):.0f}",
+            flush=True,
+        )
+    return per_episode
+
+
+def play_policy_job(job: dict) -> list[dict]:
+    """One policy's episodes in a model process of its own (a spawned worker): the env, the
+    policy and its seed as the sequential loop builds them, so the rows are the same."""
+    from algos.plugins import load_plugins
+    from algos.training.env_configs import make_env
+
+    load_plugins(job["plugins"])
+    env = make_env(OmegaConf.create(job["env"]), evaluation=True)
+    spec = algos.EnvSpec.from_env(env)
+    algo = algos.build(job["name"], spec, OmegaConf.create(job["algo"]), seed=job["seed"], device=job["device"])
+    return play_episodes(env, algo, spec, job["label"], job["episodes"], job["eval_seed"])
+
+
+def compare_workers(cfg: DictConfig, policies: int) -> int:
+    """Model processes for the comparison: one per policy at a time, two on a 2-core machine when
+    the env's LLM is the in-process llama.cpp on one thread (``rollout.auto_workers=false``: one)."""
+    from algos.training.runners import model_process_count
+
+    rollout = cfg.get("rollout") or {}
+    if not rollout.get("auto_workers", False):
+        return 1
+    return model_process_count(cfg.env, policies)
+
+
+def compare_policies(cfg: DictConfig, make_env, out_dir: Path, workers: int | None = None) -> dict:
+    """Every entry of ``cfg.eval.compare`` on the same episodes. ``workers`` model processes play
+    the policies (None: :func:`compare_workers`); each policy's episodes run in order in one
+    process, so the table is the same for any number of workers."""
     entries = [parse_entry(e) for e in cfg.eval.compare]
     env = make_env(cfg.env, evaluation=True)
     spec = algos.EnvSpec.from_env(env)
+    configs = [(label, name, algo_config(name, overrides, cfg.get("algo"))) for label, name, overrides in entries]
+    workers = compare_workers(cfg, len(entries)) if workers is None else workers
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        print(
+            f"{len(entries)} policies on {workers} single-thread model processes "
+            "(rollout.auto_workers=false keeps one)",
+            flush=True,
+        )
+        jobs = [
+            {
+                "label": label,
+                "name": name,
+                "algo": OmegaConf.to_container(acfg, resolve=True),
+                "env": OmegaConf.to_container(cfg.env, resolve=True),
+                "plugins": list(cfg.get("plugins") or []),
+                "seed": cfg.seed,
+                "device": cfg.device,
+                "episodes": cfg.eval.episodes,
+                "eval_seed": cfg.eval.seed,
+            }
+            for label, name, acfg in configs
+        ]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            played = list(pool.map(play_policy_job, jobs))
+    else:
+        played = [
+            play_episodes(
+                env,
+                algos.build(name, spec, acfg, seed=cfg.seed, device=cfg.device),
+                spec,
+                label,
+                cfg.eval.episodes,
+                cfg.eval.seed,
+            )
+            for label, name, acfg in configs
+        ]
     rows = []
-    for label, name, overrides in entries:
-        acfg = algo_config(name, overrides, cfg.get("algo"))
-        algo = algos.build(name, spec, acfg, seed=cfg.seed, device=cfg.device)
-        per_episode = []
-        for i in range(cfg.eval.episodes):
-            t0 = time.perf_counter()
-            _, st = run_episode(env, algo, spec, explore=False, seed=cfg.eval.seed + i)
-            task = getattr(getattr(env, "task", None), "id", None)
-            per_episode.append(
-                {
-                    "task": task,
-                    "return": st.ret,
-                    "length": float(st.length),
-                    "seconds": time.perf_counter() - t0,
-                    "chars": float(getattr(getattr(env, "report", None), "chars", 0)),
-                    **st.infos,
-                }
-            )
-            print(
-                f"  {label:<16} episode {i + 1}/{cfg.eval.episodes} ({task}): "
-                f"score {st.infos.get('report_score', float('nan')):.3f}, rounds {st.length}, "
-                f"tokens {st.infos.get('tokens', 0):.0f}",
-                flush=True,
-            )
+    for (label, name, acfg), per_episode in zip(configs, played):
         keys = [key for key, _, _ in COLUMNS] + sorted(
             {k for e in per_episode for k in e if k.startswith(REFEREE_PREFIX)} - {k for k, _, _ in COLUMNS}
         )

@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import List, Optional
 
@@ -40,6 +42,10 @@ class TransferConfig:
     fixed: List[str] = field(default_factory=lambda: ["handcrafted", "preset:chain"])
     tasks: int = 2  # how many held-out tasks (the first ones) every policy plays
     eval_seed: int = 1_000_000
+    # Model processes, one policy each at a time (None: two on a 2-core machine when the target
+    # env's LLM is the in-process llama.cpp on one thread, else one; each policy's tasks run in
+    # order in its process, so the rows are the same for any number).
+    workers: Optional[int] = None
     out: str = "outputs/transfer/${now:%Y-%m-%d_%H-%M-%S}"
 
 
@@ -51,6 +57,8 @@ class TransferRunConfig:
 def transfer(cfg: DictConfig) -> dict:
     from benchmark import evaluate_job, heldout_tasks
     from compare_policies import algo_config, parse_entry
+
+    from algos.training.runners import model_process_count
 
     from algos.training import checkpoint as ckpt
 
@@ -92,17 +100,30 @@ def transfer(cfg: DictConfig) -> dict:
     t0 = time.perf_counter()
     out = Path(tcfg.out).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
+    workers = tcfg.workers if tcfg.workers is not None else model_process_count(env, len(jobs))
+    played: dict[int, list[dict]] = {}
     result: dict = {}
-    for job in jobs:
-        for row in evaluate_job(job):
-            rows.append(row)
+
+    def store(index: int, job_rows: list[dict]) -> dict:
+        played[index] = job_rows
+        for row in job_rows:
             print(
                 f"  {row['policy']:<24} {row['task']}: score {row['report_score']:.3f}, tokens {row['tokens']:.0f}, "
                 f"rounds {row['rounds']}, {row['seconds']:.0f} s",
                 flush=True,
             )
-            result = write(out, path, trained, tcfg, tasks, rows, time.perf_counter() - t0)  # partial results survive
+        rows = [row for i in sorted(played) for row in played[i]]  # in the jobs' order, whoever finished first
+        return write(out, path, trained, tcfg, tasks, rows, time.perf_counter() - t0)  # partial results survive
+
+    if workers <= 1:
+        for i, job in enumerate(jobs):
+            result = store(i, evaluate_job(job))
+    else:
+        print(f"{len(jobs)} policies on {workers} single-thread model processes (transfer.workers=1 keeps one)")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            futures = {pool.submit(evaluate_job, job): i for i, job in enumerate(jobs)}
+            for fut in as_completed(futures):
+                result = store(futures[fut], fut.result())
     print((out / "transfer.md").read_text())
     return result
 

@@ -38,6 +38,29 @@ def check_rollout(rollout: Any) -> None:
 MODEL_PROCESSES = 2  # what two single-thread model processes bought on 2 cores: 1.94x (README "Scaling up")
 
 
+def single_thread_model(env_cfg: Any) -> bool:
+    """True when the env's LLM is the in-process llama.cpp on one thread: a second model process
+    then runs on a core of its own (a server backend's concurrency is its own business)."""
+    llm = env_cfg.get("llm") if hasattr(env_cfg, "get") else None
+    if not llm:
+        return False
+    return llm.get("backend") == "llamacpp" and int(llm.get("n_threads", 1)) == 1
+
+
+def model_process_count(env_cfg: Any, episodes: int, cpus: Optional[int] = None) -> int:
+    """How many single-thread model processes `episodes` episodes of this env should run on: two
+    on a machine with two cores or more when the LLM is the in-process llama.cpp on one thread and
+    there are at least two episodes, else one. Shared by every entry point that plays several
+    LLM-team episodes (evaluate, eval.compare, transfer), so none needs a flag for both cores."""
+    import os
+
+    if episodes < 2 or not single_thread_model(env_cfg):
+        return 1
+    if (cpus if cpus is not None else os.cpu_count() or 1) < MODEL_PROCESSES:
+        return 1
+    return min(MODEL_PROCESSES, episodes)
+
+
 def model_processes(rollout: Any, env_cfg: Any, episodes: int, cpus: Optional[int] = None) -> Optional[dict]:
     """The rollout settings that run `episodes` on two single-thread model processes, or None.
 
@@ -49,20 +72,15 @@ def model_processes(rollout: Any, env_cfg: Any, episodes: int, cpus: Optional[in
     per model, or any rollout setting the user chose keeps the run as it is.
     """
     import importlib.util
-    import os
 
-    if not rollout.get("auto_workers", False) or episodes < 2:
+    if not rollout.get("auto_workers", False):
         return None
     if (rollout.backend, rollout.workers, rollout.num_envs, rollout.sync_every) != ("local", 1, 1, None):
         return None
-    llm = env_cfg.get("llm") if hasattr(env_cfg, "get") else None
-    if not llm or llm.get("backend") != "llamacpp" or int(llm.get("n_threads", 1)) != 1:
+    workers = model_process_count(env_cfg, episodes, cpus)
+    if workers < 2 or importlib.util.find_spec("ray") is None:
         return None
-    if (cpus if cpus is not None else os.cpu_count() or 1) < MODEL_PROCESSES:
-        return None
-    if importlib.util.find_spec("ray") is None:
-        return None
-    return {"backend": "ray", "workers": min(MODEL_PROCESSES, episodes)}
+    return {"backend": "ray", "workers": workers}
 
 
 def vectorized(rollout: Any) -> bool:

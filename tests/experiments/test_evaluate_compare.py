@@ -92,3 +92,57 @@ def test_the_default_evaluation_plays_each_held_out_task_once():
     assert evaluate.default_eval_episodes(report.env) == len(load_tasks(None, "holdout")) == 12
     assert evaluate.default_eval_episodes(game.env) == 20
     assert evaluate.default_eval_episodes(pinned.env) == 1
+
+
+def _compose(*overrides: str):
+    from hydra import compose, initialize_config_dir
+
+    import experiments.evaluate  # noqa: F401 (registers the structured configs the defaults name)
+
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides))
+
+
+def test_compare_runs_llama_cpp_policies_on_two_model_processes_without_a_flag(monkeypatch):
+    """eval.compare of an in-process llama.cpp env on 2 cores: one model process per policy, two at
+    once; one policy, another backend, or rollout.auto_workers=false keep one process."""
+    import experiments.compare_policies as compare
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    llm_team = _compose("env=report_writing", "eval.compare=[handcrafted,random]")
+    assert llm_team.env.llm.backend == "llamacpp" and llm_team.env.llm.n_threads == 1
+    assert compare.compare_workers(llm_team, 2) == 2
+    assert compare.compare_workers(llm_team, 1) == 1, "one policy: one process with the threads it is given"
+    off = _compose("env=report_writing", "rollout.auto_workers=false")
+    assert compare.compare_workers(off, 6) == 1
+    proxy = _compose("env=report_writing_extractive")
+    assert compare.compare_workers(proxy, 6) == 1, "no model: nothing to spread"
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert compare.compare_workers(llm_team, 6) == 1
+
+
+def test_compare_on_two_processes_gives_the_same_table_as_one(tmp_path, isolated_cache):  # noqa: F811
+    """Each policy's episodes run in order in one process (random's stream runs on from episode to
+    episode), so two worker processes give exactly the sequential rows."""
+    import experiments.compare_policies as compare
+    from algos.training.env_configs import make_env
+
+    cfg = _compose(
+        "env=report_writing_extractive",
+        "rag=hashing",
+        "judge.embedding=hashing",
+        "env.max_rounds=3",
+        "eval.episodes=2",
+        "eval.compare=[random,preset:ring]",
+    )
+    one = compare.compare_policies(cfg, make_env, tmp_path / "one", workers=1)
+    two = compare.compare_policies(cfg, make_env, tmp_path / "two", workers=2)
+
+    def played(result):
+        return [
+            [(e["task"], round(e["report_score"], 6), e["tokens"], e["length"]) for e in row["per_episode"]]
+            for row in result["rows"]
+        ]
+
+    assert played(one) == played(two)
+    assert len({e[0] for e in played(one)[0]}) == 2, "two seeds, two tasks"
