@@ -33,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
@@ -86,6 +86,9 @@ class ValidateConfig:
         default_factory=lambda: ["handcrafted", "preset:full", "preset:ring", "preset:chain", "random", "learned"]
     )
     checkpoint: str = "checkpoints/qmix_report_writing_extractive/final.pt"  # the learned policy
+    # More learned policies by name: a policy entry that is a key here plays that checkpoint
+    # (e.g. validate.checkpoints.graph_pg=checkpoints/graph_pg_report_writing_extractive/final.pt).
+    checkpoints: Dict[str, str] = field(default_factory=dict)
     # The two teams (train.py overrides). Both at the learners' budget of 8 rounds.
     llm_overrides: List[str] = field(
         default_factory=lambda: ["env=report_writing", "env.max_rounds=8", "llm.cache.enabled=true"]
@@ -115,8 +118,9 @@ def policy_jobs(vcfg: ValidateConfig, env: dict, tasks: list[str], overrides: li
 
     jobs = []
     for policy in vcfg.policies:
-        if policy == "learned":
-            path = ckpt.resolve_checkpoint(ROOT / vcfg.checkpoint)  # an absolute path stays itself
+        if policy == "learned" or policy in vcfg.checkpoints:
+            # an absolute path stays itself
+            path = ckpt.resolve_checkpoint(ROOT / vcfg.checkpoints.get(policy, vcfg.checkpoint))
             payload = ckpt.load(path)
             algo = payload["config"]["algo"]
             ident, checkpoint = (
