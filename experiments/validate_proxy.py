@@ -87,7 +87,7 @@ class ValidateConfig:
     )
     checkpoint: str = "checkpoints/qmix_report_writing_extractive/final.pt"  # the learned policy
     # More learned policies by name: a policy entry that is a key here plays that checkpoint
-    # (e.g. validate.checkpoints.graph_pg=checkpoints/graph_pg_report_writing_extractive/final.pt).
+    # (e.g. +validate.checkpoints.graph_pg=checkpoints/graph_pg_report_writing_extractive/final.pt).
     checkpoints: Dict[str, str] = field(default_factory=dict)
     # The two teams (train.py overrides). Both at the learners' budget of 8 rounds.
     llm_overrides: List[str] = field(
