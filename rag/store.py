@@ -9,7 +9,8 @@ A chunk's id is the hash of its text, so identical text is stored (and returned 
 search) once however often it occurs: a file of 477 identical lines used to fill every
 vector top-20 with copies of itself. Its metadata keeps every location of that text:
 `locations` maps each source key to the file's name, hash, kind and the pages the text
-is on; `source`, `source_path`, `page` and `file_sha256` name the first location.
+is on; `source`, `source_path`, `page` and `file_sha256` name the first location
+(`file_sha256`: the file's digest and the ingestion version that chunked it, rag.ingest.ingest_stamp).
 
 Writers of one store are serialised across processes: :meth:`RagStore.writing` holds an
 exclusive file lock (``<store>/.write.lock``) and, when another process wrote since this
