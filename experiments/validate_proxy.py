@@ -6,6 +6,7 @@ held-out tasks on both teams, and how alike the two rank them.
     python experiments/validate_proxy.py validate.workers=1         # one model process
     python experiments/validate_proxy.py validate.run_episodes=false  # only the figures of what is stored
     python experiments/validate_proxy.py validate.out=docs/benchmark/validation  # the committed panel
+    python experiments/validate_proxy.py validate.replay_proxy=true validate.run_episodes=false  # proxy changed
 
 Every policy plays every task once, greedily, with the same seed, at the learners' round
 budget, on the proxy (seconds) and then on the LLM team (minutes an episode with the default
@@ -100,6 +101,9 @@ class ValidateConfig:
     seed: int = 1_000_000  # the episodes' seed, the same for every policy and task
     workers: int = 2  # LLM-team episodes at once, one single-thread model process each
     run_episodes: bool = True  # false: only recompute the figures from the stored panel
+    # Play every cell's proxy episode again and refile the proxy columns of its panel row (the LLM
+    # columns stay): for when the proxy's code or store changed after the cells were stored.
+    replay_proxy: bool = False
     out: str = "outputs/validation"  # panel.csv, proxy.csv, summary.json, summary.md
     bootstrap: int = 5000  # resamples of the tasks for the tau interval
     alpha: float = 0.05  # a policy pair counts as separated by the LLM team below this p
@@ -193,6 +197,54 @@ def play_cell(proxy_job: dict | None, llm_job: dict) -> tuple[dict | None, dict]
         }
     (llm,) = evaluate_job(llm_job)
     return proxy, llm
+
+
+def write_rows(path: Path, fields: list[str], rows: list[dict]) -> None:
+    """Rewrite a table whole, through a temporary file, so an interrupt leaves the old one."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    tmp.replace(path)
+
+
+def replay_proxy(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: int) -> int:
+    """Every cell's proxy episode played again (seconds each); proxy.csv and the proxy columns of
+    the panel rows of these cells are rewritten, everything else is kept. Returns the rows refiled."""
+    from benchmark import evaluate_job
+
+    keys = [key(lj["label"], lj["tasks"][0], lj["seed"], lj["policy_id"]) for lj in llm_jobs]
+    if workers <= 1:
+        played = [evaluate_job(pj) for pj in proxy_jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            played = list(pool.map(evaluate_job, proxy_jobs))
+    fresh = {
+        k: {
+            "policy": k[0],
+            "task": k[1],
+            "seed": k[2],
+            "policy_id": k[3],
+            "score": row["report_score"],
+            "tokens": row["tokens"],
+            "rounds": row["rounds"],
+        }
+        for k, (row,) in zip(keys, played)
+    }
+    proxy_path, panel_path = out / "proxy.csv", out / "panel.csv"
+    kept = [r for r in read_rows(proxy_path) if key(r["policy"], r["task"], r["seed"], r["policy_id"]) not in fresh]
+    write_rows(proxy_path, PROXY_FIELDS, kept + list(fresh.values()))
+    panel, refiled = read_rows(panel_path), 0
+    for r in panel:
+        new = fresh.get(key(r["policy"], r["task"], r["seed"], r["policy_id"]))
+        if new is not None:
+            r.update(proxy_score=new["score"], proxy_tokens=new["tokens"], proxy_rounds=new["rounds"])
+            refiled += 1
+    if panel:
+        write_rows(panel_path, PANEL_FIELDS, panel)
+    print(f"proxy: {len(fresh)} episode(s) replayed, {refiled} panel row(s) refiled", flush=True)
+    return refiled
 
 
 def keep_reports(job: dict, out: Path) -> dict:
@@ -386,6 +438,8 @@ def validate(cfg: DictConfig) -> dict:
     tasks = [t for t in heldout_tasks(llm_env) if t not in vcfg.exclude_tasks][: vcfg.tasks]
     t0 = time.perf_counter()
     llm_jobs = policy_jobs(vcfg, llm_env, tasks, vcfg.llm_overrides)
+    if vcfg.replay_proxy:
+        replay_proxy(policy_jobs(vcfg, proxy_env, tasks, vcfg.proxy_overrides), llm_jobs, out, vcfg.workers)
     if vcfg.run_episodes:  # the same (task, policy) order on both teams: cell k is proxy_jobs[k], llm_jobs[k]
         proxy_jobs = policy_jobs(vcfg, proxy_env, tasks, vcfg.proxy_overrides)
         run_panel(proxy_jobs, [keep_reports(j, out) for j in llm_jobs], out, vcfg.workers)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FAST = ["rag=hashing", "judge.embedding=hashing"]
 
 
-def run_panel(tmp_path: Path, tasks: int) -> subprocess.CompletedProcess:
+def run_panel(tmp_path: Path, tasks: int, extra: tuple | list = ()) -> subprocess.CompletedProcess:
     llm = ["env=report_writing", "env.max_rounds=8", "llm=scripted", *FAST]
     proxy = ["env=report_writing_extractive", "env.max_rounds=8", *FAST]
     quoted = lambda xs: "[" + ",".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
@@ -29,6 +29,7 @@ def run_panel(tmp_path: Path, tasks: int) -> subprocess.CompletedProcess:
             f"validate.tasks={tasks}",
             "validate.workers=1",
             f"validate.out={tmp_path / 'out'}",
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -64,3 +65,28 @@ def test_the_panel_resumes_without_rerunning_finished_episodes(tmp_path):
     again = list(csv.DictReader(open(panel)))
     assert sorted((r["policy"], r["task"]) for r in again) == sorted((r["policy"], r["task"]) for r in rows)
     assert [r["llm_score"] for r in again[-2:]] == [r["llm_score"] for r in rows[-2:]], "greedy: the same episodes"
+
+
+def test_replaying_the_proxy_refiles_its_columns_and_keeps_the_llm_ones(tmp_path):
+    """After the proxy's code or store changed, validate.replay_proxy plays every cell's proxy
+    episode again: the proxy columns are what a fresh proxy episode gives, the LLM columns stay."""
+    first = run_panel(tmp_path, tasks=1)
+    assert first.returncode == 0, first.stderr[-3000:]
+    panel, proxy = tmp_path / "out" / "panel.csv", tmp_path / "out" / "proxy.csv"
+    rows = list(csv.DictReader(open(panel)))
+    stale = [dict(r, proxy_score="0.111", proxy_tokens="7") for r in rows]  # what an older proxy had said
+    with open(panel, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(stale)
+    proxy.write_text(proxy.read_text().replace(rows[0]["proxy_score"], "0.111"))
+
+    replay = run_panel(tmp_path, tasks=1, extra=["validate.replay_proxy=true", "validate.run_episodes=false"])
+    assert replay.returncode == 0, replay.stderr[-3000:]
+    assert "proxy: 3 episode(s) replayed, 3 panel row(s) refiled" in replay.stdout
+    again = list(csv.DictReader(open(panel)))
+    assert [(r["proxy_score"], r["proxy_tokens"]) for r in again] == [
+        (r["proxy_score"], r["proxy_tokens"]) for r in rows
+    ]
+    assert [r["llm_score"] for r in again] == [r["llm_score"] for r in rows]
+    assert "0.111" not in proxy.read_text() and len(list(csv.DictReader(open(proxy)))) == 3
