@@ -27,6 +27,7 @@ chosen (docs/extractive_team.md): a proxy is not validated on the tasks that sha
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import sys
 import time
@@ -125,12 +126,11 @@ def policy_jobs(vcfg: ValidateConfig, env: dict, tasks: list[str], overrides: li
         if policy == "learned" or policy in vcfg.checkpoints:
             # an absolute path stays itself
             path = ckpt.resolve_checkpoint(ROOT / vcfg.checkpoints.get(policy, vcfg.checkpoint))
-            payload = ckpt.load(path)
-            algo = payload["config"]["algo"]
-            ident, checkpoint = (
-                f"{algo['name']} {path.name} sha256:{str(payload.get(ckpt.DIGEST_KEY, ''))[:16]}",
-                str(path),
-            )
+            algo = ckpt.load(path)["config"]["algo"]
+            # The file's own digest: the payload's is checked and dropped by load(), and rows of
+            # another checkpoint under the same label must not count as this one's.
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            ident, checkpoint = f"{algo['name']} {path.name} sha256:{digest}", str(path)
         else:
             _, name, kw = parse_entry(policy)
             composed = hydra.compose(config_name="config", overrides=[f"algo={name}", *overrides])

@@ -90,3 +90,27 @@ def test_replaying_the_proxy_refiles_its_columns_and_keeps_the_llm_ones(tmp_path
     ]
     assert [r["llm_score"] for r in again] == [r["llm_score"] for r in rows]
     assert "0.111" not in proxy.read_text() and len(list(csv.DictReader(open(proxy)))) == 3
+
+
+def test_two_checkpoints_under_one_label_are_two_policies(tmp_path):
+    """A row of the panel belongs to the checkpoint that played it: another checkpoint under the
+    label `learned` must not find that row and skip its own episodes (the digest used to be empty)."""
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import validate_proxy as vp
+
+    from algos.training import checkpoint as ckpt
+
+    shipped = ROOT / "checkpoints" / "qmix_report_writing_extractive" / "final.pt"
+    state = ckpt.load(shipped)
+    state["progress"] = dict(state.get("progress") or {}, episode=-1)  # another checkpoint of the same algorithm
+    other = tmp_path / "final.pt"
+    ckpt.save_atomic(state, other)
+
+    def ident(path):
+        vcfg = vp.ValidateConfig(policies=["learned"], checkpoint=str(path))
+        (job,) = vp.policy_jobs(vcfg, {}, ["sqlite"], [])
+        return job["policy_id"]
+
+    assert ident(shipped) == ident(shipped)
+    assert ident(shipped) != ident(other)
+    assert ident(shipped).startswith("qmix final.pt sha256:") and len(ident(shipped).split(":")[-1]) == 16
