@@ -125,6 +125,10 @@ class RunConfig:
     plugins: List[str] = field(default_factory=list)  # modules/.py files imported first; they may register algos/envs
     resume: Optional[str] = None  # train.py: a run dir to continue (same dir, same counters)
     checkpoint: Optional[str] = None  # evaluate.py: a checkpoint file or run dir to evaluate
+    # train.py: start a new run from this checkpoint's learner (fine-tuning, e.g. a proxy-trained
+    # policy on the LLM team): its whole learner state (networks, optimiser, counters, a replay
+    # buffer if saved); the run's own episode count, RNGs and env. Not with resume.
+    init: Optional[str] = None
 
 
 class ConfigValueError(ValueError):

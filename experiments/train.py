@@ -74,6 +74,26 @@ from run_config import ConfigValueError, RolloutConfig, register_configs, valida
 __all__ = ["train", "make_env", "preload_plugins"]  # make_env: the benchmarks build their envs as train does
 
 
+def init_learner(algo, cfg: DictConfig) -> None:
+    """Load ``cfg.init``'s learner state into a new run's learner (fine-tuning): the same algorithm
+    with the same spaces, or a ConfigValueError naming what differs."""
+    path = ckpt.resolve_checkpoint(cfg.init)
+    state = ckpt.load(path)
+    if state["algo_name"] != cfg.algo.name:
+        raise ConfigValueError(
+            f"init={cfg.init}: the checkpoint holds a {state['algo_name']} learner, the run is algo={cfg.algo.name}"
+        )
+    check_learned_state(algo, state["algo"], when=f"initialising from {path}")
+    try:
+        algo.load_state_dict(state["algo"])
+    except (RuntimeError, KeyError, ValueError) as e:  # torch names the tensor whose shape differs
+        raise ConfigValueError(
+            f"init={cfg.init}: its learner (trained on {state['config']['env']['name']}) does not fit this run's "
+            f"env {cfg.env.name}: {str(e).splitlines()[0]}"
+        ) from None
+    print(f"Starting {cfg.algo.name} from the learner of {path} (trained on {state['config']['env']['name']})")
+
+
 def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
     """Train one run in ``run_dir`` (default: the Hydra job's output dir)."""
     # -- the run's config: checked, seeded, written -----------------------------------
@@ -111,6 +131,8 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
         raise ConfigValueError(str(e)) from None
     check_learned_state(algo, algo.state_dict(), when="training")  # before any episode is spent
     progress = resume.restore(algo, saved)
+    if cfg.init and saved is None:
+        init_learner(algo, cfg)
     if saved is not None:
         print(
             f"Resuming {cfg.algo.name} on {cfg.env.name} from episode {progress.episode} (t_env {progress.t_env}) "
