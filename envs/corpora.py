@@ -291,7 +291,10 @@ def _write_if_changed(target: Path, data: bytes) -> None:
     # Rewrite only on change, so the store sees the same file hash and skips it.
     if target.exists() and hashlib.sha256(target.read_bytes()).digest() == hashlib.sha256(data).digest():
         return
-    tmp = target.with_name(target.name + ".tmp")
+    # A hidden name of this process's own: two processes rendering one corpus at once (two
+    # test workers, two benchmark workers) never write into, replace or clean up each other's
+    # temporary file (the stale-file sweep below skips hidden names).
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, target)
 

@@ -55,6 +55,28 @@ def test_materializing_again_rewrites_nothing(monkeypatch, tmp_path):
     assert [p.name for p in materialize_corpus("python_stdlib", root=tmp_path).glob("*.md")] == ["heapq.md"]
 
 
+def test_a_render_writes_through_temporary_files_of_its_own_process(monkeypatch, tmp_path):
+    """Two processes rendering one corpus at once (two test or benchmark workers on one cache)
+    must not share a temporary file: one would replace the other's half-written file, or the
+    stale-file sweep would delete it under the other's os.replace. Each process writes hidden
+    files named after its pid, which the sweep and ingestion skip."""
+    import os
+
+    monkeypatch.setattr(corpora, "STDLIB_MODULES", ("heapq", "bisect"))
+    moved = []
+    real_replace = os.replace
+
+    def replace(src, dst):
+        moved.append(Path(src).name)
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(corpora.os, "replace", replace)
+    folder = materialize_corpus("python_stdlib", root=tmp_path)
+    assert {"heapq.md", "bisect.md"} <= {p.name for p in folder.iterdir()}
+    assert moved and all(n.startswith(".") and f".{os.getpid()}." in n for n in moved), moved
+    assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")], "no temporary file is left"
+
+
 def test_the_corpus_text_does_not_depend_on_the_process_that_renders_it(monkeypatch, tmp_path):
     """What this process imported or configured does not reach the corpus: a library that
     attaches a method to a stdlib class, a module function replaced, and the handlers made
