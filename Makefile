@@ -86,8 +86,9 @@ $(BENCHMARL_VENV)/.stamp: $(STAMP) $(BENCHMARL_VENV)/pyvenv.cfg
 benchmarl-env: $(BENCHMARL_VENV)/.stamp
 
 # Two pytest-xdist workers, a test file per worker at a time: the slow tests are mostly one
-# single-thread llama.cpp process each, so two run side by side on a 2-core machine in about
-# two-thirds of the serial time (CI: 34 min serial). SLOW_WORKERS=0 runs them serially.
+# single-thread llama.cpp process each, so two run side by side on a 2-core machine (clean-clone
+# .ci/run: the slow suite 19 min on two workers against 34 min serial; the whole run 32 min
+# against 45). SLOW_WORKERS=0 runs them serially.
 SLOW_WORKERS ?= 2
 test-slow: install install-scale system-deps benchmarl-env
 	BENCHMARL_PYTHON=$(CURDIR)/$(BENCHMARL_VENV)/bin/python $(call run_pytest,-m slow -n $(SLOW_WORKERS) --dist loadfile --durations=15)
