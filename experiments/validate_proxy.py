@@ -212,14 +212,10 @@ def write_rows(path: Path, fields: list[str], rows: list[dict]) -> None:
 def replay_proxy(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: int) -> int:
     """Every cell's proxy episode played again (seconds each); proxy.csv and the proxy columns of
     the panel rows of these cells are rewritten, everything else is kept. Returns the rows refiled."""
-    from benchmark import evaluate_job
+    from benchmark import run_jobs
 
     keys = [key(lj["label"], lj["tasks"][0], lj["seed"], lj["policy_id"]) for lj in llm_jobs]
-    if workers <= 1:
-        played = [evaluate_job(pj) for pj in proxy_jobs]
-    else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-            played = list(pool.map(evaluate_job, proxy_jobs))
+    rows = run_jobs(proxy_jobs, workers)  # one task per job, so one row per cell, in the jobs' order
     fresh = {
         k: {
             "policy": k[0],
@@ -230,7 +226,7 @@ def replay_proxy(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, worker
             "tokens": row["tokens"],
             "rounds": row["rounds"],
         }
-        for k, (row,) in zip(keys, played)
+        for k, row in zip(keys, rows, strict=True)
     }
     proxy_path, panel_path = out / "proxy.csv", out / "panel.csv"
     kept = [r for r in read_rows(proxy_path) if key(r["policy"], r["task"], r["seed"], r["policy_id"]) not in fresh]
