@@ -58,23 +58,36 @@ def aggregate_iqm(scores: np.ndarray) -> float:
     return float(metrics.aggregate_iqm(_check(scores, "scores")))
 
 
-def _estimate(library, scores: Mapping[str, object], func: Callable, reps: int, seed: int) -> dict:
+def _estimate(
+    library, scores: Mapping[str, object], func: Callable, reps: int, seed: int, task_bootstrap: bool = False
+) -> dict:
     rng = np.random.RandomState(seed)
     points, intervals = library.get_interval_estimates(
-        dict(scores), func, reps=reps, confidence_interval_size=CONFIDENCE, random_state=rng
+        dict(scores),
+        func,
+        reps=reps,
+        confidence_interval_size=CONFIDENCE,
+        random_state=rng,
+        task_bootstrap=task_bootstrap,
     )
     return {k: (points[k], intervals[k]) for k in scores}
 
 
 def interval_estimates(
-    score_dict: Mapping[str, np.ndarray], *, reps: int = DEFAULT_REPS, seed: int = 0
+    score_dict: Mapping[str, np.ndarray], *, reps: int = DEFAULT_REPS, seed: int = 0, task_bootstrap: bool = False
 ) -> dict[str, IntervalEstimate]:
-    """IQM with its 95 % stratified bootstrap interval for each named score matrix."""
+    """IQM with its 95 % stratified bootstrap interval for each named score matrix.
+
+    ``task_bootstrap``: resample the tasks too (rliable's option). Needed when a policy has one
+    run per task (one greedy LLM-team episode): resampling runs alone gives a zero-width interval.
+    """
     library, metrics = _rliable()
     checked = {k: _check(v, k) for k, v in score_dict.items()}
     out = {}
     for k, v in checked.items():  # one generator per entry: adding a policy leaves the others' intervals alone
-        point, ci = _estimate(library, {k: v}, lambda s: np.array([metrics.aggregate_iqm(s)]), reps, seed)[k]
+        point, ci = _estimate(
+            library, {k: v}, lambda s: np.array([metrics.aggregate_iqm(s)]), reps, seed, task_bootstrap
+        )[k]
         out[k] = IntervalEstimate(
             float(np.asarray(point).reshape(-1)[0]),
             float(np.asarray(ci)[0].reshape(-1)[0]),

@@ -44,6 +44,17 @@ def test_a_constant_policy_has_a_point_interval():
     assert est.low == pytest.approx(est.point) == pytest.approx(est.high)
 
 
+def test_one_run_per_task_has_an_interval_only_when_tasks_are_resampled():
+    # One greedy episode per task (an LLM-team panel): resampling runs within tasks cannot move
+    # the IQM; resampling the tasks gives the spread over tasks.
+    one_run = X[:1]
+    stratified = interval_estimates({"x": one_run}, reps=500)["x"]
+    assert stratified.low == pytest.approx(stratified.point) == pytest.approx(stratified.high)
+    over_tasks = interval_estimates({"x": one_run}, reps=500, task_bootstrap=True)["x"]
+    assert over_tasks.point == pytest.approx(stratified.point)
+    assert one_run.min() <= over_tasks.low < over_tasks.point < over_tasks.high <= one_run.max()
+
+
 def test_probability_of_improvement_matches_rliable_and_its_definition():
     est = probability_of_improvement(X, Y, reps=500, seed=1)
     # Per task: P(x > y) + 0.5 P(x = y), then the mean over tasks.
