@@ -95,6 +95,35 @@ def token_count(data: Any, path: Sequence[str | int], *, backend: str, endpoint:
     return value
 
 
+def _optional_count(data: Any, path: Sequence[str]) -> int | None:
+    value = data
+    for step in path:
+        if not isinstance(value, dict) or step not in value:
+            return None
+        value = value[step]
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def prompt_cache_counts(data: Any, prompt_tokens: int) -> tuple[int, int | None]:
+    """(tokens reused, tokens evaluated or None) of one answer, from what the server reports.
+
+    OpenAI, vLLM and SGLang report the prompt tokens served from their prefix cache as
+    ``usage.prompt_tokens_details.cached_tokens``; llama.cpp's server reports ``timings.cache_n``
+    (reused) and ``timings.prompt_n`` (evaluated). Both are optional: a server that says nothing,
+    or something impossible (not a count, more than the prompt), gives (0, None), "unknown", and
+    the call stands; the cache report is bookkeeping, never a reason to retry an answer.
+    """
+    cached = _optional_count(data, ("usage", "prompt_tokens_details", "cached_tokens"))
+    cache_n = _optional_count(data, ("timings", "cache_n"))
+    prompt_n = _optional_count(data, ("timings", "prompt_n"))
+    if cache_n is not None and prompt_n is not None and cache_n + prompt_n == prompt_tokens:
+        return cache_n, prompt_n
+    reused = cached if cached is not None else cache_n
+    if reused is None or reused > prompt_tokens:
+        return 0, None
+    return reused, prompt_tokens - reused
+
+
 class _CappedStream(httpx.AsyncByteStream):
     def __init__(self, inner: httpx.AsyncByteStream, cap: int, backend: str, endpoint: str):
         self._inner, self._cap, self._where = inner, cap, dict(backend=backend, endpoint=endpoint)

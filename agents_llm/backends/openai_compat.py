@@ -24,6 +24,7 @@ from .http_response import (
     DEFAULT_MAX_RESPONSE_BYTES,
     check_max_response_bytes,
     parse_json_body,
+    prompt_cache_counts,
     read_capped,
     require,
     token_count,
@@ -131,10 +132,14 @@ class OpenAIBackend(LLMBackend):
         if not choices:
             raise LLMServerError("server answered with no choices", **where)
         text = require(data, ("choices", 0, "message", "content"), str, **where)
+        prompt_tokens = token_count(data, ("usage", "prompt_tokens"), **where)
+        reused, evaluated = prompt_cache_counts(data, prompt_tokens)
         return Completion(
             text,
-            token_count(data, ("usage", "prompt_tokens"), **where),
+            prompt_tokens,
             token_count(data, ("usage", "completion_tokens"), **where),
+            prompt_tokens_reused=reused,
+            prompt_tokens_evaluated=evaluated,
         )
 
     async def aclose(self) -> None:

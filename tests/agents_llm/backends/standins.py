@@ -80,7 +80,12 @@ class _StandIn:
 class OpenAIStandIn(_StandIn):
     """Modes: ok | html | not_json | huge (2 MB of text) | null_content | null_usage | no_usage |
     echo_auth (400 whose body repeats the Authorization header) | echo_key (500 whose body
-    repeats the bare key, no header name) | hang (never answers)."""
+    repeats the bare key, no header name) | hang (never answers). `extra` is merged into every
+    answer (e.g. a server's prompt-cache report)."""
+
+    def __init__(self):
+        super().__init__()
+        self.extra: dict = {}
 
     routes = {"/v1/chat/completions": ("POST", "chat"), "/v1/models": ("GET", "models")}
 
@@ -126,6 +131,8 @@ class OpenAIStandIn(_StandIn):
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
             "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
         }
+        for k, v in self.extra.items():
+            out[k] = {**out[k], **v} if isinstance(out.get(k), dict) and isinstance(v, dict) else v
         if mode == "null_usage":
             out["usage"] = None
         if mode == "no_usage":

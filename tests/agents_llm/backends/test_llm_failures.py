@@ -234,3 +234,23 @@ def test_write_report_api_raises_the_cause_and_keeps_what_it_wrote(tmp_path):
     assert files["trace"] and files["markdown"]
     md = open(files["markdown"]).read()
     assert "the language model failed" in md and "did not give enough evidence" not in md
+
+
+@pytest.mark.parametrize(
+    "report, reused, evaluated",
+    [
+        ({"usage": {"prompt_tokens_details": {"cached_tokens": 8}}}, 8, 3),  # OpenAI, vLLM, SGLang
+        ({"timings": {"cache_n": 6, "prompt_n": 5, "prompt_ms": 1.5}}, 6, 5),  # llama.cpp's server
+        ({}, 0, 11),  # nothing reported: everything counted as evaluated
+        ({"usage": {"prompt_tokens_details": {"cached_tokens": 99}}}, 0, 11),  # more than the prompt: ignored
+        ({"usage": {"prompt_tokens_details": {"cached_tokens": True}}}, 0, 11),  # not a count: ignored
+        ({"usage": {"prompt_tokens_details": None}}, 0, 11),
+    ],
+)
+def test_a_servers_prompt_cache_report_reaches_the_token_counts(openai_server, report, reused, evaluated):
+    """The stand-in's prompt has 11 tokens; what the server says it took from its cache is
+    counted as reused, the rest as evaluated, as the in-process model's prefix reuse is."""
+    openai_server.extra = report
+    b = OpenAIBackend("standin", base_url=openai_server.url, retry=RetryPolicy(1, 0.01, 0.01))
+    r = asyncio.run(b.chat([{"role": "user", "content": "hi"}]))
+    assert (r.prompt_tokens, r.prompt_tokens_reused, r.prompt_tokens_evaluated) == (11, reused, evaluated)
