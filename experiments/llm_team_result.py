@@ -195,6 +195,26 @@ def markdown(result: dict) -> str:
     if result["missing"]:
         lines += ["", "Tasks left out (not every policy finished them): "]
         lines += [f"- {task}: no episode of {', '.join(m)}" for task, m in result["missing"].items()]
+    if result.get("late_actions"):
+        lines += ["", "What each training run was doing in its last 4 episodes (top two actions per agent, share):", ""]
+        for label, agents in result["late_actions"].items():
+            doing = "; ".join(f"{a}: " + ", ".join(f"{n} {x:.2f}" for n, x in acts) for a, acts in agents.items())
+            lines.append(f"- {label}: {doing}")
+    for label, g in (result.get("graphs") or {}).items():
+        changed = g["changed_from_init"]
+        lines += [
+            "",
+            f"{label}: the most likely graph"
+            + (
+                f" ({changed} of {len(g['rounds']) * len(g['team'])} cells differ from its initial checkpoint's)"
+                if changed is not None
+                else ""
+            ),
+            "",
+            "| round | " + " | ".join(g["team"]) + " |",
+            "|---|" + "---|" * len(g["team"]),
+        ]
+        lines += [f"| {i} | " + " | ".join(row) + " |" for i, row in enumerate(g["rounds"], 1)]
     per_task = " | ".join(t)
     lines += ["", f"| policy | {per_task} |", "|---|" + "---|" * len(t)]
     for e in result["table"]:
@@ -212,6 +232,53 @@ def training_curves(folder: Path, score: str = "report_score") -> dict[str, dict
         label, seed = (m["policy"], int(m["seed"])) if m else (csv_path.parent.name, 0)
         runs.append({"label": label, "seed": seed, "folder": str(csv_path.parent)})
     return learning_curves(runs, score) if runs else {}
+
+
+def action_names(team: list[str]) -> list[str]:
+    """Short action names for tables: solo, broadcast, q_<agent> (a selective query), aggregate,
+    append, terminate."""
+    from report_protocol import ActionTable
+
+    table = ActionTable(len(team))
+    short = {"solo": "solo", "broadcast": "broadcast", "aggregate": "aggregate", "append": "append"}
+    names = []
+    for a in range(table.size):
+        kind, j = table.decode(a)
+        names.append(f"q_{team[j]}" if kind == "query" and j is not None else short.get(kind, kind))
+    return names
+
+
+def late_actions(train_csv: Path, last: int = 4) -> dict[str, list[tuple[str, float]]]:
+    """Per agent, its two most taken actions and their shares over the last ``last`` training
+    episodes (train.csv's act/<agent>/<k> columns): what the learner was doing when it stopped."""
+    rows = read_csv(train_csv)[-last:]
+    agents = list(dict.fromkeys(k.split("/")[1] for k in rows[0] if k.startswith("act/") and not k.endswith("/top")))
+    if not agents:  # a log without per-agent action shares (an env or logger that records none)
+        return {}
+    names = action_names(agents)
+    out = {}
+    for agent in agents:
+        shares = [float(np.mean([float(r[f"act/{agent}/{k}"] or 0) for r in rows])) for k in range(len(names))]
+        top = sorted(range(len(names)), key=lambda k: -shares[k])[:2]
+        out[agent] = [(names[k], shares[k]) for k in top]
+    return out
+
+
+def greedy_graph(checkpoint: Path) -> dict:
+    """A graph_pg checkpoint's most likely graph (each round's argmax per agent), and how many of
+    its (round, agent) cells differ from the graph of the checkpoint it was initialised from."""
+    from algos.training import checkpoint as ckpt
+
+    state = ckpt.load(checkpoint)
+    team = list(state["config"]["env"]["team"])
+    names = action_names(team)
+    table = state["algo"]["logits"].argmax(-1).tolist()
+    result = {"team": team, "rounds": [[names[a] for a in row] for row in table], "changed_from_init": None}
+    init = state["config"].get("init")
+    if init:
+        start = ckpt.load(ckpt.resolve_checkpoint(ROOT / init))["algo"]["logits"].argmax(-1).tolist()
+        result["changed_from_init"] = sum(a != b for r, q in zip(table, start) for a, b in zip(r, q))
+    return result
 
 
 def write_result(folder: Path, rename: dict[str, str], margin: float, token_ratio: float, reps: int) -> dict:
@@ -237,6 +304,9 @@ def write_result(folder: Path, rename: dict[str, str], margin: float, token_rati
             "high": ci[1].tolist(),
             "runs": int(c["scores"].shape[0]),
         }
+    late = {p.parent.name: late_actions(p) for p in sorted(folder.glob("runs/*/train.csv"))}
+    result["late_actions"] = {label: acts for label, acts in late.items() if acts}
+    result["graphs"] = {p.parent.name: greedy_graph(p) for p in sorted(folder.glob("runs/*/final.pt"))}
     (folder / "summary.json").write_text(json.dumps(result, indent=2))
     (folder / "summary.md").write_text(markdown(result), encoding="utf-8")
     plot_pareto(result, folder / "pareto.png")
@@ -246,10 +316,14 @@ def write_result(folder: Path, rename: dict[str, str], margin: float, token_rati
 
 
 def copy_run(run_dir: Path, folder: Path, label: str) -> None:
-    """Keep a training run's log (train.csv) beside the panel, under the label its episodes carry."""
+    """Keep a training run's log (train.csv) beside the panel, under the label its episodes carry,
+    and a graph_pg run's final checkpoint (a few kB: its logits), whose most likely graph is drawn."""
     target = folder / "runs" / label
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy2(run_dir / "train.csv", target / "train.csv")
+    final = run_dir / "checkpoints" / "final.pt"
+    if final.exists() and final.stat().st_size < 200_000:
+        shutil.copy2(final, target / "final.pt")
 
 
 def main(argv: list[str] | None = None) -> int:

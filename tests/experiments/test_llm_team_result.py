@@ -117,14 +117,21 @@ def test_training_logs_are_copied_and_drawn_per_learner(tmp_path):
     for seed in (0, 1):
         run = tmp_path / f"run{seed}"
         run.mkdir()
+        # two agents, 6 actions each (solo, broadcast, q_A, q_B, aggregate, append, terminate: 5 + 2)
+        acts = ",".join(f"act/{a}/{k}" for a in "AB" for k in range(7))
+        share = {("A", 5): 1.0, ("B", 2): 0.75, ("B", 6): 0.25}  # A appends; B mostly queries A
+        row = ",".join(str(share.get((a, k), 0.0)) for a in "AB" for k in range(7))
         (run / "train.csv").write_text(
-            "episode,report_score,tokens\n" + "".join(f"{e},{0.5 + 0.01 * e + seed * 0.02},100\n" for e in range(1, 5))
+            f"episode,report_score,tokens,{acts}\n"
+            + "".join(f"{e},{0.5 + 0.01 * e + seed * 0.02},100,{row}\n" for e in range(1, 5))
         )
         assert llm_team_result.main([str(tmp_path), "--run", f"qmix_llm_s{seed}={run}", "--reps", "200"]) == 0
     result = json.loads((tmp_path / "summary.json").read_text())
     assert result["curves"]["qmix_llm"]["runs"] == 2
     assert result["curves"]["qmix_llm"]["episodes"] == [1, 2, 3, 4]
     assert (tmp_path / "curves.png").exists()
+    assert result["late_actions"]["qmix_llm_s1"]["B"] == [["q_A", 0.75], ["terminate", 0.25]]
+    assert "A: append 1.00" in (tmp_path / "summary.md").read_text()
 
 
 def test_a_panel_without_the_pipeline_is_refused_by_name(tmp_path, capsys):
@@ -133,3 +140,31 @@ def test_a_panel_without_the_pipeline_is_refused_by_name(tmp_path, capsys):
     (tmp_path / "panel.csv").write_text("\n".join(r for r in rows if not r.startswith("handcrafted")) + "\n")
     assert llm_team_result.main([str(tmp_path), "--reps", "100"]) == 2
     assert "no 'handcrafted' episodes" in capsys.readouterr().err
+
+
+def test_a_graph_pg_run_shows_its_most_likely_graph_and_what_moved_from_its_start(tmp_path):
+    import torch
+
+    from algos.training import checkpoint as ckpt
+
+    shipped = ROOT / "checkpoints" / "graph_pg_report_writing_extractive" / "final.pt"
+    state = ckpt.load(shipped)
+    start = state["algo"]["logits"].argmax(-1)
+    logits = state["algo"]["logits"].clone()
+    logits[0, 0] = -10.0
+    logits[0, 0, 1] = 10.0  # round 1, first agent: broadcast now
+    state["algo"]["logits"] = logits
+    state["config"]["init"] = str(shipped)
+    state.pop("digest", None)
+    run = tmp_path / "runs" / "graph_pg_llm_s0"
+    run.mkdir(parents=True)
+    ckpt.save_atomic(state, run / "final.pt")
+    write_panel(tmp_path, {"graph_pg_llm_s0": (PIPELINE, 9_000)})
+    result = llm_team_result.write_result(tmp_path, {}, margin=0.03, token_ratio=0.8, reps=200)
+    graph = result["graphs"]["graph_pg_llm_s0"]
+    assert graph["changed_from_init"] == int(start[0, 0] != 1)
+    assert graph["rounds"][0][0] == "broadcast"
+    names = llm_team_result.action_names(graph["team"])
+    assert graph["rounds"][1] == [names[a] for a in start[1].tolist()]
+    assert "| 1 | broadcast |" in (tmp_path / "summary.md").read_text()
+    assert torch.equal(ckpt.load(run / "final.pt")["algo"]["logits"], logits)
