@@ -175,7 +175,8 @@ def markdown(result: dict) -> str:
     for e in sorted(result["table"], key=lambda e: -e["iqm"]["point"]):
         d = e.get("paired_difference")
         diff = f"{d['mean']:+.3f} {_ci(d)}" if d else ""
-        seeds = f"{e['runs']} (seeds {', '.join(map(str, e['train_seeds']))})" if e["train_seeds"] else str(e["runs"])
+        named = ", ".join(map(str, e["train_seeds"]))
+        seeds = f"{e['runs']} (seed{'s' if len(e['train_seeds']) > 1 else ''} {named})" if named else str(e["runs"])
         lines.append(
             f"| {e['policy']} | {seeds} | {e['iqm']['point']:.3f} {_ci(e['iqm'])} | {e['mean']:.3f} | {diff} "
             f"| {d['p']:.3f} | {e['tokens']:,.0f} | {e['token_ratio']:.2f} |"
