@@ -159,7 +159,7 @@ _MARKUP_TITLE = re.compile(r"`{3}|</?[A-Za-z][\w-]*>|\w><|<[A-Za-z][\w-]*$")
 _CHATTER_TITLE = re.compile(
     r"^(?:here(?:'s|\s+is|\s+are)|sure|certainly|okay|below|the following|please|let me|i (?:will|have|am|can)"
     r"|in this (?:section|report)|this (?:is|task|report|section|will))\b"
-    r"|\b(?:the|this|our|next) (?:report|section|task)\b|\bbullet points?\b",
+    r"|\b(?:the|this|our) report\b|\b(?:this|next|following) section\b|\bthis task\b|\bbullet points?\b",
     re.IGNORECASE,
 )
 # A lone word that labels a code block or the document's parts, not what a section is about.

@@ -116,7 +116,10 @@ def test_what_a_small_model_writes_where_a_heading_goes_is_refused():
     for title in junk:
         assert not_a_heading(title), title
         assert section_title([title, "Frame records"], "Runtime introspection", "Section 2") == "Frame records"
-    for title in ["Error reporting in the logging module", "Line numbers are 0-based", "Frame records", "venv"]:
+    legit = ["Error reporting in the logging module", "Line numbers are 0-based", "Frame records", "venv"]
+    # a document's own words about sections and tasks (configparser, asyncio) are headings
+    legit += ["The DEFAULT section", "Cancelling the task", "Running tasks concurrently"]
+    for title in legit:
         assert not_a_heading(title) == "", title
 
 
