@@ -152,15 +152,79 @@ def restates(title: str, topic: str) -> bool:
     )
 
 
+# What a small model writes where a heading goes that is no heading: a code fence or HTML tag
+# ("```python", "pre><code"), or talk about the report, the task or itself ("Here's a possible
+# start to the report:", "The report is now ready to be sent.", "This task will be completed ...").
+_MARKUP_TITLE = re.compile(r"`{3}|</?[A-Za-z][\w-]*>|\w><|<[A-Za-z][\w-]*$")
+_CHATTER_TITLE = re.compile(
+    r"^(?:here(?:'s|\s+is|\s+are)|sure|certainly|okay|below|the following|please|let me|i (?:will|have|am|can)"
+    r"|in this (?:section|report)|this (?:is|task|report|section|will))\b"
+    r"|\b(?:the|this|our) report\b|\b(?:this|next|following) section\b|\bthis task\b|\bbullet points?\b",
+    re.IGNORECASE,
+)
+# A lone word that labels a code block or the document's parts, not what a section is about.
+_LABEL_WORDS = frozenset("script python code pre text json bash shell console output example report section".split())
+
+
+def not_a_heading(title: str) -> str:
+    """Why ``title`` is no heading ("" when it may be one): markup, talk about the report or
+    the task, an introduction (ends with a colon), or a lone label word."""
+    t = title.strip()
+    if _MARKUP_TITLE.search(t):
+        return "markup"
+    if _CHATTER_TITLE.search(t):
+        return "talk about the report or the task"
+    if t.endswith(":"):
+        return "an introduction to something else"
+    if len(words(t)) == 1 and words(t)[0] in _LABEL_WORDS:
+        return "a label"
+    return ""
+
+
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)[\s#]*$")
+_SIGNATURE = re.compile(r"^((?:class\s+)?[\w.]+)\s*\(.*\)\s*$")  # "inspect.getsourcelines(object)"
+
+
+def _short_heading(heading: str, max_chars: int = 80) -> str:
+    h = heading.strip().strip("`*_ ").strip()
+    m = _SIGNATURE.match(h)
+    if m:  # an API entry's heading: the name says what the section is about, the arguments do not
+        h = m.group(1)
+    return h if len(h) <= max_chars else title_from(h)
+
+
+def document_heading(body: str, passages: Sequence[SourceRef]) -> str:
+    """The heading the documents give to what ``body`` quotes: the Markdown heading above the
+    first of its sentences found under one in ``passages`` (a chunk keeps its document's heading
+    lines); "" when none is (text before a chunk's first heading belongs to a heading it lacks)."""
+    said = [" ".join(words(s)) for s in sentences(body)]
+    said = [s for s in said if len(s.split()) >= 3]
+    for ref in passages:
+        heading, block = "", []
+        for line in ref.text.splitlines() + ["# (end of passage)"]:
+            m = _MD_HEADING.match(line)
+            if not m:
+                block.append(line)
+                continue
+            if heading and block:
+                norm = " ".join(words(" ".join(block)))
+                if any(s in norm for s in said):
+                    return _short_heading(heading)
+            heading, block = m.group(1), []
+    return ""
+
+
 def section_title(candidates: Iterable[str], topic: str, fallback: str, taken: Iterable[str] = ()) -> str:
-    """The first of ``candidates`` that :func:`clean_title` keeps, that does not echo our
-    prompts (an objective parsed from an echoed instruction is one), does not restate the
-    topic and is not the heading of another section (``taken``), else ``fallback``."""
+    """The first of ``candidates`` that :func:`clean_title` keeps, that is a heading at all
+    (:func:`not_a_heading`), does not echo our prompts (an objective parsed from an echoed
+    instruction is one), does not restate the topic and is not the heading of another section
+    (``taken``), else ``fallback``."""
     used = {" ".join(words(t)) for t in taken}
     for candidate in candidates:
         title = clean_title(candidate, topic)
         if (
             title
+            and not not_a_heading(title)
             and echoed_sentences(title, topic=topic)[0] == 0  # the topic's words aside, not our instructions
             and not restates(title, topic)
             and " ".join(words(title)) not in used
@@ -263,8 +327,12 @@ class Collector:
         said = sentences(text)
         opener = next((x for x in said if x.split()[0].lower() not in _PRONOUN_OPENERS), said[0] if said else "")
         others = [s for s in report.sections if s.id != revise_section]
+        # Quoted sentences are headed by their documents' heading rather than the writer's, whose prose
+        # gave way; the writer's heading comes first when its own prose stands.
+        from_documents = document_heading(text, src) if self.reuse_sources else ""
+        writers = [title_filtered, from_documents] if not reused else [from_documents, title_filtered]
         title_filtered = section_title(
-            [planned_title, title_filtered, objective, title_from(opener) if opener else ""],
+            [planned_title, *writers, objective, title_from(opener) if opener else ""],
             report.topic,
             f"Section {section_number}",
             taken=[s.title for s in others],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agents_llm.collector import Collector, restates, section_title
+from agents_llm.collector import Collector, document_heading, not_a_heading, restates, section_title
 from agents_llm.engine.runner import planned_title
 from agents_llm.report_state import ReportState, SourceRef
 from report_protocol import RoundPlan
@@ -97,3 +97,67 @@ def test_a_body_that_only_restates_the_topic_gives_way_to_source_sentences():
     result = collect(report, "## Section 1\n<<Creating and activating Python virtual environments with venv>>")
     assert result.status == "appended" and result.reused_sources == "restates the topic", result
     assert "<<" not in report.sections[0].content and "activate script" in report.sections[0].content
+
+
+def test_what_a_small_model_writes_where_a_heading_goes_is_refused():
+    # Headings found in LLM-team reports of the validation panel (SmolLM2-135M).
+    junk = [
+        "```python",
+        "pre><code",
+        "pre><code>#include <iostream",
+        "script",
+        "Here's a possible start to the report:",
+        "Here's a possible example of how you can write the next section:",
+        "The report is now ready to be sent.",
+        "This task will be completed in 10 minutes.",
+        "This is the first bullet point.",
+        "The report contains a module that is an asynchronous generator",
+    ]
+    for title in junk:
+        assert not_a_heading(title), title
+        assert section_title([title, "Frame records"], "Runtime introspection", "Section 2") == "Frame records"
+    legit = ["Error reporting in the logging module", "Line numbers are 0-based", "Frame records", "venv"]
+    # a document's own words about sections and tasks (configparser, asyncio) are headings
+    legit += ["The DEFAULT section", "Cancelling the task", "Running tasks concurrently"]
+    for title in legit:
+        assert not_a_heading(title) == "", title
+
+
+PASSAGE = SourceRef(
+    "inspect.md",
+    None,
+    "c9",
+    "Return the module name for a given file, or None.\n\n## inspect.getsourcelines(object)\n\n"
+    "Return a list of source lines and starting line number for an object.\n\n"
+    "The argument may be a module, class, method, function, traceback, frame, or code object.\n\n"
+    "## inspect.ismodule(object)\n\nReturn true if the object is a module.\n",
+)
+
+
+def test_quoted_sentences_are_headed_by_the_heading_their_document_gives_them():
+    quoted = "The argument may be a module, class, method, function, traceback, frame, or code object."
+    assert document_heading(quoted, [PASSAGE]) == "inspect.getsourcelines"
+    assert document_heading("Return true if the object is a module.", [PASSAGE]) == "inspect.ismodule"
+    # before the passage's first heading: under a heading the chunk does not hold, so none
+    assert document_heading("Return the module name for a given file, or None.", [PASSAGE]) == ""
+    assert document_heading("Nothing of this is in the passage at all.", [PASSAGE]) == ""
+
+
+def test_a_section_of_source_sentences_gets_its_documents_heading_not_the_writers_chatter():
+    report = ReportState("Runtime introspection with the inspect module")
+    replies = ["## Here's a possible start to the report:\nThe report is now ready.", "A summary."]
+
+    async def call(agent, kind, messages, max_tokens):
+        return replies.pop(0)
+
+    result = asyncio.run(
+        Collector(reuse_sources=True).run(
+            call=call,
+            report=report,
+            contributions=[("DataAnalyst", "notes")],
+            objective="Write the assigned section",
+            sources=[PASSAGE],
+        )
+    )
+    assert result.status == "appended" and result.reused_sources, result
+    assert report.sections[0].title in {"inspect.getsourcelines", "inspect.ismodule"}, report.sections[0].title
