@@ -26,7 +26,7 @@ PROSE = (
 )
 
 
-def collect(report, prose, planned=""):
+def collect(report, prose, planned="", sources=(CHUNK,)):
     replies = [prose, "A summary."]
 
     async def call(agent, kind, messages, max_tokens):
@@ -38,7 +38,7 @@ def collect(report, prose, planned=""):
             report=report,
             contributions=[("DataAnalyst", "notes")],
             objective="Write the assigned section",
-            sources=[CHUNK],
+            sources=list(sources),
             planned_title=planned,
         )
     )
@@ -145,19 +145,6 @@ def test_quoted_sentences_are_headed_by_the_heading_their_document_gives_them():
 
 def test_a_section_of_source_sentences_gets_its_documents_heading_not_the_writers_chatter():
     report = ReportState("Runtime introspection with the inspect module")
-    replies = ["## Here's a possible start to the report:\nThe report is now ready.", "A summary."]
-
-    async def call(agent, kind, messages, max_tokens):
-        return replies.pop(0)
-
-    result = asyncio.run(
-        Collector(reuse_sources=True).run(
-            call=call,
-            report=report,
-            contributions=[("DataAnalyst", "notes")],
-            objective="Write the assigned section",
-            sources=[PASSAGE],
-        )
-    )
+    result = collect(report, "## Here's a possible start to the report:\nThe report is now ready.", sources=[PASSAGE])
     assert result.status == "appended" and result.reused_sources, result
     assert report.sections[0].title in {"inspect.getsourcelines", "inspect.ismodule"}, report.sections[0].title
