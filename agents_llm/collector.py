@@ -19,6 +19,7 @@ from .judges.text import sentences, words
 from .referee import echoed_sentences, repeated_sentences
 from .report_filter import filter_report_text
 from .sentence_reuse import (
+    MeaningCheck,
     MIN_BODY_WORDS,
     cited_passages,
     content_stems,
@@ -234,10 +235,20 @@ def section_title(candidates: Iterable[str], topic: str, fallback: str, taken: I
 
 
 class Collector:
-    def __init__(self, *, prose_max_tokens: int = 192, summary_max_tokens: int = 80, reuse_sources: bool = False):
+    def __init__(
+        self,
+        *,
+        prose_max_tokens: int = 192,
+        summary_max_tokens: int = 80,
+        reuse_sources: bool = False,
+        meaning: Callable[[], MeaningCheck | None] | None = None,
+    ):
         self.prose_max_tokens = prose_max_tokens
         self.summary_max_tokens = summary_max_tokens
         self.reuse_sources = reuse_sources  # agents_llm.sentence_reuse: source sentences stand in for junk prose
+        # The check by meaning for grounding (None: by words alone); a function, since the
+        # embedding is the retriever's, which the env sets per task.
+        self.meaning = meaning
 
     async def run(
         self,
@@ -290,7 +301,8 @@ class Collector:
             if reason is None and restates(text, report.topic):  # "<<the topic>>" is no section
                 reason = "restates the topic"
             if reason is None and source_texts:
-                grounded, grounding = ground_in_sources(text, source_texts, exclude=earlier)
+                meaning = self.meaning() if self.meaning is not None else None
+                grounded, grounding = ground_in_sources(text, source_texts, exclude=earlier, meaning=meaning)
                 if grounding and len(words(grounded)) < MIN_BODY_WORDS:
                     reason = f"no sentence of it is supported by one source sentence ({grounding})"
                     grounding = ""

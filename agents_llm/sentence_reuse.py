@@ -17,16 +17,28 @@ is measured against its best single source sentence: one close to it stays in th
 writer's words, one that only paraphrases it gives way to that source sentence, and one
 that no source sentence supports is dropped. The writer still chooses which facts, in
 which order; the words are the sources' wherever the writer's are not.
+
+With an embedding (`meaning=`, write_report's default), a sentence is also read by meaning,
+as the judge reads it: one whose words differ from its source sentence stays in the
+writer's words when it is as close in meaning to that one sentence as the judge's
+grounding band calls fully grounded (`meaning_level`, the band's ceiling), shares at least
+`SNAP_SHARE` of its content words with it, and every specific it names (a number, an
+identifier, a command, a capitalised name) is in that sentence. Merging two sources or
+changing a number still gives way.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
 
 from rag.guard import find_injections
 from rag.sentences import begins_sentence, split_sentences
 
+from .judges.reference import GROUNDING_BANDS
 from .judges.terms import STOPWORDS, stem
 from .judges.text import sentences, words
 from .referee import echoed_sentences, loop_share, repeated_sentences
@@ -147,7 +159,65 @@ def _best_source_sentence(stems: set[str], candidates: Sequence[tuple[str, set[s
     return best_share, best
 
 
-def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[str] = ()) -> tuple[str, str]:
+@dataclass(frozen=True)
+class MeaningCheck:
+    """Reads sentences by meaning: `embed` maps texts to vectors (an `rag` embedding's
+    `embed_documents`), and a written sentence whose cosine to one source sentence reaches
+    `level` says what that sentence says."""
+
+    embed: Callable[[Sequence[str]], np.ndarray]
+    level: float
+
+    @classmethod
+    def for_embedding(cls, embedding: object) -> "MeaningCheck | None":
+        """The check on the judge's terms for `embedding` (its identity names the model): the
+        level is the top of the judge's grounding band for it; None for an embedding the judge
+        has no band for."""
+        identity = str(getattr(embedding, "identity", ""))
+        kind = next((k for k in GROUNDING_BANDS if identity.startswith(k)), None)
+        embed = getattr(embedding, "embed_documents", None)
+        if kind is None or embed is None:
+            return None
+        return cls(embed=embed, level=GROUNDING_BANDS[kind][1])
+
+    def cosines(self, said: Sequence[str], sources: Sequence[str]) -> np.ndarray:
+        """(len(said), len(sources)) cosine similarities."""
+        if not said or not sources:
+            return np.zeros((len(said), len(sources)))
+        a, b = (
+            np.asarray(self.embed(list(said)), dtype=np.float64),
+            np.asarray(self.embed(list(sources)), dtype=np.float64),
+        )
+        a /= np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+        b /= np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+        return a @ b.T
+
+
+# What a sentence names that a paraphrase must not change: numbers, code and identifiers
+# (digits, _ . / ( ) - = inside a word), and capitalised or all-caps names after the first word.
+_SPECIFIC = re.compile(r"[\w.\-/=()]*\d[\w.\-/=()]*|[\w./=()-]*[_/=()][\w./=()-]*|\w+\.\w+[\w.]*")
+
+
+def specifics(sentence: str) -> set[str]:
+    """The specifics a sentence names (see `_SPECIFIC`), lower-cased, end punctuation off."""
+    tokens = sentence.split()
+    out = {m.group(0).strip(".,;:()").lower() for m in _SPECIFIC.finditer(sentence)}
+    for t in tokens[1:]:
+        w = t.strip(".,;:()\"'")
+        if len(w) > 1 and (w.isupper() or (w[:1].isupper() and any(c.isupper() for c in w[1:]))):
+            out.add(w.lower())
+    return {x for x in out if x}
+
+
+def names_only_what_it_says(sentence: str, source: str) -> bool:
+    """Is every specific of `sentence` in `source` (case aside)?"""
+    said = source.lower()
+    return all(x in said for x in specifics(sentence))
+
+
+def ground_in_sources(
+    body: str, source_texts: Sequence[str], exclude: Iterable[str] = (), meaning: MeaningCheck | None = None
+) -> tuple[str, str]:
     """`body` with every sentence grounded in one source sentence, and what changed ("" = nothing).
 
     Per paragraph, per sentence: kept when at least `KEEP_SHARE` of its content words are
@@ -167,9 +237,13 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
         if content_stems(src) and not _instruction_like(src)
     ]
     seen = {" ".join(words(s)) for s in exclude}
-    kept = replaced = dropped = 0
+    kept = replaced = dropped = by_meaning = 0
     paragraphs = []
     blocks = [p for p in re.split(r"\n\s*\n", body) if p.strip()]
+    closeness: dict[str, np.ndarray] = {}
+    if meaning is not None and candidates:
+        said_all = [x for p in blocks if not p.lstrip().startswith("#") for x in sentences(p) if content_stems(x)]
+        closeness = dict(zip(said_all, meaning.cosines(said_all, [c[0] for c in candidates])))
     for number, paragraph in enumerate(blocks):
         if paragraph.lstrip().startswith("#"):
             paragraphs.append(paragraph.strip())
@@ -183,9 +257,15 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
             share, source = _best_source_sentence(stems, candidates)
             said = " ".join(words(source)) in seen  # the fact it states is already in the report
             cut_off = number == len(blocks) - 1 and position == len(said_sentences) - 1 and unfinished(sentence)
+            close = _closest_in_meaning(sentence, stems, closeness.get(sentence), candidates, meaning)
             if share >= KEEP_SHARE and not said and not cut_off and " ".join(words(sentence)) not in seen:
                 out.append(sentence.strip())
                 kept += 1
+            elif close and not cut_off and " ".join(words(close)) not in seen and " ".join(words(sentence)) not in seen:
+                out.append(sentence.strip())  # the writer's words, saying what one source sentence says
+                kept += 1
+                by_meaning += 1
+                source = close
             elif share >= SNAP_SHARE and not said and is_prose(source):
                 out.append(source)
                 replaced += 1
@@ -203,13 +283,38 @@ def ground_in_sources(body: str, source_texts: Sequence[str], exclude: Iterable[
         if paragraphs[i].startswith("#") and paragraphs[i + 1].startswith("#"):
             del paragraphs[i]
             headings += 1
-    if not replaced and not dropped and not headings:
+    if not replaced and not dropped and not headings and not by_meaning:
         return body, ""
     total = kept + replaced + dropped
     note = f"{replaced} of {total} sentences replaced by the source sentence they paraphrase, {dropped} unsupported dropped"
+    if by_meaning:
+        note += f", {by_meaning} kept in the writer's words by meaning"
     if headings:
         note += f", {headings} heading(s) with no prose under them dropped"
     return "\n\n".join(paragraphs), note
+
+
+def _closest_in_meaning(
+    sentence: str,
+    stems: set[str],
+    cosines: np.ndarray | None,
+    candidates: Sequence[tuple[str, set[str]]],
+    meaning: MeaningCheck | None,
+) -> str:
+    """The source sentence `sentence` says in other words, or "": the closest in meaning, when
+    it reaches `meaning.level`, shares `SNAP_SHARE` of the sentence's content words and holds
+    every specific the sentence names."""
+    if meaning is None or cosines is None or not len(cosines):
+        return ""
+    best = int(np.argmax(cosines))
+    text, cand = candidates[best]
+    if (
+        cosines[best] >= meaning.level
+        and len(stems & cand) / len(stems) >= SNAP_SHARE
+        and names_only_what_it_says(sentence, text)
+    ):
+        return text
+    return ""
 
 
 def unfinished(sentence: str) -> bool:

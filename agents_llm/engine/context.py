@@ -29,6 +29,12 @@ class EngineSettings:
     # Off here (the engine on its own writes what the model wrote); the report env's and write_report's
     # configs turn it on for real runs.
     reuse_sources: bool = False
+    # With reuse on, a written sentence that says what one source sentence says, in other words, stays in
+    # the writer's words when the retriever's embedding reads it as close in meaning as the judge's
+    # grounding band calls fully grounded (agents_llm.sentence_reuse.MeaningCheck); off, it gives way to
+    # that source sentence. write_report turns it on; the report env keeps it off, so that the LLM-team
+    # results measured before it stay comparable.
+    keep_by_meaning: bool = False
     # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
     # the topic and outline terms (agents_llm.engine.query_check).
     vet_queries: bool = True

@@ -29,6 +29,7 @@ from ..backends import LLMBackend, LLMError, TokenBudgetExceeded
 from ..backends.errors import FATAL
 from ..collector import CallFn, Collector, CollectorResult
 from ..roles import TeamMember
+from ..sentence_reuse import MeaningCheck
 from ..report_state import ReportState, SourceRef
 from .context import EngineSettings, EpisodeContext
 from .feedback import read_round
@@ -100,7 +101,16 @@ class RoundEngine(TurnTaker):
             prose_max_tokens=self.settings.collector_max_tokens,
             summary_max_tokens=self.settings.summary_max_tokens,
             reuse_sources=self.settings.reuse_sources,
+            meaning=self._meaning_check if self.settings.keep_by_meaning else None,
         )
+        self._meaning: tuple[object, MeaningCheck | None] | None = None
+
+    def _meaning_check(self) -> MeaningCheck | None:
+        """The Collector's check by meaning, on the current retriever's embedding (None without one)."""
+        embedding = getattr(getattr(self.retriever, "store", None), "embedding", None)
+        if self._meaning is None or self._meaning[0] is not embedding:
+            self._meaning = (embedding, MeaningCheck.for_embedding(embedding) if embedding is not None else None)
+        return self._meaning[1]
 
     # -- plan structure ------------------------------------------------------------
     def edge_timing(self, plan: RoundPlan) -> dict[tuple[str, str], str]:
