@@ -22,6 +22,9 @@ Then, per report, it prints and writes to `<out>/writers.csv`:
   summed over the sections (`sentence_reuse.ground_in_sources` notes in the trace), and how
   many sections gave way whole to quoted sentences (`reused`).
 
+With `--llm-judge MODEL` (e.g. qwen2.5-coder-1.5b) every report is also scored by the LLM judge
+on that embedded model (`llm_score`, stored in the run's folder, so it is not asked twice).
+
 Reading the reports themselves is part of the comparison: every `report.md` is kept.
 """
 
@@ -70,6 +73,7 @@ class WriterRow:
     dropped: int  # ... dropped as unsupported
     reused_sections: int  # sections whose prose gave way whole to quoted source sentences
     report: str
+    llm_score: Optional[float] = None  # the LLM judge's score (--llm-judge), None when not asked
 
 
 def document_texts(docs: Path) -> list[str]:
@@ -163,6 +167,22 @@ def read_run(
     )
 
 
+def llm_judge_score(report_md: Path, score_fn) -> Optional[float]:
+    """The LLM judge's score of the report written next to `report_md` (its trace's final state),
+    kept in `llm_judge.json` beside it; None when the trace holds no report state."""
+    from agents_llm.report_state import ReportState
+
+    stored = report_md.parent / "llm_judge.json"
+    if stored.exists():
+        return float(json.loads(stored.read_text())["score"])
+    trace = json.loads((report_md.parent / "trace.json").read_text())
+    if not trace.get("report_state"):
+        return None
+    score = float(score_fn(ReportState.from_dict(trace["report_state"])))
+    stored.write_text(json.dumps({"score": score, "judge": getattr(score_fn, "model", "")}))
+    return score
+
+
 def run_one(out: Path, doc_set: str, docs: Path, task: str, model: str, overrides: Sequence[str]) -> tuple[int, float]:
     """Run write_report.py for one pair (skipped when its report exists); (exit code, seconds)."""
     run_dir = out / doc_set / model
@@ -199,6 +219,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--models", nargs="+", default=["smollm2-135m"])
     parser.add_argument("--out", type=Path, default=Path("outputs/writers"))
     parser.add_argument("--workers", type=int, default=2, help="write_report runs at a time (one model thread each)")
+    parser.add_argument("--llm-judge", metavar="MODEL", help="also score every report with the LLM judge on MODEL")
     opts = parser.parse_args(args)
     sets = [(name, Path(docs).resolve(), task) for name, docs, task in opts.set]
     for name, docs, _ in sets:
@@ -207,6 +228,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     pairs = [(s, m) for s in sets for m in opts.models]
     with ThreadPoolExecutor(max_workers=max(1, opts.workers)) as pool:
         results = list(pool.map(lambda p: run_one(opts.out, p[0][0], p[0][1], p[0][2], p[1], overrides), pairs))
+    score_fn = None
+    if opts.llm_judge:
+        sys.path.insert(0, str(ROOT / "experiments"))
+        from bench_judge import llm_judge
+
+        score_fn = llm_judge(opts.llm_judge)
+        score_fn.model = opts.llm_judge  # type: ignore[attr-defined]
     rows = []
     texts = {name: document_texts(docs) for name, docs, _ in sets}
     for ((name, _, _), model), (code, seconds) in zip(pairs, results):
@@ -214,11 +242,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if row is None:
             print(f"{name:<10} {model:<22} exit {code}: no report (see {opts.out / name / model / 'console.log'})")
             continue
+        if score_fn is not None:
+            row.llm_score = llm_judge_score(Path(row.report), score_fn)
         rows.append(row)
         print(
             f"{name:<10} {model:<22} exit {code}  {seconds:6.0f} s  {row.tokens:6d} tok  {row.sections} sec  "
             f"{row.chars:5d} chars  score {row.score:.3f}  own {row.own:.2f} of {row.sentences}  "
             f"kept/replaced/dropped {row.kept}/{row.replaced}/{row.dropped}  reused sections {row.reused_sections}"
+            + (f"  LLM judge {row.llm_score:.3f}" if row.llm_score is not None else "")
         )
     if rows:
         opts.out.mkdir(parents=True, exist_ok=True)

@@ -92,3 +92,18 @@ def test_a_finished_pair_is_read_back_and_not_run_again(tmp_path: Path):
     (out / "trace.json").write_text(json.dumps({"rounds": [last], "report_state": state}))
     row = compare_writers.read_run(run_dir, [DOC], "venv", "smollm2-135m", code, seconds)
     assert row is not None and (row.sentences, row.own) == (1, 0.0)
+
+
+def test_the_llm_judge_reads_the_traces_final_report_once(tmp_path: Path):
+    state = {"topic": "Venv", "sections": [{"id": "s1", "title": "Creating one", "content": DOC, "sources": []}]}
+    (tmp_path / "trace.json").write_text(json.dumps({"rounds": [], "report_state": state}))
+    (tmp_path / "report.md").write_text(REPORT)
+    asked = []
+
+    def judge(report):
+        asked.append(report)
+        return 0.4
+
+    assert compare_writers.llm_judge_score(tmp_path / "report.md", judge) == 0.4
+    assert compare_writers.llm_judge_score(tmp_path / "report.md", judge) == 0.4
+    assert len(asked) == 1 and asked[0].topic == "Venv" and asked[0].sections[0].title == "Creating one"
