@@ -302,7 +302,7 @@ def learning_curves(runs: list[dict], score: str) -> dict[str, dict]:
 
 
 def aggregate(rows: list[dict], curves: dict[str, dict], cfg: BenchmarkConfig, tasks: list[str]) -> dict:
-    from algos.evaluation import curve_bands, interval_estimates, probability_of_improvement, score_matrix
+    from algos.evaluation import interval_estimates, probability_of_improvement, score_matrix
 
     policies = list(dict.fromkeys(r["policy"] for r in rows))
     kinds = {r["policy"]: r["kind"] for r in rows}
@@ -334,17 +334,32 @@ def aggregate(rows: list[dict], curves: dict[str, dict], cfg: BenchmarkConfig, t
                 matrices[p], matrices[best_fixed], reps=cfg.reps
             ).as_dict()
         table.append(entry)
-    bands = {}
+    return {
+        "score": cfg.score,
+        "tasks": tasks,
+        "best_fixed": best_fixed,
+        "table": table,
+        "curves": curve_summary(curves, reps=cfg.reps),
+    }
+
+
+def curve_summary(curves: dict, *, reps: int) -> dict:
+    """Per label, the IQM learning curve over runs with its 95 % band, as `plot_curves` reads it.
+
+    `curves`: label -> {"episodes": [...], "scores": (runs, points) array}."""
+    from algos.evaluation import curve_bands
+
+    out = {}
     for label, c in curves.items():
-        point, ci = curve_bands(c["scores"], reps=cfg.reps)
-        bands[label] = {
+        point, ci = curve_bands(c["scores"], reps=reps)
+        out[label] = {
             "episodes": c["episodes"],
             "iqm": point.tolist(),
             "low": ci[0].tolist(),
             "high": ci[1].tolist(),
             "runs": int(c["scores"].shape[0]),
         }
-    return {"score": cfg.score, "tasks": tasks, "best_fixed": best_fixed, "table": table, "curves": bands}
+    return out
 
 
 def targets(result: dict) -> list[str]:

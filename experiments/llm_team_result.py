@@ -283,9 +283,7 @@ def greedy_graph(checkpoint: Path) -> dict:
 
 
 def write_result(folder: Path, rename: dict[str, str], margin: float, token_ratio: float, reps: int) -> dict:
-    from benchmark import plot_curves, plot_pareto
-
-    from algos.evaluation import curve_bands
+    from benchmark import curve_summary, plot_curves, plot_pareto
 
     rows = episodes(read_csv(folder / "panel.csv"), rename)
     with open(folder / "episodes.csv", "w", newline="") as f:
@@ -295,16 +293,7 @@ def write_result(folder: Path, rename: dict[str, str], margin: float, token_rati
     result = summarize(rows, margin=margin, token_ratio=token_ratio, reps=reps)
     result["score"] = "report score"
     result["best_fixed"] = None
-    result["curves"] = {}
-    for label, c in training_curves(folder).items():
-        point, ci = curve_bands(c["scores"], reps=reps)
-        result["curves"][label] = {
-            "episodes": c["episodes"],
-            "iqm": point.tolist(),
-            "low": ci[0].tolist(),
-            "high": ci[1].tolist(),
-            "runs": int(c["scores"].shape[0]),
-        }
+    result["curves"] = curve_summary(training_curves(folder), reps=reps)
     late = {p.parent.name: late_actions(p) for p in sorted(folder.glob("runs/*/train.csv"))}
     result["late_actions"] = {label: acts for label, acts in late.items() if acts}
     result["graphs"] = {p.parent.name: greedy_graph(p) for p in sorted(folder.glob("runs/*/final.pt"))}
