@@ -114,9 +114,12 @@ def deficiencies(text: str) -> list[str]:
     m = _EXHAUSTED_FOR.search(text)
     if m:
         found += [q.strip(" .") for q in m.group(1).split(";")]
-    return [clip_words(f, MAX_DEFICIENCY_CHARS) for f in found if len(f) >= 3]
+    return [clip_words(f, MAX_DEFICIENCY_CHARS) for f in found if len(f) >= 3 and not _FILE_NAME.search(f)]
 
 
+# "MISSING: spec.pdf" names a document, not a subtopic the documents lack: the report would list
+# its own source as "not found".
+_FILE_NAME = re.compile(r"^\S+\.(?:pdf|docx?|md|markdown|txt|rst|html?)$|^\S*/\S*$", re.IGNORECASE)
 MAX_DEFICIENCY_CHARS = 120  # a deficiency is a subtopic's name; the report lists them under "not found"
 
 

@@ -57,6 +57,13 @@ def test_deficiencies_from_missing_lines_and_empty_searches():
     ]
 
 
+def test_a_missing_line_that_names_a_document_is_no_gap_of_the_report():
+    # Seen from Qwen2.5-0.5B on a PDF: the report listed its own source under "not found".
+    text = "MISSING: shared-mime-info-spec.pdf\nMISSING: docs/venv.html\nMISSING: magic rule priorities"
+    assert fb.deficiencies(text) == ["magic rule priorities"]
+    assert fb.deficiencies("MISSING: the .pdf export of reports") == ["the .pdf export of reports"]
+
+
 def test_a_long_deficiency_is_cut_at_a_word_and_says_so():
     query = "Network code must not wait forever. The function asyncio.wait_for waits for an awaitable with a timeout and cancels it when time runs out"
     [cut] = fb.deficiencies(f"{voc.RESEARCH_EXHAUSTED} {voc.NOTHING_FOUND_FOR} {query}")
