@@ -111,6 +111,10 @@ _TITLE_LABEL = re.compile(
 )
 
 
+# The evidence a writer that sees it gets (`writer_sees_evidence`): the source passages' best
+# sentences for the section, as many as a small model's prompt holds beside the rest.
+EVIDENCE_SENTENCES = 6
+EVIDENCE_CHARS = 1200
 _PRONOUN_OPENERS = frozenset("it its this these they their such that those he she we".split())
 
 
@@ -242,6 +246,7 @@ class Collector:
         summary_max_tokens: int = 80,
         reuse_sources: bool = False,
         meaning: Callable[[], MeaningCheck | None] | None = None,
+        writer_sees_evidence: bool = False,
     ):
         self.prose_max_tokens = prose_max_tokens
         self.summary_max_tokens = summary_max_tokens
@@ -249,6 +254,9 @@ class Collector:
         # The check by meaning for grounding (None: by words alone); a function, since the
         # embedding is the retriever's, which the env sets per task.
         self.meaning = meaning
+        # The writer gets the sentences of the passages its section will cite (and be grounded
+        # in), not only what teammates relayed: without them it can only invent or echo.
+        self.writer_sees_evidence = writer_sees_evidence
 
     async def run(
         self,
@@ -277,11 +285,19 @@ class Collector:
             return CollectorResult("skipped", "empty input" if empty else "only absence markers")
 
         last = report.sections[-1].content if report.sections else ""
+        src = list(sources)
+        evidence: list[str] = []
+        if self.writer_sees_evidence:
+            said = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]
+            focus = " ".join([report.topic, objective, planned_title, *(t for _, t in useful)])
+            evidence = pick_source_sentences(
+                src, focus=focus, exclude=said, max_sentences=EVIDENCE_SENTENCES, max_chars=EVIDENCE_CHARS
+            )
         prose = await call(
             "Collector",
             "collector",
             prompts.collector_messages(
-                topic=report.topic, objective=objective, last_section=last, contributions=useful
+                topic=report.topic, objective=objective, last_section=last, contributions=useful, evidence=evidence
             ),
             self.prose_max_tokens,
         )
@@ -292,7 +308,6 @@ class Collector:
         title, body = _split_title(prose, objective or f"Section {section_number}")
         filtered = filter_report_text(body)
         title_filtered = filter_report_text(title).text or f"Section {section_number}"
-        src = list(sources)
         text, reused, grounding = filtered.text, "", ""
         if self.reuse_sources:
             earlier = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]

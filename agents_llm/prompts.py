@@ -221,19 +221,37 @@ def parse_queries(text: str, *, topic: str = "", max_queries: int = 3) -> list[s
 
 
 def collector_messages(
-    *, topic: str, objective: str, last_section: str, contributions: Sequence[tuple[str, str]]
+    *,
+    topic: str,
+    objective: str,
+    last_section: str,
+    contributions: Sequence[tuple[str, str]],
+    evidence: Sequence[str] = (),
 ) -> list[Message]:
-    """The Collector's prose call: turn the appended messages into report text."""
+    """The Collector's prose call: turn the appended messages into report text.
+
+    `evidence`: whole sentences of the section's source passages. Given, the writer writes
+    from them in its own words; each sentence is then checked against them, by meaning."""
     parts = [f"Report topic: {topic}"]
     material = [objective_item(objective, "Section goal")]
     if last_section:
         material.append(f"End of the previous section: {untrusted(last_section[-300:], 300)}")
     material += [f"Material from {sender}: {untrusted(text, 900)}" for sender, text in contributions]
+    if evidence:
+        facts = "\n".join(f"- {untrusted(e, 400)}" for e in evidence)
+        material.append(f"Evidence from the documents:\n{facts}")
     parts += data_block(material)
-    parts.append(
-        "Write the next section of the report as formal prose. Start with a title line beginning "
-        "with '## '. Use only the material above. Do not mention the team, agents or next sections."
-    )
+    if evidence:
+        parts.append(
+            "Write the next section of the report as formal prose, in your own words, from the evidence "
+            "above: every sentence must state something the evidence says. Start with a title line "
+            "beginning with '## '. Do not mention the team, agents or next sections."
+        )
+    else:
+        parts.append(
+            "Write the next section of the report as formal prose. Start with a title line beginning "
+            "with '## '. Use only the material above. Do not mention the team, agents or next sections."
+        )
     return [
         {"role": "system", "content": "You are a technical writer. You write report sections."},
         {"role": "user", "content": "\n\n".join(parts)},

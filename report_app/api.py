@@ -181,7 +181,7 @@ def run_report(
     llm_cfg, judge_cfg, engine_cfg = _plain(llm), _plain(judge), _plain(engine)
     # A user's report must not carry a small model's junk prose: reuse retrieved sentences instead;
     # the writer's own sentences stay where they say, by meaning, what one source sentence says.
-    engine_cfg = {"reuse_sources": True, "keep_by_meaning": True, **(engine_cfg or {})}
+    engine_cfg = {"reuse_sources": True, "keep_by_meaning": True, "writer_sees_evidence": True, **(engine_cfg or {})}
     messages: list[str] = []
 
     # 1. the policy: a trained checkpoint, or the handcrafted pipeline (validated now)

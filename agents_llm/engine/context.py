@@ -35,6 +35,9 @@ class EngineSettings:
     # that source sentence. write_report turns it on; the report env keeps it off, so that the LLM-team
     # results measured before it stay comparable.
     keep_by_meaning: bool = False
+    # The writer (the Collector's prose call) also gets the best sentences of the passages its section
+    # will cite, and is asked to write from them in its own words. On in write_report, off in the env.
+    writer_sees_evidence: bool = False
     # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
     # the topic and outline terms (agents_llm.engine.query_check).
     vet_queries: bool = True

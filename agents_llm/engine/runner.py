@@ -102,6 +102,7 @@ class RoundEngine(TurnTaker):
             summary_max_tokens=self.settings.summary_max_tokens,
             reuse_sources=self.settings.reuse_sources,
             meaning=self._meaning_check if self.settings.keep_by_meaning else None,
+            writer_sees_evidence=self.settings.writer_sees_evidence,
         )
         self._meaning: tuple[object, MeaningCheck | None] | None = None
 

@@ -89,3 +89,38 @@ def test_the_engine_reads_by_meaning_with_its_retrievers_embedding_only_when_ask
     assert check is not None and check.embed == Store.embedding.embed_documents
     off = RoundEngine([], None, retriever=Retriever(), settings=EngineSettings(reuse_sources=True))
     assert off.collector.meaning is None
+
+
+def test_a_writer_that_sees_the_evidence_gets_the_sentences_its_section_will_cite():
+    import asyncio
+
+    from agents_llm.collector import Collector
+    from agents_llm.report_state import ReportState, SourceRef
+
+    chunk = SourceRef("streams.txt", None, "c1", SOURCE)
+    prompts_seen: list[str] = []
+
+    async def call(agent, kind, messages, max_tokens):
+        prompts_seen.append(messages[-1]["content"])
+        return "## Buffers\n" + SAME if kind == "collector" else "A summary."
+
+    def run(sees: bool):
+        prompts_seen.clear()
+        report = ReportState("Streams and their buffers")
+        result = asyncio.run(
+            Collector(reuse_sources=True, writer_sees_evidence=sees).run(
+                call=call,
+                report=report,
+                contributions=[("DataAnalyst", "Streams keep a read buffer.")],
+                objective="Stream buffers",
+                sources=[chunk],
+            )
+        )
+        return result, prompts_seen[0]
+
+    result, prompt = run(True)
+    assert "Evidence from the documents:\n- Each stream keeps a read buffer of 64 kilobytes by default." in prompt
+    assert "in your own words" in prompt
+    assert result.status == "appended"
+    _, prompt = run(False)
+    assert "Evidence from the documents" not in prompt and "64 kilobytes" not in prompt
