@@ -153,7 +153,7 @@ def read_run(
         model=model,
         exit_code=exit_code,
         seconds=round(seconds, 1),
-        tokens=int((last.get("tokens") or {}).get("episode", {}).get("total_tokens", 0)) if last else 0,
+        tokens=int((last.get("tokens") or {}).get("episode", 0)) if last else 0,
         sections=len((last.get("report") or {}).get("sections", [])) if last else 0,
         chars=int((last.get("report") or {}).get("chars", 0)) if last else 0,
         score=round(float(last.get("report_score", 0.0)), 3) if last else 0.0,

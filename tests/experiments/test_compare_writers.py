@@ -78,7 +78,7 @@ def test_a_finished_pair_is_read_back_and_not_run_again(tmp_path: Path):
     out = run_dir / "2026-12-04_12-00-00_venv"
     out.mkdir(parents=True)
     (out / "report.md").write_text(REPORT)
-    last = {"tokens": {"episode": {"total_tokens": 1234}}, "report": {"sections": [{}, {}], "chars": 300}}
+    last = {"tokens": {"round": 200, "episode": 1234}, "report": {"sections": [{}, {}], "chars": 300}}
     (out / "trace.json").write_text(json.dumps({"rounds": [{**last, "report_score": 0.61234}]}))
     (run_dir / "run.json").write_text(json.dumps({"exit_code": 0, "seconds": 12.5}))
     code, seconds = compare_writers.run_one(tmp_path, "venv", tmp_path, "Venv", "smollm2-135m", [])
