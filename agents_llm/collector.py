@@ -219,6 +219,9 @@ def document_heading(body: str, passages: Sequence[SourceRef]) -> str:
     return ""
 
 
+_PLACEHOLDER_TITLE = re.compile(r"^section \d+$", re.IGNORECASE)
+
+
 def section_title(candidates: Iterable[str], topic: str, fallback: str, taken: Iterable[str] = ()) -> str:
     """The first of ``candidates`` that :func:`clean_title` keeps, that is a heading at all
     (:func:`not_a_heading`), does not echo our prompts (an objective parsed from an echoed
@@ -229,6 +232,7 @@ def section_title(candidates: Iterable[str], topic: str, fallback: str, taken: I
         title = clean_title(candidate, topic)
         if (
             title
+            and not _PLACEHOLDER_TITLE.match(title)  # a fallback of an earlier step, not a title
             and not not_a_heading(title)
             and echoed_sentences(title, topic=topic)[0] == 0  # the topic's words aside, not our instructions
             and not restates(title, topic)

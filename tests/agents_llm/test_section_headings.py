@@ -74,6 +74,14 @@ def test_restated_empty_and_taken_headings_are_refused():
     assert section_title([echoed, "Activation"], TOPIC, "Section 3") == "Activation"
 
 
+def test_a_placeholder_heading_gives_way_to_what_the_section_says():
+    # Seen with SmolLM2 on libffi's HTML manual: the writer's title was filtered away, its
+    # placeholder "Section 2" came before the section's own opening words, and became the heading.
+    opener = "A foreign function interface is the popular name"
+    assert section_title(["Section 2", opener], TOPIC, "Section 2") == opener
+    assert section_title(["section 12"], TOPIC, "Section 3") == "Section 3"
+
+
 def test_a_section_that_repeats_another_is_not_written():
     report = ReportState(TOPIC)
     assert collect(report, PROSE, planned="Activation").status == "appended"
