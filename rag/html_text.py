@@ -12,10 +12,13 @@ _HTML_SKIP_TAGS = frozenset(
     "script style noscript template nav header footer aside form button select "
     "svg canvas iframe object embed head".split()
 )
-# Landmark roles and class names of page chrome (Sphinx, MkDocs and most site themes use these).
+# Landmark roles and class names of page chrome (Sphinx, MkDocs and most site themes use these;
+# GNU Texinfo's manuals put "Next: ..., Previous: ..., Up: ..." in a div of class header, or
+# nav-panel since Texinfo 7).
 _HTML_SKIP_ROLES = frozenset("navigation search banner contentinfo complementary".split())
 _HTML_SKIP_CLASSES = frozenset(
-    "sphinxsidebar related footer headerlink breadcrumb breadcrumbs navbar sidebar toc skip-link".split()
+    "sphinxsidebar related footer header nav-panel headerlink breadcrumb breadcrumbs navbar sidebar toc "
+    "skip-link".split()
 )
 _HTML_VOID_TAGS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 # Elements that end a line of text; headings and list items get Markdown marks.

@@ -91,6 +91,24 @@ def test_html_files_load_ingest_and_retrieve(tmp_path, store):
     assert hits[0].source == "exchangers.html" and "SIDEBAR" not in hits[0].text
 
 
+def test_a_texinfo_manuals_navigation_panels_are_left_out():
+    # GNU Texinfo's HTML (libffi's manual in Debian): each page opens and ends on a navigation
+    # panel, which otherwise became the "opening words" of a reference.
+    nav = (
+        'Next: <a href="Closure-Example.html" rel="next">Closure Example</a>, Previous: '
+        '<a href="Multiple-ABIs.html" rel="prev">Multiple ABIs</a>, Up: <a href="Using-libffi.html">Using libffi</a>'
+    )
+    page = (
+        f'<body><div class="section" id="x"><div class="header"><p>{nav}</p></div>'
+        '<h3 class="section">2.4 The Closure API</h3><p>libffi also provides a way to write a generic function.</p>'
+        f'<hr><div class="nav-panel"><p>{nav}</p></div></div></body>'
+    )
+    text = html_to_text(page)
+    assert "Next:" not in text and "Multiple ABIs" not in text
+    assert text.splitlines()[0] == "### 2.4 The Closure API"
+    assert "libffi also provides a way to write a generic function." in text
+
+
 def test_html_with_only_chrome_is_rejected_with_a_reason(tmp_path):
     page = tmp_path / "empty.html"
     page.write_text("<html><head><script>x=1</script></head><body><nav>Home</nav></body></html>")
