@@ -167,13 +167,22 @@ _CHATTER_TITLE = re.compile(
     r"|\b(?:the|this|our) report\b|\b(?:this|next|following) section\b|\bthis task\b|\bbullet points?\b",
     re.IGNORECASE,
 )
+# An order to the writer, from an outline written as a to-do list ("Briefly introduce the
+# database and its purpose.", "Write a detailed section on ..."): what to write, not what it is.
+_INSTRUCTION_TITLE = re.compile(
+    r"^(?:briefly\s+|then\s+|now\s+)?(?:write|describe|explain|discuss|introduce|summari[sz]e|elaborate|"
+    r"outline|present|mention|highlight|provide\s+(?:an?\s+|the\s+)?(?:overview|introduction|summary|"
+    r"explanation|description|example))\b",
+    re.IGNORECASE,
+)
 # A lone word that labels a code block or the document's parts, not what a section is about.
 _LABEL_WORDS = frozenset("script python code pre text json bash shell console output example report section".split())
 
 
 def not_a_heading(title: str) -> str:
     """Why ``title`` is no heading ("" when it may be one): markup, talk about the report or
-    the task, an introduction (ends with a colon), or a lone label word."""
+    the task, an introduction (ends with a colon), an instruction to the writer, or a lone
+    label word."""
     t = title.strip()
     if _MARKUP_TITLE.search(t):
         return "markup"
@@ -181,6 +190,8 @@ def not_a_heading(title: str) -> str:
         return "talk about the report or the task"
     if t.endswith(":"):
         return "an introduction to something else"
+    if _INSTRUCTION_TITLE.search(t) and (t.endswith(".") or len(words(t)) >= 5):
+        return "an instruction to the writer"
     if len(words(t)) == 1 and words(t)[0] in _LABEL_WORDS:
         return "a label"
     return ""

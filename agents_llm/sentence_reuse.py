@@ -240,41 +240,52 @@ def ground_in_sources(
     kept = replaced = dropped = by_meaning = 0
     paragraphs = []
     blocks = [p for p in re.split(r"\n\s*\n", body) if p.strip()]
+    units = [None if p.lstrip().startswith("#") else _units(p) for p in blocks]
     closeness: dict[str, np.ndarray] = {}
     if meaning is not None and candidates:
-        said_all = [x for p in blocks if not p.lstrip().startswith("#") for x in sentences(p) if content_stems(x)]
+        said_all = [x for us in units if us for _, u in us for x in sentences(u) if content_stems(x)]
         closeness = dict(zip(said_all, meaning.cosines(said_all, [c[0] for c in candidates])))
     for number, paragraph in enumerate(blocks):
-        if paragraph.lstrip().startswith("#"):
+        block_units = units[number]
+        if block_units is None:
             paragraphs.append(paragraph.strip())
             continue
-        out = []
-        said_sentences = sentences(paragraph)
-        for position, sentence in enumerate(said_sentences):
-            stems = content_stems(sentence)
-            if not stems:
-                continue
-            share, source = _best_source_sentence(stems, candidates)
-            said = " ".join(words(source)) in seen  # the fact it states is already in the report
-            cut_off = number == len(blocks) - 1 and position == len(said_sentences) - 1 and unfinished(sentence)
-            close = _closest_in_meaning(sentence, stems, closeness.get(sentence), candidates, meaning)
-            if share >= KEEP_SHARE and not said and not cut_off and " ".join(words(sentence)) not in seen:
-                out.append(sentence.strip())
-                kept += 1
-            elif close and not cut_off and " ".join(words(close)) not in seen and " ".join(words(sentence)) not in seen:
-                out.append(sentence.strip())  # the writer's words, saying what one source sentence says
-                kept += 1
-                by_meaning += 1
-                source = close
-            elif share >= SNAP_SHARE and not said and is_prose(source):
-                out.append(source)
-                replaced += 1
-            else:
-                dropped += 1
-                continue
-            seen.update({" ".join(words(out[-1])), " ".join(words(source))})
-        if out:
-            paragraphs.append(" ".join(out))
+        lines_out = []
+        for unit_index, (marker, unit) in enumerate(block_units):
+            out = []
+            said_sentences = sentences(unit)
+            last_unit = number == len(blocks) - 1 and unit_index == len(block_units) - 1
+            for position, sentence in enumerate(said_sentences):
+                stems = content_stems(sentence)
+                if not stems:
+                    continue
+                if len(words(sentence)) < MIN_SENTENCE_WORDS or _MARKUP_ONLY.match(sentence.strip()):
+                    dropped += 1  # "</section>", "Overview.": no statement to ground
+                    continue
+                share, source = _best_source_sentence(stems, candidates)
+                said = " ".join(words(source)) in seen  # the fact it states is already in the report
+                cut_off = last_unit and position == len(said_sentences) - 1 and unfinished(sentence)
+                close = _closest_in_meaning(sentence, stems, closeness.get(sentence), candidates, meaning)
+                new = " ".join(words(sentence)) not in seen
+                if share >= KEEP_SHARE and not said and not cut_off and new:
+                    out.append(sentence.strip())
+                    kept += 1
+                elif close and not cut_off and " ".join(words(close)) not in seen and new:
+                    out.append(sentence.strip())  # the writer's words, saying what one source sentence says
+                    kept += 1
+                    by_meaning += 1
+                    source = close
+                elif share >= SNAP_SHARE and not said and is_prose(source):
+                    out.append(source)
+                    replaced += 1
+                else:
+                    dropped += 1
+                    continue
+                seen.update({" ".join(words(out[-1])), " ".join(words(source))})
+            if out:
+                lines_out.append(marker + " ".join(out))
+        if lines_out:
+            paragraphs.append("\n".join(lines_out))
     headings = 0
     while paragraphs and paragraphs[-1].startswith("#"):  # a heading with nothing under it
         paragraphs.pop()
@@ -292,6 +303,21 @@ def ground_in_sources(
     if headings:
         note += f", {headings} heading(s) with no prose under them dropped"
     return "\n\n".join(paragraphs), note
+
+
+MIN_SENTENCE_WORDS = 3  # a shorter "sentence" ("Overview.", "</section>") states nothing to ground
+_MARKUP_ONLY = re.compile(r"^(?:</?[A-Za-z][\w-]*[^>]*>\s*)+$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def _units(paragraph: str) -> list[tuple[str, str]]:
+    """(marker, text) units of a paragraph: each item of a list on its own, with its marker
+    ("- ", "2. "), so that grounding keeps the list a list; else the paragraph whole."""
+    lines = [ln for ln in paragraph.splitlines() if ln.strip()]
+    matches = [_LIST_ITEM.match(ln) for ln in lines]
+    if lines and all(matches):
+        return [(m.group(0).strip() + " ", ln[m.end() :]) for m, ln in zip(matches, lines) if m]
+    return [("", paragraph)]
 
 
 def _closest_in_meaning(

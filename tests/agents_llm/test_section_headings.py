@@ -131,6 +131,22 @@ def test_what_a_small_model_writes_where_a_heading_goes_is_refused():
         assert not_a_heading(title) == "", title
 
 
+def test_an_outline_written_as_orders_to_the_writer_gives_no_headings():
+    # Qwen2.5-0.5B's outline and title for a report on the shared MIME-info specification (a PDF).
+    orders = [
+        "Briefly introduce the shared MIME-info database and its purpose.",
+        "Write a detailed section on how the shared MIME-info database detects a file's type by analyzing "
+        "specific patterns, magic rules, and XML formats within its files.",
+        "Provide an overview of glob patterns",
+        "Describe the magic rules and their priorities",
+    ]
+    for title in orders:
+        assert not_a_heading(title) == "an instruction to the writer", title
+    # A document's own imperative headings and short noun phrases stay headings.
+    for title in ["Writing a trigger", "Overview", "Introduction", "Describing types", "Write access"]:
+        assert not_a_heading(title) == "", title
+
+
 PASSAGE = SourceRef(
     "inspect.md",
     None,

@@ -124,3 +124,19 @@ def test_a_writer_that_sees_the_evidence_gets_the_sentences_its_section_will_cit
     assert result.status == "appended"
     _, prompt = run(False)
     assert "Evidence from the documents" not in prompt and "64 kilobytes" not in prompt
+
+
+def test_a_written_list_stays_a_list_and_markup_is_no_sentence():
+    # SmolLM2 on the MIME-info PDF: a list of quoted sentences came out as one paragraph joined
+    # by " - ", under a stray "</section>" line kept as a sentence of the section.
+    body = (
+        "</section>\n\n"
+        "- Each stream keeps a read buffer of 64 kilobytes by default.\n"
+        "- The event loop runs on a single thread and switches to another task while one coroutine waits."
+    )
+    grounded, note = ground_in_sources(body, [SOURCE])
+    assert grounded == (
+        "- Each stream keeps a read buffer of 64 kilobytes by default.\n"
+        "- The event loop runs on a single thread and switches to another task while one coroutine waits."
+    )
+    assert "1 unsupported dropped" in note
