@@ -71,13 +71,16 @@ class CollectorResult:
     content: str | None = None  # the section's text as written (appended or revised), after the report filter
     reused_sources: str = ""  # why the writer's prose gave way to source sentences ("" = it was kept)
     grounding: str = ""  # what grounding the kept prose sentence by sentence changed ("" = nothing)
-    # The extractive team's Collector: what it received ({contributions [{sender, text}], objective}) and the
-    # section it composed before the report filter (draft); None for the LLM team, whose trace has neither.
+    # The extractive team's Collector: what it received ({contributions [{sender, text}], objective}); None
+    # for the LLM team. `draft`: the section before the report filter and grounding (the extractive rules'
+    # composition, or the writer model's prose as it wrote it), so the trace shows what the checks changed.
     inputs: dict | None = None
     draft: str | None = None
 
     def as_dict(self) -> dict:
-        extra = {} if self.inputs is None else {"inputs": self.inputs, "draft": self.draft}
+        extra: dict = {} if self.inputs is None else {"inputs": self.inputs}
+        if self.inputs is not None or self.draft is not None:
+            extra["draft"] = self.draft
         return {
             **extra,
             "status": self.status,
@@ -345,6 +348,7 @@ class Collector:
                         "skipped",
                         f"the prose {reason}, and no source sentence fits",
                         removed_sentences=filtered.removed,
+                        draft=prose,
                     )
                 text, reused = " ".join(picked), reason
                 if echoed_sentences(title_filtered)[0] > 0 or title_filtered.lower() in {
@@ -361,7 +365,7 @@ class Collector:
                 )
         if not text.strip():
             return CollectorResult(
-                "skipped", "nothing left after the report filter", removed_sentences=filtered.removed
+                "skipped", "nothing left after the report filter", removed_sentences=filtered.removed, draft=prose
             )
         if self.reuse_sources:
             src = cited_passages(text, src)  # the section cites the passages its sentences come from
@@ -384,7 +388,7 @@ class Collector:
             share, _ = repeated_sentences(text, [x for s in others for x in sentences(s.content)])
             if share >= 0.5:
                 return CollectorResult(
-                    "skipped", "it repeats a section of the report", removed_sentences=filtered.removed
+                    "skipped", "it repeats a section of the report", removed_sentences=filtered.removed, draft=prose
                 )
 
         summary = await call(
@@ -406,4 +410,5 @@ class Collector:
             content=section.content,
             reused_sources=reused,
             grounding=grounding,
+            draft=prose,
         )

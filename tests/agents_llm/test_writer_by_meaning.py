@@ -140,3 +140,29 @@ def test_a_written_list_stays_a_list_and_markup_is_no_sentence():
         "- The event loop runs on a single thread and switches to another task while one coroutine waits."
     )
     assert "1 unsupported dropped" in note
+
+
+def test_the_trace_keeps_what_the_writer_wrote_before_the_checks():
+    import asyncio
+
+    from agents_llm.collector import Collector
+    from agents_llm.report_state import ReportState, SourceRef
+
+    prose = "## Buffers\n" + CHANGED + " Python 3.13 removed the global interpreter lock."
+
+    async def call(agent, kind, messages, max_tokens):
+        return prose if kind == "collector" else "A summary."
+
+    result = asyncio.run(
+        Collector(reuse_sources=True).run(
+            call=call,
+            report=ReportState("Streams and their buffers"),
+            contributions=[("DataAnalyst", "Streams keep a read buffer.")],
+            objective="Stream buffers",
+            sources=[SourceRef("streams.txt", None, "c1", SOURCE)],
+        )
+    )
+    record = result.as_dict()
+    assert record["draft"] == prose  # as the model wrote it
+    assert "interpreter lock" not in record["content"]  # what the report got
+    assert "inputs" not in record
