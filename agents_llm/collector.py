@@ -113,6 +113,9 @@ _TITLE_LABEL = re.compile(
     r"^(?:report(?:\s+topic)?|title|heading|topic|section(?:\s+\d+)?)\s*[:\-\u2013\u2014]\s*", re.I
 )
 
+# An outline's numbering ("1 What is libffi?", "2.3. Magic rules", "4) Closures"): the report
+# numbers nothing, so a number before the words is the outline's, not the heading's.
+_OUTLINE_NUMBER = re.compile(r"^\d{1,2}(?:\.\d{1,2})*[.)]?\s+(?=[A-Za-z])")  # a year is no outline number
 
 # The evidence a writer that sees it gets (`writer_sees_evidence`): the source passages' best
 # sentences for the section, as many as a small model's prompt holds beside the rest.
@@ -129,6 +132,7 @@ def clean_title(title: str, topic: str) -> str:
         before = t
         t = t.strip().lstrip("#").strip()
         t = _TITLE_LABEL.sub("", t)
+        t = _OUTLINE_NUMBER.sub("", t)
         for opener, closer in _TITLE_WRAPPERS:
             if len(t) > len(opener) + len(closer) and t.startswith(opener) and t.endswith(closer):
                 t = t[len(opener) : -len(closer)]

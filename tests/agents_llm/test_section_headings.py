@@ -74,6 +74,15 @@ def test_restated_empty_and_taken_headings_are_refused():
     assert section_title([echoed, "Activation"], TOPIC, "Section 3") == "Activation"
 
 
+def test_an_outlines_numbering_is_not_part_of_the_heading():
+    from agents_llm.collector import clean_title
+
+    assert clean_title("1 What is libffi?", TOPIC) == "What is libffi?"  # SmolLM2 on libffi's manual
+    assert clean_title("## 2.3. Magic rules", TOPIC) == "Magic rules"
+    assert clean_title("4) Closures", TOPIC) == "Closures"
+    assert clean_title("3D printing", TOPIC) == "3D printing" and clean_title("2024 changes", TOPIC) == "2024 changes"
+
+
 def test_a_placeholder_heading_gives_way_to_what_the_section_says():
     # Seen with SmolLM2 on libffi's HTML manual: the writer's title was filtered away, its
     # placeholder "Section 2" came before the section's own opening words, and became the heading.
