@@ -30,6 +30,7 @@ from .sentence_reuse import (
     why_reuse,
 )
 from .report_state import ReportState, SourceRef
+from rag.sources import dedup_sources
 from report_protocol.vocabulary import ABSENCE_LEADERS
 
 # The protocol's absence markers (report_protocol.vocabulary), as the model may write them.
@@ -308,6 +309,11 @@ class Collector:
 
         last = report.sections[-1].content if report.sections else ""
         src = list(sources)
+        revised = next((sec for sec in report.sections if sec.id == revise_section), None)
+        if revised is not None:
+            # A revision keeps citing the section's passages: it is written from, and grounded in,
+            # them as well as in what was retrieved since (often nothing).
+            src = dedup_sources([*revised.sources, *src])
         evidence: list[str] = []
         if self.writer_sees_evidence:
             said = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]

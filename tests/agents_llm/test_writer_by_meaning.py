@@ -166,3 +166,37 @@ def test_the_trace_keeps_what_the_writer_wrote_before_the_checks():
     assert record["draft"] == prose  # as the model wrote it
     assert "interpreter lock" not in record["content"]  # what the report got
     assert "inputs" not in record
+
+
+def test_a_revision_is_grounded_in_the_passages_its_section_cites():
+    import asyncio
+
+    from agents_llm.collector import Collector
+    from agents_llm.report_state import ReportState, SourceRef
+
+    # Seen with Qwen2.5-1.5B on the MIME-info PDF: a revision arrived with no newly retrieved
+    # passage, so nothing checked it and an invented example ("*.txt") reached the report.
+    chunk = SourceRef("streams.txt", None, "c1", SOURCE)
+    report = ReportState("Streams and their buffers")
+    report.append("Buffers", "Each stream keeps a read buffer of 64 kilobytes by default.", [chunk])
+    revision = (
+        "## Buffers\nEach stream keeps a read buffer of 64 kilobytes by default. "
+        "For example, a stream of a TCP socket on Windows always keeps exactly 8 megabytes in its buffer."
+    )
+
+    async def call(agent, kind, messages, max_tokens):
+        return revision if kind == "collector" else "A summary."
+
+    result = asyncio.run(
+        Collector(reuse_sources=True).run(
+            call=call,
+            report=report,
+            contributions=[("Reviewer", "Say more about buffers.")],
+            objective="Stream buffers",
+            sources=[],  # nothing retrieved since the section was written
+            revise_section=report.sections[0].id,
+        )
+    )
+    assert result.status == "revised"
+    assert "8 megabytes" not in report.sections[0].content
+    assert report.sections[0].sources == [chunk]
