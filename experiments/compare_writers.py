@@ -251,6 +251,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             f"kept/replaced/dropped {row.kept}/{row.replaced}/{row.dropped}  reused sections {row.reused_sections}"
             + (f"  LLM judge {row.llm_score:.3f}" if row.llm_score is not None else "")
         )
+    for model in opts.models:
+        mine = [r for r in rows if r.model == model]
+        if not mine:
+            continue
+        llm = [r.llm_score for r in mine if r.llm_score is not None]
+        print(
+            f"{'mean':<10} {model:<22} {len(mine)} report(s)  {sum(r.seconds for r in mine) / len(mine):6.0f} s  "
+            f"{sum(r.tokens for r in mine) / len(mine):6.0f} tok  score {sum(r.score for r in mine) / len(mine):.3f}  "
+            f"own {sum(r.own for r in mine) / len(mine):.2f}"
+            + (f"  LLM judge {sum(llm) / len(llm):.3f}" if llm else "")
+        )
     if rows:
         opts.out.mkdir(parents=True, exist_ok=True)
         with open(opts.out / "writers.csv", "w", newline="") as f:
