@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from typing import Sequence
 
 import numpy as np
 
+from agents_llm.collector import Collector, CollectorResult
 from agents_llm.engine import EngineSettings
 from agents_llm.engine.runner import RoundEngine
 from agents_llm.judges.reference import GROUNDING_BANDS
+from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.sentence_reuse import MeaningCheck, content_stems, ground_in_sources, specifics
 from rag.embeddings import HashingEmbedding
 
@@ -34,6 +37,29 @@ def bag_of_stems(texts: Sequence[str]) -> np.ndarray:
 
 
 CLOSE = MeaningCheck(embed=bag_of_stems, level=0.5)
+
+
+def write_section(
+    prose: str, report: ReportState, sources: list, *, sees: bool = False, revise: str | None = None
+) -> tuple[CollectorResult, list[str]]:
+    """One Collector call whose writer answers `prose`; (the result, the prompts it was sent)."""
+    sent: list[str] = []
+
+    async def call(agent, kind, messages, max_tokens):
+        sent.append(messages[-1]["content"])
+        return prose if kind == "collector" else "A summary."
+
+    result = asyncio.run(
+        Collector(reuse_sources=True, writer_sees_evidence=sees).run(
+            call=call,
+            report=report,
+            contributions=[("DataAnalyst", "Streams keep a read buffer.")],
+            objective="Stream buffers",
+            sources=sources,
+            revise_section=revise,
+        )
+    )
+    return result, sent
 
 
 def test_a_paraphrase_close_in_meaning_stays_in_the_writers_words():
@@ -92,38 +118,13 @@ def test_the_engine_reads_by_meaning_with_its_retrievers_embedding_only_when_ask
 
 
 def test_a_writer_that_sees_the_evidence_gets_the_sentences_its_section_will_cite():
-    import asyncio
-
-    from agents_llm.collector import Collector
-    from agents_llm.report_state import ReportState, SourceRef
-
     chunk = SourceRef("streams.txt", None, "c1", SOURCE)
-    prompts_seen: list[str] = []
-
-    async def call(agent, kind, messages, max_tokens):
-        prompts_seen.append(messages[-1]["content"])
-        return "## Buffers\n" + SAME if kind == "collector" else "A summary."
-
-    def run(sees: bool):
-        prompts_seen.clear()
-        report = ReportState("Streams and their buffers")
-        result = asyncio.run(
-            Collector(reuse_sources=True, writer_sees_evidence=sees).run(
-                call=call,
-                report=report,
-                contributions=[("DataAnalyst", "Streams keep a read buffer.")],
-                objective="Stream buffers",
-                sources=[chunk],
-            )
-        )
-        return result, prompts_seen[0]
-
-    result, prompt = run(True)
-    assert "Evidence from the documents:\n- Each stream keeps a read buffer of 64 kilobytes by default." in prompt
-    assert "in your own words" in prompt
+    result, sent = write_section("## Buffers\n" + SAME, ReportState("Streams and their buffers"), [chunk], sees=True)
+    assert "Evidence from the documents:\n- Each stream keeps a read buffer of 64 kilobytes by default." in sent[0]
+    assert "in your own words" in sent[0]
     assert result.status == "appended"
-    _, prompt = run(False)
-    assert "Evidence from the documents" not in prompt and "64 kilobytes" not in prompt
+    _, sent = write_section("## Buffers\n" + SAME, ReportState("Streams and their buffers"), [chunk])
+    assert "Evidence from the documents" not in sent[0] and "64 kilobytes" not in sent[0]
 
 
 def test_a_written_list_stays_a_list_and_markup_is_no_sentence():
@@ -143,25 +144,9 @@ def test_a_written_list_stays_a_list_and_markup_is_no_sentence():
 
 
 def test_the_trace_keeps_what_the_writer_wrote_before_the_checks():
-    import asyncio
-
-    from agents_llm.collector import Collector
-    from agents_llm.report_state import ReportState, SourceRef
-
     prose = "## Buffers\n" + CHANGED + " Python 3.13 removed the global interpreter lock."
-
-    async def call(agent, kind, messages, max_tokens):
-        return prose if kind == "collector" else "A summary."
-
-    result = asyncio.run(
-        Collector(reuse_sources=True).run(
-            call=call,
-            report=ReportState("Streams and their buffers"),
-            contributions=[("DataAnalyst", "Streams keep a read buffer.")],
-            objective="Stream buffers",
-            sources=[SourceRef("streams.txt", None, "c1", SOURCE)],
-        )
-    )
+    chunk = SourceRef("streams.txt", None, "c1", SOURCE)
+    result, _ = write_section(prose, ReportState("Streams and their buffers"), [chunk])
     record = result.as_dict()
     assert record["draft"] == prose  # as the model wrote it
     assert "interpreter lock" not in record["content"]  # what the report got
@@ -169,11 +154,6 @@ def test_the_trace_keeps_what_the_writer_wrote_before_the_checks():
 
 
 def test_a_revision_is_grounded_in_the_passages_its_section_cites():
-    import asyncio
-
-    from agents_llm.collector import Collector
-    from agents_llm.report_state import ReportState, SourceRef
-
     # Seen with Qwen2.5-1.5B on the MIME-info PDF: a revision arrived with no newly retrieved
     # passage, so nothing checked it and an invented example ("*.txt") reached the report.
     chunk = SourceRef("streams.txt", None, "c1", SOURCE)
@@ -183,20 +163,8 @@ def test_a_revision_is_grounded_in_the_passages_its_section_cites():
         "## Buffers\nEach stream keeps a read buffer of 64 kilobytes by default. "
         "For example, a stream of a TCP socket on Windows always keeps exactly 8 megabytes in its buffer."
     )
-
-    async def call(agent, kind, messages, max_tokens):
-        return revision if kind == "collector" else "A summary."
-
-    result = asyncio.run(
-        Collector(reuse_sources=True).run(
-            call=call,
-            report=report,
-            contributions=[("Reviewer", "Say more about buffers.")],
-            objective="Stream buffers",
-            sources=[],  # nothing retrieved since the section was written
-            revise_section=report.sections[0].id,
-        )
-    )
+    # Nothing retrieved since the section was written.
+    result, _ = write_section(revision, report, [], revise=report.sections[0].id)
     assert result.status == "revised"
     assert "8 megabytes" not in report.sections[0].content
     assert report.sections[0].sources == [chunk]
