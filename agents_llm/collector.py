@@ -238,6 +238,20 @@ def document_heading(body: str, passages: Sequence[SourceRef]) -> str:
     return ""
 
 
+def split_inner_headings(body: str) -> tuple[str, str]:
+    """(the heading ``body`` opens on, or "", the body with its own headings one level below a
+    section's): a writer that puts "## Overview" inside its section would otherwise start
+    sections of its own in the report, and the heading it opens on is what the section is about."""
+    lines = body.strip().splitlines()
+    first = ""
+    if lines:
+        m = _MD_HEADING.match(lines[0])
+        if m:
+            first, lines = m.group(1).strip(), lines[1:]
+    out = [re.sub(r"^\s{0,3}#{1,3}\s+", "### ", line) for line in lines]
+    return first, "\n".join(out).strip()
+
+
 _PLACEHOLDER_TITLE = re.compile(r"^section \d+$", re.IGNORECASE)
 
 
@@ -387,12 +401,15 @@ class Collector:
         # gave way; the writer's heading comes first when its own prose stands.
         from_documents = document_heading(text, src) if self.reuse_sources else ""
         writers = [title_filtered, from_documents] if not reused else [from_documents, title_filtered]
+        opening, text = split_inner_headings(text)
         title_filtered = section_title(
-            [planned_title, *writers, objective, title_from(opener) if opener else ""],
+            [planned_title, *writers, opening, objective, title_from(opener) if opener else ""],
             report.topic,
             f"Section {section_number}",
             taken=[s.title for s in others],
         )
+        if opening and " ".join(words(opening)) != " ".join(words(title_filtered)):
+            text = f"### {opening}\n\n{text}"  # it opened a part of the section, not the section
         # No two sections share their text: one that mostly repeats another is not written.
         if others and self.reuse_sources:
             share, _ = repeated_sentences(text, [x for s in others for x in sentences(s.content)])

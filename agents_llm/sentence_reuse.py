@@ -312,12 +312,25 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 def _units(paragraph: str) -> list[tuple[str, str]]:
     """(marker, text) units of a paragraph: each item of a list on its own, with its marker
-    ("- ", "2. "), so that grounding keeps the list a list; else the paragraph whole."""
+    ("- ", "2. "), and the lines around the items, so that grounding keeps a list a list;
+    a paragraph without items is one unit."""
     lines = [ln for ln in paragraph.splitlines() if ln.strip()]
-    matches = [_LIST_ITEM.match(ln) for ln in lines]
-    if lines and all(matches):
-        return [(m.group(0).strip() + " ", ln[m.end() :]) for m, ln in zip(matches, lines) if m]
-    return [("", paragraph)]
+    if not any(_LIST_ITEM.match(ln) for ln in lines):
+        return [("", paragraph)]
+    units: list[tuple[str, str]] = []
+    prose: list[str] = []  # lines before, between or after the items: one unit each run
+    for line in lines:
+        m = _LIST_ITEM.match(line)
+        if m is None:
+            prose.append(line)
+            continue
+        if prose:
+            units.append(("", " ".join(prose)))
+            prose = []
+        units.append((m.group(0).strip() + " ", line[m.end() :]))
+    if prose:
+        units.append(("", " ".join(prose)))
+    return units
 
 
 def _closest_in_meaning(

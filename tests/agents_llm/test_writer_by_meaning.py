@@ -168,3 +168,36 @@ def test_a_revision_is_grounded_in_the_passages_its_section_cites():
     assert result.status == "revised"
     assert "8 megabytes" not in report.sections[0].content
     assert report.sections[0].sources == [chunk]
+
+
+def test_headings_inside_a_section_open_no_sections_of_their_own():
+    # Qwen2.5-0.5B on the MIME-info PDF wrote "## Overview" and "## Glob Patterns" inside its
+    # section, which was headed "Section 1": the report showed three sections where it had one.
+    from agents_llm.collector import split_inner_headings
+
+    body = "## Overview\n\nEach stream keeps a read buffer.\n\n## Loop\n\nThe event loop runs on one thread."
+    assert split_inner_headings(body) == (
+        "Overview",
+        "Each stream keeps a read buffer.\n\n### Loop\n\nThe event loop runs on one thread.",
+    )
+    prose = (
+        "## Read buffers\n\nEach stream keeps a read buffer of 64 kilobytes by default.\n\n## The loop\n\n"
+        "The event loop runs on a single thread and switches to another task while one coroutine waits."
+    )
+    result, _ = write_section(prose, ReportState("Streams"), [SourceRef("streams.txt", None, "c1", SOURCE)])
+    assert result.title == "Read buffers"
+    assert result.content.startswith("Each stream keeps") and "\n### The loop\n" in result.content
+    assert "## " not in result.content.replace("### ", "")
+
+
+def test_a_list_after_a_line_of_prose_stays_a_list():
+    body = (
+        "Two facts:\n"
+        "- Each stream keeps a read buffer of 64 kilobytes by default.\n"
+        "- The event loop runs on a single thread and switches to another task while one coroutine waits."
+    )
+    grounded, _ = ground_in_sources(body, [SOURCE])
+    assert grounded == (
+        "- Each stream keeps a read buffer of 64 kilobytes by default.\n"
+        "- The event loop runs on a single thread and switches to another task while one coroutine waits."
+    )
