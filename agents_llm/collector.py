@@ -180,7 +180,8 @@ _CHATTER_TITLE = re.compile(
 _INSTRUCTION_TITLE = re.compile(
     r"^(?:briefly\s+|then\s+|now\s+)?(?:write|describe|explain|discuss|introduce|summari[sz]e|elaborate|"
     r"outline|present|mention|highlight|provide\s+(?:an?\s+|the\s+)?(?:overview|introduction|summary|"
-    r"explanation|description|example))\b",
+    r"explanation|description|example))\b"
+    r"|^(?:an?\s+)?brief\s+(?:overview|introduction|summary|description)\s+of\b.*\.$",
     re.IGNORECASE,
 )
 # A lone word that labels a code block or the document's parts, not what a section is about.
