@@ -31,7 +31,7 @@ class EngineSettings:
     reuse_sources: bool = False
     # With reuse on, a written sentence that says what one source sentence says, in other words, stays in
     # the writer's words when the retriever's embedding reads it as close in meaning as the judge's
-    # grounding band calls fully grounded (agents_llm.sentence_reuse.MeaningCheck); off, it gives way to
+    # grounding band calls fully grounded (agents_llm.grounding.MeaningCheck); off, it gives way to
     # that source sentence. write_report turns it on; the report env keeps it off, so that the LLM-team
     # results measured before it stay comparable.
     keep_by_meaning: bool = False

@@ -29,7 +29,7 @@ from ..backends import LLMBackend, LLMError, TokenBudgetExceeded
 from ..backends.errors import FATAL
 from ..collector import CallFn, Collector, CollectorResult
 from ..roles import TeamMember
-from ..sentence_reuse import MeaningCheck
+from ..grounding import MeaningCheck
 from ..report_state import ReportState, SourceRef
 from .context import EngineSettings, EpisodeContext
 from .feedback import read_round

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agents_llm.collector import Collector, document_heading, not_a_heading, restates, section_title
+from agents_llm.collector import Collector
+from agents_llm.section_headings import document_heading, not_a_heading, restates, section_title
 from agents_llm.engine.runner import planned_title
 from agents_llm.report_state import ReportState, SourceRef
 from report_protocol import RoundPlan
@@ -75,7 +76,7 @@ def test_restated_empty_and_taken_headings_are_refused():
 
 
 def test_an_outlines_numbering_is_not_part_of_the_heading():
-    from agents_llm.collector import clean_title
+    from agents_llm.section_headings import clean_title
 
     assert clean_title("1 What is libffi?", TOPIC) == "What is libffi?"  # SmolLM2 on libffi's manual
     assert clean_title("## 2.3. Magic rules", TOPIC) == "Magic rules"

@@ -9,10 +9,10 @@ import pytest
 from agents_llm import prompts
 from agents_llm.collector import Collector
 from agents_llm.report_state import ReportState, SourceRef
+from agents_llm.grounding import ground_in_sources
 from agents_llm.sentence_reuse import (
     drop_fragments,
     fragment_quotes,
-    ground_in_sources,
     is_prose,
     pick_source_sentences,
     source_sentences,

@@ -13,7 +13,8 @@ from agents_llm.engine import EngineSettings
 from agents_llm.engine.runner import RoundEngine
 from agents_llm.judges.reference import GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
-from agents_llm.sentence_reuse import MeaningCheck, content_stems, ground_in_sources, specifics
+from agents_llm.grounding import MeaningCheck, ground_in_sources, specifics
+from agents_llm.sentence_reuse import content_stems
 from rag.embeddings import HashingEmbedding
 
 SOURCE = (
@@ -173,7 +174,7 @@ def test_a_revision_is_grounded_in_the_passages_its_section_cites():
 def test_headings_inside_a_section_open_no_sections_of_their_own():
     # Qwen2.5-0.5B on the MIME-info PDF wrote "## Overview" and "## Glob Patterns" inside its
     # section, which was headed "Section 1": the report showed three sections where it had one.
-    from agents_llm.collector import split_inner_headings
+    from agents_llm.section_headings import split_inner_headings
 
     body = "## Overview\n\nEach stream keeps a read buffer.\n\n## Loop\n\nThe event loop runs on one thread."
     assert split_inner_headings(body) == (
