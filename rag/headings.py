@@ -1,0 +1,156 @@
+"""The headings of the ingested documents: what each document says its parts are about.
+
+A report planned from the documents' own headings covers what they treat as central, in
+words they use. The headings are read back from the stored chunks (a chunk keeps its
+document's lines, one paragraph per line), so no ingest is needed and every loader counts:
+
+- a Markdown or HTML heading is a ``#`` line (the HTML loader writes them, a plain-text
+  heading underlined with ``===`` or ``---`` becomes one);
+- a PDF, plain-text or DOCX heading has no mark: it is a one-line paragraph, short, opening
+  with a capital or an outline number, with no end punctuation and no trailing function word
+  (a line cut from a sentence ends on one: "Each element has a type attribute giving").
+
+What is left out: code comments and shell prompts that open with ``#`` (no capital, no
+outline number), dates, versions and e-mail lines (mostly not words), a line found on three
+or more pages (a running header or footer), and any line the injection guard flags (a
+heading reaches the agents' prompts as a section title).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from rag.guard import find_injections
+from rag.sentences import blocks
+from rag.store_records import decode_locations
+
+# Unmarked lines are headings only in documents without heading markup.
+UNMARKED_HEADING_KINDS = frozenset({"pdf", "txt", "docx"})
+MAX_HEADING_WORDS = 12
+MAX_HEADING_CHARS = 90
+RUNNING_HEADER_PAGES = 3  # a line on this many pages is a page header or footer
+UNDER_HEADING_CHARS = 400  # what a heading's section says, for ranking it against a topic
+
+_MARKS = re.compile(r"^\s*#{1,6}\s+")
+_OUTLINE_NUMBER = re.compile(r"^(?:[A-Z]\.|\d{1,2}(?:\.\d{1,2})*\.?)\s+(?=\S)")  # "3.1 ", "2. ", "A. "
+_NOT_TITLE_CHARS = re.compile(r"[\\{}=<>|@\u00a9$^~\[\]]|https?:|\s{2}")  # a run of spaces: table columns
+_WORD = re.compile(r"^[A-Za-z][\w'\u2019\-.]*$")  # a word or an identifier
+_END_PUNCTUATION = re.compile(r"[.,;:!]$")
+# A line that ends on one of these was cut from a sentence.
+_TRAILING_FUNCTION_WORDS = frozenset(
+    "a an the of to in on at by for from with and or but as is are was were be that which who whose "
+    "its their this these those into than then when where if".split()
+)
+
+
+@dataclass(frozen=True)
+class DocumentHeading:
+    """One heading of one document, where it stands, and the first words of what it heads."""
+
+    title: str  # the heading's words: no '#' marks, no outline number
+    level: int  # 1 for a top heading ('#' count, or the outline number's depth); 0 unknown
+    source: str  # file name as cited
+    source_path: str
+    page: Optional[int]
+    chunk_id: str
+    ordinal: int  # the chunk's place in its file
+    position: int  # the heading's place in its chunk
+    under: str = ""  # the text that follows the heading in its chunk (up to UNDER_HEADING_CHARS)
+
+
+def _outline_depth(number: str) -> int:
+    return number.strip().rstrip(".").count(".") + 1
+
+
+def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]:
+    """(title, level) when ``line`` is a heading, else None. ``marked_kinds``: the document marks
+    its headings with '#', so an unmarked line is none."""
+    line = line.strip()
+    marks = _MARKS.match(line)
+    if marks is None and marked_kinds:
+        return None
+    title = line[marks.end() :] if marks else line
+    code = "`" in title  # "## `ffi_call`": a name, which may open in lower case
+    title = re.sub(r"`|\*\*", "", title.rstrip("#")).strip()  # the name, not its markup
+    numbered = _OUTLINE_NUMBER.match(title)
+    level = _outline_depth(numbered.group(0)) if numbered else (marks.group(0).count("#") if marks else 0)
+    if numbered:
+        title = title[numbered.end() :].strip()
+    words = title.split()
+    if not words or len(words) > MAX_HEADING_WORDS or len(title) > MAX_HEADING_CHARS:
+        return None
+    if _NOT_TITLE_CHARS.search(title) or _END_PUNCTUATION.search(title) or not title[:1].isalnum():
+        return None
+    plain = [w.strip("()\"'\u201c\u201d?,") for w in words]
+    if sum(1 for w in plain if _WORD.match(w)) * 2 < len(words) or not any(len(w) >= 3 for w in plain):
+        return None  # a date, a version, a table row, an option list
+    if not (title[:1].isupper() or code or (numbered and (marks or not marked_kinds))):
+        return None  # "# callgrind format": a comment in a code sample
+    if marks is None and (plain[-1].lower() in _TRAILING_FUNCTION_WORDS or not numbered and len(words) > 8):
+        return None  # a line cut from a sentence
+    if find_injections(title):
+        return None
+    return title, level
+
+
+def headings_in(text: str, *, marked_kinds: bool) -> List[Tuple[str, int, str]]:
+    """(title, level, the text under it) for each heading of one chunk's text, in order."""
+    out: List[Tuple[str, int, str]] = []
+    for block in blocks(text):
+        found = None
+        if block.kind == "heading" or (block.kind == "prose" and "\n" not in block.text):
+            found = heading_title(block.text, marked_kinds=marked_kinds)
+        if found is not None:
+            out.append((found[0], found[1], ""))
+        elif out and block.kind in ("prose", "item") and len(out[-1][2]) < UNDER_HEADING_CHARS:
+            title, level, under = out[-1]
+            out[-1] = (title, level, (under + " " + block.text).strip()[:UNDER_HEADING_CHARS])
+    return out
+
+
+def _key(title: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
+def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentHeading]:
+    """The headings in ``chunks`` ((id, text, metadata) as the store keeps them), in document
+    order, each once per file (chunks overlap: a heading found twice keeps its first place and
+    the longer text under it); running headers and footers left out."""
+    found: dict[Tuple[str, str], DocumentHeading] = {}
+    pages: dict[str, set] = defaultdict(set)
+    for chunk_id, text, metadata in chunks:
+        ordinal = int(metadata.get("ordinal", 0))
+        for key, entry in decode_locations(metadata).items():
+            marked = entry.get("kind", "") not in UNMARKED_HEADING_KINDS
+            page = entry["pages"][0] if entry.get("pages") else None
+            for position, (title, level, under) in enumerate(headings_in(text, marked_kinds=marked)):
+                pages[_key(title)].update((key, p) for p in entry.get("pages") or [None])
+                place = (key, _key(title))
+                here = DocumentHeading(title, level, entry["name"], key, page, chunk_id, ordinal, position, under)
+                old = found.get(place)
+                if old is not None:
+                    first = old if (old.ordinal, old.position) <= (ordinal, position) else here
+                    here = replace(first, under=max(old.under, under, key=len))
+                found[place] = here
+    running = {k for k, where in pages.items() if len({p for _, p in where if p is not None}) >= RUNNING_HEADER_PAGES}
+    heads = [h for h in found.values() if _key(h.title) not in running]
+    return sorted(heads, key=lambda h: (h.source_path, h.ordinal, h.position))
+
+
+def store_headings(store) -> List[DocumentHeading]:
+    """Every heading of the documents in ``store`` (a RagStore), read from its chunks."""
+    out: List[Tuple[str, str, dict]] = []
+    offset, page_size = 0, 500
+    while True:
+        page = store.collection.get(include=["documents", "metadatas"], limit=page_size, offset=offset)
+        ids: Sequence[str] = page["ids"]
+        if not ids:
+            break
+        out.extend(zip(ids, page["documents"], page["metadatas"]))
+        offset += len(ids)
+        if len(ids) < page_size:
+            break
+    return document_headings(out)
