@@ -85,6 +85,10 @@ class HandcraftedConfig(AlgoConfig):
     # Question of the LLM_GATECHECK gate, {agent}, {phase}, {round} filled in; null: the engine's
     # wording (agents_llm.phase_prompts.GATE_QUESTION), asking about the next round of the phase.
     gate_question: Optional[str] = None
+    # The report's section titles, in writing order, fixed before the episode (write_report gives the
+    # documents' own headings closest to the task: agents_llm.document_outline); null or []: the
+    # LeadArchitect's outline from PLANNING.
+    outline: Optional[list[str]] = None
 
 
 class HandcraftedPipeline(PlanPolicy):
@@ -116,7 +120,8 @@ class HandcraftedPipeline(PlanPolicy):
     def begin_episode(self) -> None:
         self.phase_index = -1
         self.round_in_phase = 0
-        self.log = WorkLog(parts=self.parts)
+        fixed = [t.strip() for t in (self.cfg.outline or []) if t and t.strip()]
+        self.log = WorkLog(parts=self.parts, outline=fixed, outline_fixed=bool(fixed))
         self.gates: dict[str, Optional[bool]] = {}
         self.section_cursor = 0
         self.notice: Optional[str] = None  # a vocabulary.NOTICES id for the LeadArchitect's next directive

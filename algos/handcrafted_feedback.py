@@ -69,6 +69,7 @@ class WorkLog:
 
     produced: set[str] = field(default_factory=set)  # agents that said something since the last memory wipe
     outline: list[str] = field(default_factory=list)  # the planned section titles
+    outline_fixed: bool = False  # the outline was given (HandcraftedConfig.outline): the model's does not replace it
     sections: list[tuple[str, str, int]] = field(default_factory=list)  # live (id, title, chars)
     corrections: list[Correction] = field(default_factory=list)  # REVIEW's tagged findings, in order
     review_notes: list[str] = field(default_factory=list)  # the Reviewer's untagged notes
@@ -81,7 +82,9 @@ class WorkLog:
         self.produced |= {agent for agent, read in fb.agents.items() if read.said_something}
 
     def take_outline(self, fb: RoundFeedback) -> None:
-        """PLANNING: the LeadArchitect's latest usable outline wins."""
+        """PLANNING: the LeadArchitect's latest usable outline wins, unless one was given."""
+        if self.outline_fixed:
+            return
         for agent, read in fb.agents.items():
             if self.parts.get(agent) == LEAD and read.outline:
                 self.outline = list(read.outline)

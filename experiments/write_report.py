@@ -60,6 +60,8 @@ class WriteReportConfig:
     # Per-round progress on stderr (round, tokens, score, ETA): auto (a bar on a terminal,
     # plain lines otherwise) | bar | plain | quiet (CI logs).
     progress: str = "auto"
+    # documents: the documents' headings closest to the task | model: the LeadArchitect's | [titles]
+    outline: Any = "documents"
     algo: Any = field(default_factory=dict)  # validated by algos (HandcraftedConfig) before any model call
     engine: EngineSettings = field(default_factory=EngineSettings)  # per-call token budgets
     export: ExportConfig = field(default_factory=ExportConfig)
@@ -172,6 +174,7 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
             max_rounds=cfg.max_rounds,
             seed=cfg.seed,
             progress=cfg.progress,
+            outline=OmegaConf.to_container(cfg.outline) if OmegaConf.is_config(cfg.outline) else cfg.outline,
         )
     except ReportLLMError as e:  # the report so far and the trace were written; the message says where
         print(f"write_report: {redact_text(str(e))}", file=sys.stderr)

@@ -31,7 +31,6 @@ what came back (`result.coverage`, `result.not_covered`; `write_report.py` exits
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -43,9 +42,8 @@ from agents_llm.export import export_report
 from agents_llm.report_state import ReportState
 from agents_llm.roles import DEFAULT_TEAM
 
-
-class ReportInputError(ValueError):
-    """The task, documents or configuration cannot produce a report; says which and why."""
+from .inputs import ReportInputError, check_docs, plain_config, slugify
+from .outline import check_outline, plan_outline
 
 
 class ReportLLMError(RuntimeError):
@@ -78,41 +76,6 @@ class ReportResult:
     def short(self) -> bool:
         """True when no section could be written (the report says what is missing)."""
         return self.report.is_empty
-
-
-def slugify(text: str, limit: int = 48) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:limit].rstrip("-") or "report"
-
-
-def _plain(cfg: Any) -> Any:
-    from omegaconf import OmegaConf
-
-    if cfg is None:
-        return None
-    if OmegaConf.is_config(cfg):
-        return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)
-    return cfg
-
-
-def check_docs(docs: str | Path, extensions: Sequence[str]) -> Path:
-    """The documents path, resolved; raises naming the path when it cannot give a report."""
-    from rag.ingest import collect_files
-
-    path = Path(docs).expanduser()
-    if not path.exists():
-        raise ReportInputError(
-            f"docs path does not exist: {path} (resolved from {str(docs)!r}); "
-            "give a folder or file of .pdf/.docx/.md/.txt documents"
-        )
-    files, skipped = collect_files([path], extensions)
-    if not files:
-        why = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
-        raise ReportInputError(
-            f"no document to read in {path}: it has no {'/'.join(extensions)} file"
-            + (f" ({why})" if why else " (the folder is empty)")
-        )
-    return path.resolve()
 
 
 def _policy_config(policy: str, algo: Optional[Mapping[str, Any]], team: Sequence[str]):
@@ -161,6 +124,7 @@ def run_report(
     max_rounds: Optional[int] = None,
     seed: int = 0,
     progress: str = "quiet",
+    outline: Any = "documents",
 ) -> ReportResult:
     """Synchronous `write_report` (what the async API runs in a worker thread).
 
@@ -177,11 +141,20 @@ def run_report(
     if not isinstance(task, str) or not task.strip():
         raise ReportInputError(f"task must be a non-empty topic, got {task!r}")
     task = " ".join(task.split())
-    rag_cfg = _plain(rag) or {}
-    llm_cfg, judge_cfg, engine_cfg = _plain(llm), _plain(judge), _plain(engine)
+    try:
+        outline = check_outline(outline)
+    except ValueError as e:
+        raise ReportInputError(str(e)) from None
+    rag_cfg = plain_config(rag) or {}
+    llm_cfg, judge_cfg, engine_cfg = plain_config(llm), plain_config(judge), plain_config(engine)
     # A user's report must not carry a small model's junk prose: reuse retrieved sentences instead;
     # the writer's own sentences stay where they say, by meaning, what one source sentence says.
-    engine_cfg = {"reuse_sources": True, "keep_by_meaning": True, "writer_sees_evidence": True, **(engine_cfg or {})}
+    engine_cfg = {
+        "reuse_sources": True,
+        "keep_by_meaning": True,
+        "writer_sees_evidence": True,
+        **(engine_cfg or {}),
+    }
     messages: list[str] = []
 
     # 1. the policy: a trained checkpoint, or the handcrafted pipeline (validated now)
@@ -215,7 +188,7 @@ def run_report(
         messages.append("policy: handcrafted pipeline")
 
     # 2. the documents: checked, then ingested (unchanged files are skipped)
-    store_path = None
+    store_path, store = None, None
     if docs is None:
         corpus = DEFAULT_CORPUS
         messages.append(
@@ -253,7 +226,7 @@ def run_report(
     from agents_llm.coverage import PROBE_TOP_K
 
     def search_topic(queries: list[str]) -> Sequence[Any]:
-        if retriever is not None:
+        if retriever is not None or store is None:
             return retriever.retrieve(queries)
         from rag import query
 
@@ -286,7 +259,12 @@ def run_report(
             coverage=coverage,
         )
 
-    # 4. the run
+    # 4. the plan's outline: the documents' own headings closest to the task, unless told otherwise
+    if state is None and not policy_cfg.get("outline"):
+        policy_cfg["outline"], said = plan_outline(outline, task, store)
+        messages.append(said)
+
+    # 5. the run
     env = ReportWritingEnv(
         team=list(team),
         max_rounds=max_rounds,
@@ -328,7 +306,7 @@ def run_report(
     if llm_errors:
         messages.append(f"{llm_errors} of {llm_calls} LLM call(s) failed (see calls[].error in the trace)")
 
-    # 5. the outputs: written whatever happened
+    # 6. the outputs: written whatever happened
     out_dir.mkdir(parents=True, exist_ok=True)
     files: dict[str, Optional[str]] = {}
     if env.trace is not None:
@@ -386,7 +364,9 @@ async def write_report(task: str, docs: str | Path | None = None, **kwargs: Any)
     of the handcrafted pipeline), ``plugins`` (the modules or .py files of the plugins the
     checkpoint was trained with: imported, and never taken from the checkpoint), ``algo`` (handcrafted config: rounds, patterns,
     skip_strategy), ``team``, ``llm``, ``rag``, ``judge``, ``engine`` (config dicts),
-    ``pdf`` (False skips the PDF), ``backend``/``retriever`` (shared objects to reuse).
+    ``pdf`` (False skips the PDF), ``backend``/``retriever`` (shared objects to reuse),
+    ``outline`` ("documents": the documents' headings closest to the task, the default;
+    "model": the LeadArchitect's; or a list of section titles).
     Runs in a worker thread, so the caller's event loop stays free.
     """
     return await asyncio.to_thread(run_report, task, docs, **kwargs)

@@ -1,0 +1,78 @@
+"""A report's outline from the documents' own headings, the ones closest to the topic first.
+
+A small model asked for an outline writes orders ("Briefly introduce ..."), restates the task
+or invents parts the documents do not have. The documents already say what their parts are:
+their headings (`rag.headings`). The outline takes those that are about the topic, ranked by
+the retriever's own embedding of the heading and the words under it against the topic, so the
+facts the documents treat as central to the topic are written first, under the documents'
+words, and each section's search (its heading) finds the passage the heading heads.
+
+A heading is left out when it is no heading for a report (`section_headings.not_a_heading`),
+restates the topic, is the documents' apparatus (contents, index, licence, ...), repeats an
+earlier heading, or names none of the topic's content words, neither in itself nor in the
+words under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Sequence
+
+import numpy as np
+
+from .judges.text import words
+from .section_headings import clean_title, not_a_heading, restates
+from .sentence_reuse import content_stems
+
+OUTLINE_SIZE = 5  # what the LeadArchitect is asked for: 3 to 5 sections
+MIN_DOCUMENT_OUTLINE = 2  # fewer usable headings: the plan keeps the model's outline
+
+# The parts of a document that are about the document, not its subject.
+APPARATUS = frozenset(
+    {
+        "contents", "table of contents", "index", "concept index", "function index", "general index",
+        "references", "bibliography", "acknowledgements", "acknowledgments", "copyright", "copying",
+        "license", "licence", "authors", "author", "colophon", "see also", "changelog", "change log",
+        "revision history", "history", "footnotes", "notes", "about this document", "feedback",
+        "reporting bugs", "bugs", "credits", "legal notice", "trademarks", "preface",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    title: str
+    citation: str  # where the heading is: "file" or "file, p. 3"
+    score: float  # cosine of the heading (and the words under it) with the topic
+
+
+def _citation(heading: Any) -> str:
+    return f"{heading.source}, p. {heading.page}" if heading.page is not None else heading.source
+
+
+def document_outline(
+    headings: Sequence[Any], topic: str, embedding: Any, size: int = OUTLINE_SIZE
+) -> List[OutlineEntry]:
+    """Up to ``size`` of ``headings`` (`rag.headings.DocumentHeading`) for a report on ``topic``,
+    closest first by ``embedding`` (the store's); [] when none is about the topic."""
+    topic_stems = content_stems(topic)
+    taken: set[str] = set()
+    candidates = []
+    for heading in headings:
+        title = clean_title(heading.title, topic)
+        key = " ".join(words(title))
+        if not title or key in taken or key in APPARATUS or not_a_heading(title) or restates(title, topic):
+            continue
+        if topic_stems and not topic_stems & content_stems(f"{title} {heading.under}"):
+            continue  # about something else
+        taken.add(key)
+        candidates.append((heading, title))
+    if not candidates:
+        return []
+    query = np.asarray(embedding.embed_queries([topic]), dtype=float)[0]
+    texts = [f"{title}. {heading.under}".strip() for heading, title in candidates]
+    vectors = np.asarray(embedding.embed_documents(texts), dtype=float)
+    norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
+    scores = vectors @ query / np.where(norms == 0, 1.0, norms)
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))[:size]
+    return [OutlineEntry(candidates[i][1], _citation(candidates[i][0]), float(scores[i])) for i in order]

@@ -1,0 +1,110 @@
+"""The report's outline from the documents' headings: about the topic, closest first, no junk."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agents_llm.document_outline import document_outline
+from rag import HashingEmbedding
+from rag.headings import DocumentHeading
+
+TOPIC = "Creating and activating virtual environments with venv"
+
+
+def heading(title: str, under: str = "", source: str = "venv.md", ordinal: int = 0) -> DocumentHeading:
+    return DocumentHeading(title, 2, source, f"/docs/{source}", None, f"c{ordinal}", ordinal, 0, under)
+
+
+HEADINGS = [
+    heading("Contents", "Creating virtual environments. Activating a virtual environment.", ordinal=0),
+    heading("Creating and activating virtual environments", "This page shows how.", ordinal=1),
+    heading(
+        "Creating environments",
+        "Run python3 -m venv with a directory: venv creates the virtual environment there.",
+        ordinal=2,
+    ),
+    heading("Activating it", "Run source bin/activate in the environment's directory to activate it.", ordinal=3),
+    heading("Release notes", "Version 3.1 fixed a crash when the disk was full.", ordinal=4),
+    heading("Creating environments", "The same heading again, in another file.", "other.md", 5),
+    heading("Briefly introduce the venv module and its purpose.", "venv creates environments.", ordinal=6),
+]
+
+
+def test_the_outline_keeps_the_headings_about_the_topic_closest_first_and_each_once():
+    entries = document_outline(HEADINGS, TOPIC, HashingEmbedding(dim=384))
+    titles = [e.title for e in entries]
+    # Left out: the apparatus (Contents), the topic restated, a heading about something else
+    # (no topic word in it or under it), the same heading twice, an order to the writer.
+    assert titles == ["Creating environments", "Activating it"]
+    assert entries[0].score >= entries[1].score
+    assert entries[0].citation == "venv.md"
+
+
+def test_no_heading_about_the_topic_gives_no_outline():
+    assert document_outline(HEADINGS, "Sorting networks and their depth", HashingEmbedding(dim=384)) == []
+
+
+def test_the_size_caps_the_outline():
+    many = [heading(f"Virtual environment step {n}", "venv creates it.", ordinal=n) for n in range(9)]
+    assert len(document_outline(many, TOPIC, HashingEmbedding(dim=384), size=3)) == 3
+
+
+def _guide(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "sorting.md").write_text(
+        "# Comparators\n\nA comparator in a sorting network swaps two values when they are out of order.\n\n"
+        "# Depth of sorting networks\n\nThe depth of a sorting network is the number of comparator layers; "
+        "Batcher's sorting networks have depth log squared n.\n\n"
+        "# License\n\nThis text may be copied freely.\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+def test_write_report_writes_the_sections_the_documents_headings_name(tmp_path):
+    from report_app import write_report
+    from tests.agents_llm.test_export_and_api import api_kwargs
+
+    result = asyncio.run(
+        write_report(
+            "How sorting networks sort",
+            _guide(tmp_path),
+            **api_kwargs(tmp_path, algo={"rounds": {"research": 1, "drafting": 4, "review": 0, "revision": 0}}),
+        )
+    )
+    said = next(m for m in result.messages if m.startswith("outline:"))
+    assert said.startswith("outline: the documents' headings closest to the task:"), said
+    titles = [s.title for s in result.report.sections]
+    assert sorted(titles) == ["Comparators", "Depth of sorting networks"], titles  # not the model's "Alpha methods"
+
+
+def test_write_report_takes_the_models_outline_or_the_users_when_told(tmp_path):
+    from report_app import write_report
+    from tests.agents_llm.test_export_and_api import api_kwargs
+
+    rounds = {"rounds": {"research": 1, "drafting": 4, "review": 0, "revision": 0}}
+    docs = _guide(tmp_path)
+    model = asyncio.run(
+        write_report("How sorting networks sort", docs, **api_kwargs(tmp_path, algo=rounds, outline="model"))
+    )
+    assert [s.title for s in model.report.sections] == ["Alpha methods", "Beta results"]
+    given = asyncio.run(
+        write_report(
+            "How sorting networks sort", docs, **api_kwargs(tmp_path, algo=rounds, outline=["Layers", "Swaps"])
+        )
+    )
+    assert [s.title for s in given.report.sections] == ["Layers", "Swaps"]
+
+
+def test_a_bad_outline_is_refused_before_any_model_call(tmp_path):
+    import pytest
+
+    from report_app.api import ReportInputError, run_report
+    from tests.agents_llm.test_export_and_api import api_kwargs
+    from tests.handcrafted_team import TeamScript
+
+    script = TeamScript()
+    with pytest.raises(ReportInputError, match="outline: expected 'documents', 'model' or a list"):
+        run_report("How sorting networks sort", _guide(tmp_path), **api_kwargs(tmp_path, script, outline="headings"))
+    assert script.calls == []
