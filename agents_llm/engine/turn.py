@@ -206,6 +206,11 @@ class TurnTaker:
                     section=section,
                 )
                 retrieval.update(rejected=rejected, fallback=fell_back)
+            if section and self.settings.search_section_title:
+                title = " ".join(section.split())
+                if title.lower() not in {q.lower() for q in queries}:
+                    queries = [title, *queries][: self.settings.max_queries]
+                retrieval["section_query"] = title
             retrieval["queries"] = queries
             if queries:
                 chunks = await self._search(queries, retrieval)

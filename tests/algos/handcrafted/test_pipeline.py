@@ -138,6 +138,46 @@ def test_section_sentinels_advance_through_the_outline():
     assert len(env.report.sections) == 2
 
 
+def test_a_given_outline_is_written_in_its_order_and_the_models_outline_does_not_replace_it():
+    """`outline` fixes the section titles before the episode (write_report gives the documents'
+    headings): the LeadArchitect still plans, but its outline ("Alpha methods", ...) is not taken."""
+    script = TeamScript()
+    env = make_env(script)
+    policy = make_policy(
+        env, rounds={"drafting": 10, "review": 0, "revision": 0}, outline=["Depth bounds", "Comparators"]
+    )
+    rounds, _ = run_pipeline(env, policy)
+    assert script.prompts_of("LeadArchitect", "PLANNING"), "the LeadArchitect still ran in PLANNING"
+    lead = [data_of(u) for _, u in script.prompts_of("LeadArchitect", "DRAFTING")]
+    assert "Section to write now (1 of 2): Depth bounds" in lead[0]
+    assert "Section to write now (2 of 2): Comparators" in lead[1]
+    assert [s.title for s in env.report.sections] == ["Depth bounds", "Comparators"]
+    assert policy.outline == ["Depth bounds", "Comparators"]
+    policy.begin_episode()  # the next episode starts from the given outline again
+    assert policy.outline == ["Depth bounds", "Comparators"]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_sections_title_is_searched_first_when_the_engine_is_told_to(on):
+    """write_report's `engine.search_section_title`: the Researcher's own queries ("sorting
+    networks", TeamScript's) do not name the planned section; its title is searched beside them."""
+    from tests.handcrafted_team import StubRetriever
+
+    retriever = StubRetriever()
+    env = make_env(TeamScript(), retriever=retriever, engine={"search_section_title": on})
+    rounds, _ = run_pipeline(env, make_policy(env, rounds=SHORT, outline=["Depth bounds", "Comparators"]))
+    searched = [q for queries in retriever.queries for q in queries]
+    assert ("Depth bounds" in searched and "Comparators" in searched) is on
+    drafting = [
+        r["agents"]["Researcher"]["retrieval"]
+        for r in rounds
+        if r["phase"] == "drafting" and "Researcher" in r["agents"]
+    ]
+    assert list(dict.fromkeys(r["section_query"] for r in drafting if r.get("section_query"))) == (
+        ["Depth bounds", "Comparators"] if on else []
+    )
+
+
 def test_no_evidence_skips_the_writing_round():
     """A Researcher with nothing for a section: its writing round is not run at all."""
 
