@@ -184,7 +184,7 @@ class Collector:
         prose = prompts.strip_echo(prose) or prose
         section_number = len(report.sections) + 1
         title, body = _split_title(prose, objective or f"Section {section_number}")
-        filtered = filter_report_text(body)
+        filtered = filter_report_text(body, self_reference=True)
         title_filtered = filter_report_text(title).text or f"Section {section_number}"
         text, reused, grounding = filtered.text, "", ""
         if self.reuse_sources:
@@ -217,6 +217,10 @@ class Collector:
                     title_filtered = title_from(picked[0])
             # The check: no sentence quoted from a source may start mid-way through one there.
             text, fragments = drop_fragments(text, source_texts)
+            # A quoted sentence about its own document ("This section describes ...") points at the wrong text.
+            quoted = filter_report_text(text, self_reference=True)
+            text = quoted.text
+            filtered.removed.extend(quoted.removed)
             if fragments:
                 grounding = "; ".join(
                     x

@@ -168,6 +168,7 @@ def ground_in_sources(
                 lines_out.append(marker + " ".join(out))
         if lines_out:
             paragraphs.append("\n".join(lines_out))
+    dropped += _drop_dangling_intros(paragraphs)
     headings = 0
     while paragraphs and paragraphs[-1].startswith("#"):  # a heading with nothing under it
         paragraphs.pop()
@@ -190,6 +191,26 @@ def ground_in_sources(
 MIN_SENTENCE_WORDS = 3  # a shorter "sentence" ("Overview.", "</section>") states nothing to ground
 _MARKUP_ONLY = re.compile(r"^(?:</?[A-Za-z][\w-]*[^>]*>\s*)+$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def _drop_dangling_intros(paragraphs: list[str]) -> int:
+    """Drop, in place, each line that ends a paragraph on a colon with no list after it ("The
+    following are the standard entry types:"): it promises what the section does not hold.
+    Returns how many lines went."""
+    gone = 0
+    for i in range(len(paragraphs) - 1, -1, -1):
+        if paragraphs[i].startswith("#"):
+            continue
+        list_follows = i + 1 < len(paragraphs) and bool(_LIST_ITEM.match(paragraphs[i + 1]))
+        lines = paragraphs[i].split("\n")
+        while lines and lines[-1].rstrip().endswith(":") and not list_follows:
+            lines.pop()
+            gone += 1
+        if lines:
+            paragraphs[i] = "\n".join(lines)
+        else:
+            del paragraphs[i]
+    return gone
 
 
 def _units(paragraph: str) -> list[tuple[str, str]]:

@@ -63,6 +63,13 @@ _TRANSITIONS = [
     r"\bstay tuned\b",
     r"\bmore on this later\b",
 ]
+# A sentence about the report, or a document's sentence about itself ("This section describes
+# ..."): in a report it says nothing about the subject, and a quoted one points at the wrong text.
+_SELF_REFERENCE = [
+    r"^\W*(?:the|this|our) report\b",
+    r"^\W*this (?:section|chapter|document|paper|manual|page)\b",
+    r"^\W*in this (?:report|section|chapter|document|paper|manual)\b",
+]
 _PATTERNS = [("jargon", re.compile(p, re.IGNORECASE)) for p in _JARGON] + [
     ("transition", re.compile(p, re.IGNORECASE)) for p in _TRANSITIONS
 ]
@@ -82,16 +89,22 @@ class FilterResult:
         return bool(self.removed)
 
 
-def _offending(sentence: str) -> tuple[str, str] | None:
-    for kind, pattern in _PATTERNS:
+_SELF_PATTERNS = [("self_reference", re.compile(p, re.IGNORECASE)) for p in _SELF_REFERENCE]
+
+
+def _offending(sentence: str, patterns=_PATTERNS) -> tuple[str, str] | None:
+    for kind, pattern in patterns:
         m = pattern.search(sentence)
         if m:
             return kind, m.group(0)
     return None
 
 
-def filter_report_text(text: str) -> FilterResult:
-    """Drop every sentence with pipeline jargon or a 'next section' transition."""
+def filter_report_text(text: str, *, self_reference: bool = False) -> FilterResult:
+    """Drop every sentence with pipeline jargon or a 'next section' transition; with
+    `self_reference`, also every sentence about the report or the document it was quoted from
+    (a section's text; not a progress summary, which is about the report)."""
+    patterns = _PATTERNS + _SELF_PATTERNS if self_reference else _PATTERNS
     removed: list[dict] = []
     out_lines: list[str] = []
     seen: set[str] = set()  # a small model at temperature 0 repeats itself; keep the first copy
@@ -102,7 +115,7 @@ def filter_report_text(text: str) -> FilterResult:
             continue
         if stripped.startswith("#"):
             # A heading is kept unless it is scaffolding itself ("## Researcher notes").
-            hit = _offending(stripped)
+            hit = _offending(stripped, patterns)
             if not re.search(r"\w", stripped) or stripped.lower() in seen:
                 removed.append({"sentence": stripped, "kind": "empty_or_repeated_heading", "match": stripped[:40]})
             elif hit:
@@ -113,7 +126,7 @@ def filter_report_text(text: str) -> FilterResult:
             continue
         kept = []
         for sentence in _SENTENCE_END.split(stripped):
-            hit = _offending(sentence)
+            hit = _offending(sentence, patterns)
             norm = " ".join(re.findall(r"\w+", sentence.lower()))
             if hit:
                 removed.append({"sentence": sentence, "kind": hit[0], "match": hit[1]})

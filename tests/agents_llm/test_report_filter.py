@@ -35,7 +35,7 @@ def test_ordinary_words_are_not_jargon():
 def test_drops_repeated_sentences_and_a_cut_off_fragment():
     text = (
         "PettingZoo has a parallel API. Agents act at once.\n\n"
-        "PettingZoo has a parallel API! Each agent has a mask. The report is to be"
+        "PettingZoo has a parallel API! Each agent has a mask. Every mask is to be"
     )
     result = filter_report_text(text)
     assert result.text == "PettingZoo has a parallel API. Agents act at once.\n\nEach agent has a mask."
@@ -45,3 +45,16 @@ def test_drops_repeated_sentences_and_a_cut_off_fragment():
 def test_drops_empty_and_repeated_headings():
     result = filter_report_text("## Stepping\n\nAll agents act.\n\n##\n\n###\n\n## Stepping\n\nMasks matter.")
     assert result.text == "## Stepping\n\nAll agents act.\n\nMasks matter."
+
+
+def test_drops_sentences_about_the_report_or_about_the_document_they_were_quoted_from():
+    text = (
+        "The report contains all types of entries:\n"
+        "- This section is simply a corrected version of the appendix.\n"
+        "- An entry type names the kind of work cited.\n\n"
+        "In this section, entries are described. The document element holds every entry."
+    )
+    assert filter_report_text(text).text == text  # a progress summary may speak of the report
+    result = filter_report_text(text, self_reference=True)
+    assert result.text == "- An entry type names the kind of work cited.\n\nThe document element holds every entry."
+    assert [r["kind"] for r in result.removed] == ["self_reference"] * 3

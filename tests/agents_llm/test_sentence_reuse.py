@@ -184,6 +184,18 @@ def test_a_heading_stays_over_prose_and_goes_when_nothing_follows_it():
     assert grounded == f"### Gathering\n\n{kept}"
 
 
+def test_an_introduction_to_a_list_that_is_not_there_goes_and_one_before_its_list_stays():
+    kept = "The function asyncio.gather runs awaitables concurrently and returns their results in order."
+    intro = "The function asyncio.gather runs awaitables concurrently:"  # grounded, and promises a list
+    grounded, note = ground_in_sources(f"{kept}\n{intro}", [CHUNK.text])
+    assert grounded == kept and "1 unsupported dropped" in note
+    grounded, _ = ground_in_sources(f"- {intro}", [CHUNK.text])
+    assert grounded == ""
+    item = "Cancelling a Task raises CancelledError inside the wrapped coroutine at its next await."
+    with_list = f"{intro}\n\n- {item}"
+    assert ground_in_sources(with_list, [CHUNK.text])[0] == with_list
+
+
 def test_a_last_sentence_cut_off_by_the_token_limit_gives_way_to_its_source_sentence():
     source = "The function asyncio.gather runs awaitables concurrently and returns their results in order."
     # every content word of the fragment is in the source sentence: finished, it would be kept as written
@@ -196,6 +208,24 @@ def test_a_last_sentence_cut_off_by_the_token_limit_gives_way_to_its_source_sent
     body = f"{source} Meanwhile the scheduler of every"
     grounded, note = ground_in_sources(body, [CHUNK.text])
     assert grounded == source and "1 unsupported dropped" in note
+
+
+def test_a_quoted_sentence_about_its_own_document_never_reaches_the_report():
+    """A source's "This section describes ..." is about the document it came from: quoted into a
+    report, it points at the wrong text. A writer whose prose gives way to the source's sentences
+    gets the others."""
+    chunk = SourceRef(
+        "tasks.txt",
+        None,
+        "c7",
+        "This section describes how asyncio schedules every task on the event loop. "
+        "The function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop.",
+    )
+    result, report = collect("Tasks run.", sources=(chunk,))  # too short: the sources' sentences stand in
+    assert result.status == "appended"
+    content = report.sections[0].content
+    assert "This section describes" not in content and "asyncio.create_task wraps a coroutine" in content
+    assert any(r["kind"] == "self_reference" for r in result.removed_sentences)
 
 
 def test_a_heading_cut_from_a_sentence_does_not_end_mid_phrase():
