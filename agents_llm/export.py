@@ -54,6 +54,13 @@ def numbered_sources(report: ReportState) -> list[SourceRef]:
 
 
 _OPENING_WORDS = 10
+# Markup or code a passage may open with (a PDF's XML example has no code fence to mark it).
+_MARKUP_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+
+
+def _reads_as_prose(text: str) -> bool:
+    """A paragraph a reader takes for prose: it opens on a word and holds no markup tag."""
+    return text[:1].isalpha() and not _MARKUP_TAG.search(text[:300])
 
 
 def reference_label(ref: SourceRef) -> str:
@@ -65,7 +72,8 @@ def reference_label(ref: SourceRef) -> str:
     heading = next((b.text.lstrip("#").strip() for b in found if b.kind == "heading"), "")
     if heading:
         parts.append(f"section \u201c{heading}\u201d")
-    opening = next((b.text for b in found if b.kind == "prose"), "")
+    prose = [b.text for b in found if b.kind == "prose"]
+    opening = next((p for p in prose if _reads_as_prose(p)), prose[0] if prose else "")
     if opening:
         words = opening.split()
         parts.append(

@@ -46,6 +46,21 @@ def test_two_passages_of_one_file_are_two_entries_a_reader_can_tell_apart():
     assert r"\bibitem{ref2} guide.md, section ``Virtual environments''" in tex
 
 
+def test_a_reference_opens_on_the_passages_first_prose_not_on_its_markup():
+    """A PDF's XML example has no code fence: the reference opens on the prose after it."""
+    xml = SourceRef(
+        "spec.pdf",
+        9,
+        "c9",
+        '<magic priority="50">\n\n<match type="string" offset="0" value="%PDF"/>\n\n'
+        "A match element compares bytes at an offset with a value.",
+    )
+    assert (
+        export.reference_label(xml)
+        == "spec.pdf, p. 9, \u201cA match element compares bytes at an offset with a ...\u201d"
+    )
+
+
 def test_a_section_cites_exactly_the_passages_its_sentences_come_from():
     body = (
         "Pin every dependency with == in the requirements file so that installs repeat exactly. "
