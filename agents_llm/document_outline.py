@@ -34,7 +34,8 @@ APPARATUS = frozenset(
         "references", "bibliography", "acknowledgements", "acknowledgments", "copyright", "copying",
         "license", "licence", "authors", "author", "colophon", "see also", "changelog", "change log",
         "revision history", "history", "footnotes", "notes", "about this document", "feedback",
-        "reporting bugs", "bugs", "credits", "legal notice", "trademarks", "preface",
+        "reporting bugs", "bugs", "credits", "legal notice", "trademarks", "preface", "version", "revision",
+        "status of this document", "list of figures", "list of tables", "document history",
     }
 )  # fmt: skip
 

@@ -115,11 +115,33 @@ def _key(title: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", title.lower()))
 
 
+# A heading's tail after one of these may be the document set's name, repeated on every page's
+# title: "The Basics (libffi: the portable foreign function interface library)", "venv — Python
+# 3.11 documentation".
+_TAIL = re.compile(r"\s+(?:\([^()]+\)|[\u2014\u2013|]\s+.+|-\s+.+)$")
+RUNNING_TAIL_FILES = 3  # a tail on the headings of this many files is the set's name, not the heading's
+
+
+def _running_tails(heads: Iterable[DocumentHeading]) -> set[str]:
+    files: dict[str, set] = defaultdict(set)
+    for h in heads:
+        m = _TAIL.search(h.title)
+        if m and m.start() > 0:
+            files[m.group(0).strip()].add(h.source_path)
+    return {tail for tail, where in files.items() if len(where) >= RUNNING_TAIL_FILES}
+
+
+def _without_tail(title: str, tails: set[str]) -> str:
+    m = _TAIL.search(title)
+    return title[: m.start()].strip() if m and m.start() > 0 and m.group(0).strip() in tails else title
+
+
 def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentHeading]:
     """The headings in ``chunks`` ((id, text, metadata) as the store keeps them), in document
     order, each once per file (chunks overlap: a heading found twice keeps its first place and
-    the longer text under it); running headers and footers left out."""
-    found: dict[Tuple[str, str], DocumentHeading] = {}
+    the longer text under it); running headers and footers left out, and a tail that the
+    headings of several files share (the document set's name) taken off."""
+    raw: List[DocumentHeading] = []
     pages: dict[str, set] = defaultdict(set)
     for chunk_id, text, metadata in chunks:
         ordinal = int(metadata.get("ordinal", 0))
@@ -128,16 +150,21 @@ def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentH
             page = entry["pages"][0] if entry.get("pages") else None
             for position, (title, level, under) in enumerate(headings_in(text, marked_kinds=marked)):
                 pages[_key(title)].update((key, p) for p in entry.get("pages") or [None])
-                place = (key, _key(title))
-                here = DocumentHeading(title, level, entry["name"], key, page, chunk_id, ordinal, position, under)
-                old = found.get(place)
-                if old is not None:
-                    first = old if (old.ordinal, old.position) <= (ordinal, position) else here
-                    here = replace(first, under=max(old.under, under, key=len))
-                found[place] = here
+                raw.append(DocumentHeading(title, level, entry["name"], key, page, chunk_id, ordinal, position, under))
     running = {k for k, where in pages.items() if len({p for _, p in where if p is not None}) >= RUNNING_HEADER_PAGES}
-    heads = [h for h in found.values() if _key(h.title) not in running]
-    return sorted(heads, key=lambda h: (h.source_path, h.ordinal, h.position))
+    tails = _running_tails(raw)
+    found: dict[Tuple[str, str], DocumentHeading] = {}
+    for here in raw:
+        if _key(here.title) in running:
+            continue
+        here = replace(here, title=_without_tail(here.title, tails))
+        place = (here.source_path, _key(here.title))
+        old = found.get(place)
+        if old is not None:
+            first = old if (old.ordinal, old.position) <= (here.ordinal, here.position) else here
+            here = replace(first, under=max(old.under, here.under, key=len))
+        found[place] = here
+    return sorted(found.values(), key=lambda h: (h.source_path, h.ordinal, h.position))
 
 
 def store_headings(store) -> List[DocumentHeading]:

@@ -130,3 +130,19 @@ def test_a_heading_found_in_two_overlapping_chunks_is_one_heading_at_its_first_p
     found = document_headings(chunks)
     assert [(h.title, h.chunk_id) for h in found] == [("Setup", "c1"), ("Mirrors", "c1")]
     assert found[1].under == "A mirror keeps a copy of the index."  # the longer text under it
+
+
+def test_a_tail_the_headings_of_several_files_share_is_the_sets_name_and_comes_off():
+    def chunk(name: str, text: str):
+        locations = f'{{"/d/{name}": {{"name": "{name}", "sha": "x", "kind": "html", "pages": [null]}}}}'
+        return (name, text, {"ordinal": 0, "locations": locations})
+
+    suffix = " (toolkit: the portable widget library)"
+    chunks = [
+        chunk("a.html", f"# Buttons{suffix}\n\n## 2.1 Buttons\n\nA button runs its action when pressed."),
+        chunk("b.html", f"# Menus{suffix}\n\nA menu lists actions."),
+        chunk("c.html", f"# Layouts{suffix}\n\nA layout places widgets.\n\n## Sizes (in pixels)\n\nSizes are whole."),
+    ]
+    found = document_headings(chunks)
+    assert [h.title for h in found] == ["Buttons", "Menus", "Layouts", "Sizes (in pixels)"]
+    assert found[0].under == "A button runs its action when pressed."  # the page title and its h2 are one heading
