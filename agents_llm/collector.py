@@ -120,6 +120,7 @@ class Collector:
         reuse_sources: bool = False,
         meaning: Callable[[], MeaningCheck | None] | None = None,
         writer_sees_evidence: bool = False,
+        section_about_title: bool = False,
     ):
         self.prose_max_tokens = prose_max_tokens
         self.summary_max_tokens = summary_max_tokens
@@ -130,6 +131,8 @@ class Collector:
         # The writer gets the sentences of the passages its section will cite (and be grounded
         # in), not only what teammates relayed: without them it can only invent or echo.
         self.writer_sees_evidence = writer_sees_evidence
+        # A section the plan names is written from the source sentences naming its title's words first.
+        self.section_about_title = section_about_title
 
     async def run(
         self,
@@ -164,12 +167,13 @@ class Collector:
             # A revision keeps citing the section's passages: it is written from, and grounded in,
             # them as well as in what was retrieved since (often nothing).
             src = dedup_sources([*revised.sources, *src])
+        about = planned_title if self.section_about_title else ""
         evidence: list[str] = []
         if self.writer_sees_evidence:
             said = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]
             focus = " ".join([report.topic, objective, planned_title, *(t for _, t in useful)])
             evidence = pick_source_sentences(
-                src, focus=focus, exclude=said, max_sentences=EVIDENCE_SENTENCES, max_chars=EVIDENCE_CHARS
+                src, focus=focus, exclude=said, max_sentences=EVIDENCE_SENTENCES, max_chars=EVIDENCE_CHARS, about=about
             )
         prose = await call(
             "Collector",
@@ -202,7 +206,9 @@ class Collector:
                 else:
                     text = grounded
             if reason:
-                picked = pick_source_sentences(src, focus=f"{report.topic} {objective} {text}", exclude=earlier)
+                picked = pick_source_sentences(
+                    src, focus=f"{report.topic} {objective} {text}", exclude=earlier, about=about
+                )
                 if not picked:
                     return CollectorResult(
                         "skipped",

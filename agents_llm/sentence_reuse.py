@@ -179,13 +179,16 @@ def pick_source_sentences(
     exclude: Iterable[str] = (),
     max_sentences: int = MAX_REUSED_SENTENCES,
     max_chars: int = MAX_REUSED_CHARS,
+    about: str = "",
 ) -> list[str]:
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
     Sentences already in the report (`exclude`) are skipped; a sentence must share at
-    least one content word with the focus.
+    least one content word with the focus. `about`: the section's title; sentences naming
+    its words come first (a section is about its heading before it is about the topic).
     """
-    focus_stems = content_stems(focus)
+    about_stems = content_stems(about)
+    focus_stems = content_stems(focus) | about_stems
     seen = {" ".join(words(s)) for s in exclude}
     candidates = []  # (score, position, sentence)
     position = 0
@@ -199,11 +202,11 @@ def pick_source_sentences(
             stems = content_stems(s)
             overlap = len(stems & focus_stems)
             if overlap:
-                candidates.append((overlap / (len(stems) ** 0.5), position, s.strip()))
-    best = sorted(candidates, key=lambda c: (-c[0], c[1]))[:max_sentences]
+                candidates.append((len(stems & about_stems), overlap / (len(stems) ** 0.5), position, s.strip()))
+    best = sorted(candidates, key=lambda c: (-c[0], -c[1], c[2]))[:max_sentences]
     picked: list[str] = []
     used = 0
-    for _, _, s in sorted(best, key=lambda c: c[1]):
+    for _, _, _, s in sorted(best, key=lambda c: c[2]):
         if used + len(s) > max_chars and picked:
             break
         picked.append(s)

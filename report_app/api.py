@@ -153,7 +153,7 @@ def run_report(
         "reuse_sources": True,
         "keep_by_meaning": True,
         "writer_sees_evidence": True,
-        "search_section_title": True,  # a section planned from a heading finds the passage it heads
+        "section_about_title": True,  # a section planned from a heading finds the passage it heads
         **(engine_cfg or {}),
     }
     messages: list[str] = []

@@ -38,10 +38,12 @@ class EngineSettings:
     # The writer (the Collector's prose call) also gets the best sentences of the passages its section
     # will cite, and is asked to write from them in its own words. On in write_report, off in the env.
     writer_sees_evidence: bool = False
-    # When the plan asks evidence for a section, its title is searched first, beside the Researcher's
-    # queries: a section planned from a document's heading then finds the passage that heading heads,
-    # whatever the model wrote as queries. On in write_report, off in the env (LLM-team results comparable).
-    search_section_title: bool = False
+    # A section the plan names is about its title: its evidence is searched by the title first, beside the
+    # Researcher's queries, and the source sentences it is written from (the writer's evidence, the quotes
+    # its junk prose gives way to) are those naming the title's words first. A section planned from a
+    # document's heading then holds what that heading heads, whatever the model wrote as queries.
+    # On in write_report, off in the env (LLM-team results comparable).
+    section_about_title: bool = False
     # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
     # the topic and outline terms (agents_llm.engine.query_check).
     vet_queries: bool = True

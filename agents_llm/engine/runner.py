@@ -103,6 +103,7 @@ class RoundEngine(TurnTaker):
             reuse_sources=self.settings.reuse_sources,
             meaning=self._meaning_check if self.settings.keep_by_meaning else None,
             writer_sees_evidence=self.settings.writer_sees_evidence,
+            section_about_title=self.settings.section_about_title,
         )
         self._meaning: tuple[object, MeaningCheck | None] | None = None
 

@@ -206,7 +206,7 @@ class TurnTaker:
                     section=section,
                 )
                 retrieval.update(rejected=rejected, fallback=fell_back)
-            if section and self.settings.search_section_title:
+            if section and self.settings.section_about_title:
                 title = " ".join(section.split())
                 if title.lower() not in {q.lower() for q in queries}:
                     queries = [title, *queries][: self.settings.max_queries]

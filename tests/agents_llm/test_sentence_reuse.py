@@ -228,6 +228,45 @@ def test_a_quoted_sentence_about_its_own_document_never_reaches_the_report():
     assert any(r["kind"] == "self_reference" for r in result.removed_sentences)
 
 
+def test_a_section_is_written_from_the_sentences_about_its_title_before_those_about_the_topic():
+    focus = "Tasks in asyncio: creating tasks, gathering results, cancelling them"
+    topic_first = pick_source_sentences([CHUNK], focus=focus, max_sentences=1)
+    assert topic_first == [
+        "The function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop."
+    ]
+    about = pick_source_sentences([CHUNK], focus=focus, max_sentences=1, about="Cancelling")
+    assert about == ["Cancelling a Task raises CancelledError inside the wrapped coroutine at its next await."]
+    # The Collector, told so, quotes for a section planned as "Cancelling" what is about cancelling,
+    # when the topic's sentences would fill the section first.
+    topical = SourceRef(
+        "more.txt",
+        None,
+        "c8",
+        "Tasks in asyncio let coroutines run concurrently on one event loop. "
+        "Creating tasks with asyncio.create_task starts coroutines as tasks in asyncio. "
+        "Gathering results of tasks in asyncio keeps the order of the awaitables given. "
+        "Tasks in asyncio are created, gathered and awaited by the same event loop.",
+    )
+    for on in (True, False):
+        replies = ["Tasks run.", "A summary."]
+
+        async def call(agent, kind, messages, max_tokens):
+            return replies.pop(0)
+
+        report = ReportState(TOPIC)
+        asyncio.run(
+            Collector(reuse_sources=True, section_about_title=on).run(
+                call=call,
+                report=report,
+                contributions=[("DataAnalyst", "notes")],
+                objective=focus,
+                sources=[topical, CHUNK],
+                planned_title="Cancelling",
+            )
+        )
+        assert ("Cancelling a Task raises" in report.sections[0].content) is on, report.sections[0].content
+
+
 def test_a_heading_cut_from_a_sentence_does_not_end_mid_phrase():
     assert title_from("The event loop is the core of every asyncio application.") == "The event loop is the core"
     assert title_from("A task wraps a coroutine, and the loop schedules it soon.") == "A task wraps a coroutine"
