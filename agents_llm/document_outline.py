@@ -8,13 +8,15 @@ facts the documents treat as central to the topic are written first, under the d
 words, and each section's search (its heading) finds the passage the heading heads.
 
 A heading is left out when it is no heading for a report (`section_headings.not_a_heading`),
-restates the topic, is the documents' apparatus (contents, index, licence, ...), repeats an
-earlier heading, or names none of the topic's content words, neither in itself nor in the
-words under it.
+restates the topic, is the documents' apparatus (contents, index, licence, ...), is a
+document's own title (its first heading, when more follow: it heads all of the document, and
+the report has its own title), repeats an earlier heading, or names none of the topic's
+content words, neither in itself nor in the words under it.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, List, Sequence
 
@@ -47,6 +49,16 @@ class OutlineEntry:
     score: float  # cosine of the heading (and the words under it) with the topic
 
 
+def _is_document_title(heading: Any, later_levels: Sequence[int]) -> bool:
+    """The first heading of its file, with two or more after it, all below it: deeper levels, or,
+    where its level is unknown (an unnumbered line of a PDF), numbered sections after it."""
+    if (heading.ordinal, heading.position) != (0, 0) or len(later_levels) < 2:
+        return False
+    if heading.level == 0:
+        return any(level > 0 for level in later_levels)
+    return all(level > heading.level for level in later_levels)
+
+
 def _citation(heading: Any) -> str:
     return f"{heading.source}, p. {heading.page}" if heading.page is not None else heading.source
 
@@ -59,7 +71,13 @@ def document_outline(
     topic_stems = content_stems(topic)
     taken: set[str] = set()
     candidates = []
+    later_levels: dict[str, list[int]] = defaultdict(list)
+    for h in headings:
+        if (h.ordinal, h.position) != (0, 0):
+            later_levels[h.source_path].append(h.level)
     for heading in headings:
+        if _is_document_title(heading, later_levels[heading.source_path]):
+            continue
         title = clean_title(heading.title, topic)
         key = " ".join(words(title))
         if not title or key in taken or key in APPARATUS or not_a_heading(title) or restates(title, topic):

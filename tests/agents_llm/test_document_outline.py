@@ -40,6 +40,20 @@ def test_the_outline_keeps_the_headings_about_the_topic_closest_first_and_each_o
     assert entries[0].citation == "venv.md"
 
 
+def test_a_documents_own_title_is_no_section_when_more_headings_follow():
+    doc = [
+        DocumentHeading(
+            "Virtual environments in practice", 1, "venv.md", "/d/venv.md", None, "c0", 0, 0, "venv guide."
+        ),
+        DocumentHeading("Creating environments", 2, "venv.md", "/d/venv.md", None, "c0", 0, 1, "venv creates one."),
+        DocumentHeading("Activating it", 2, "venv.md", "/d/venv.md", None, "c1", 1, 0, "Activate the venv."),
+    ]
+    titles = [e.title for e in document_outline(doc, TOPIC, HashingEmbedding(dim=384))]
+    assert "Virtual environments in practice" not in titles and len(titles) == 2
+    # with nothing after it, a file's one heading is its one section
+    assert [e.title for e in document_outline(doc[:1], TOPIC, HashingEmbedding(dim=384))] == [doc[0].title]
+
+
 def test_no_heading_about_the_topic_gives_no_outline():
     assert document_outline(HEADINGS, "Sorting networks and their depth", HashingEmbedding(dim=384)) == []
 
