@@ -70,14 +70,17 @@ class RagStore:
         self.embedding: Embedding = embedding or build_embedding(cfg.embedding, cfg.chunking)
         self.path = Path(cfg.store.path).expanduser()
         self.path.mkdir(parents=True, exist_ok=True)
-        self._client = chromadb.PersistentClient(
-            path=str(self.path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
-        )
         # Chroma types the parameter EmbeddingFunction[Documents | Images] although its own text
         # functions (its default included) take documents only, as ours does; a store hands Chroma
         # no images (nor, with vectors passed explicitly, anything to embed), so the cast is safe.
         self._adapter = cast("EmbeddingFunction[Embeddable]", ChromaEmbeddingAdapter(self.embedding))
-        with FileLock(str(self.path / WRITE_LOCK)):  # two processes creating one new store: one creates it
+        # Two processes creating one new store: one creates it. The client too: opening a new folder,
+        # Chroma creates its tables, and a second process doing so at once fails with "table
+        # collections already exists" (seen in CI on test_two_processes_ingesting_into_one_store_at_once).
+        with FileLock(str(self.path / WRITE_LOCK)):
+            self._client = chromadb.PersistentClient(
+                path=str(self.path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+            )
             self.collection = self._open_collection(cfg.store.collection)
             self._generation = self._stored_generation()  # what the bookkeeping loaded below reflects
         self.lexical: LexicalIndex = build_lexical_index(
