@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from rag.guard import find_injections
 from rag.sentences import blocks
@@ -169,15 +169,4 @@ def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentH
 
 def store_headings(store) -> List[DocumentHeading]:
     """Every heading of the documents in ``store`` (a RagStore), read from its chunks."""
-    out: List[Tuple[str, str, dict]] = []
-    offset, page_size = 0, 500
-    while True:
-        page = store.collection.get(include=["documents", "metadatas"], limit=page_size, offset=offset)
-        ids: Sequence[str] = page["ids"]
-        if not ids:
-            break
-        out.extend(zip(ids, page["documents"], page["metadatas"]))
-        offset += len(ids)
-        if len(ids) < page_size:
-            break
-    return document_headings(out)
+    return document_headings(store.iter_chunks())

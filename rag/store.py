@@ -134,24 +134,20 @@ class RagStore:
         )
         self.sources = {}
         self._owners: Dict[str, Set[str]] = {}  # chunk id -> source keys whose text holds it
-        offset = 0
-        while True:
-            page = self.collection.get(include=["documents", "metadatas"], limit=_LOAD_PAGE, offset=offset)
-            ids = page["ids"]
-            if not ids:
-                break
-            self.lexical.add(ids, page["documents"])
-            for identifier, metadata in zip(ids, page["metadatas"]):
-                locations = decode_locations(metadata)
-                self._owners[identifier] = set(locations)
-                for key, entry in locations.items():
-                    record = self.sources.get(key)
-                    if record is None:
-                        record = self.sources[key] = SourceRecord(key, entry["name"], entry["sha"])
-                    record.chunk_ids.append(identifier)
-            offset += len(ids)
-            if len(ids) < _LOAD_PAGE:
-                break
+        ids: List[str] = []
+        texts: List[str] = []
+        for identifier, text, metadata in self.iter_chunks():
+            ids.append(identifier)
+            texts.append(text)
+            locations = decode_locations(metadata)
+            self._owners[identifier] = set(locations)
+            for key, entry in locations.items():
+                record = self.sources.get(key)
+                if record is None:
+                    record = self.sources[key] = SourceRecord(key, entry["name"], entry["sha"])
+                record.chunk_ids.append(identifier)
+        if ids:
+            self.lexical.add(ids, texts)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -171,6 +167,17 @@ class RagStore:
                 missing.append(index)
             seen.add(identifier)
         return missing
+
+    def iter_chunks(self) -> Iterator[Tuple[str, str, dict]]:
+        """Every stored chunk as (id, text, metadata), read from Chroma a page at a time."""
+        offset = 0
+        while True:
+            page = self.collection.get(include=["documents", "metadatas"], limit=_LOAD_PAGE, offset=offset)
+            ids = page["ids"]
+            yield from zip(ids, page["documents"], page["metadatas"])
+            offset += len(ids)
+            if len(ids) < _LOAD_PAGE:
+                return
 
     def get_chunks(self, ids: Sequence[str]) -> Dict[str, dict]:
         if not ids:
