@@ -111,7 +111,8 @@ def headings_in(text: str, *, marked_kinds: bool) -> List[Tuple[str, int, str]]:
     return out
 
 
-def _key(title: str) -> str:
+def heading_key(title: str) -> str:
+    """A heading's words, lower case, without punctuation: two spellings of one heading match."""
     return " ".join(re.findall(r"[a-z0-9]+", title.lower()))
 
 
@@ -136,6 +137,13 @@ def _without_tail(title: str, tails: set[str]) -> str:
     return title[: m.start()].strip() if m and m.start() > 0 and m.group(0).strip() in tails else title
 
 
+def without_tail(title: str) -> str:
+    """`title` without a trailing parenthesis or dash clause, whatever it says (to match a heading
+    line as written against a heading whose shared tail `document_headings` took off)."""
+    m = _TAIL.search(title)
+    return title[: m.start()].strip() if m and m.start() > 0 else title
+
+
 def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentHeading]:
     """The headings in ``chunks`` ((id, text, metadata) as the store keeps them), in document
     order, each once per file (chunks overlap: a heading found twice keeps its first place and
@@ -149,16 +157,16 @@ def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentH
             marked = entry.get("kind", "") not in UNMARKED_HEADING_KINDS
             page = entry["pages"][0] if entry.get("pages") else None
             for position, (title, level, under) in enumerate(headings_in(text, marked_kinds=marked)):
-                pages[_key(title)].update((key, p) for p in entry.get("pages") or [None])
+                pages[heading_key(title)].update((key, p) for p in entry.get("pages") or [None])
                 raw.append(DocumentHeading(title, level, entry["name"], key, page, chunk_id, ordinal, position, under))
     running = {k for k, where in pages.items() if len({p for _, p in where if p is not None}) >= RUNNING_HEADER_PAGES}
     tails = _running_tails(raw)
     found: dict[Tuple[str, str], DocumentHeading] = {}
     for here in raw:
-        if _key(here.title) in running:
+        if heading_key(here.title) in running:
             continue
         here = replace(here, title=_without_tail(here.title, tails))
-        place = (here.source_path, _key(here.title))
+        place = (here.source_path, heading_key(here.title))
         old = found.get(place)
         if old is not None:
             first = old if (old.ordinal, old.position) <= (here.ordinal, here.position) else here

@@ -33,6 +33,8 @@ class RetrievedChunk:
     # Every (source, source_path, page) this text occurs at; the first is source/page above.
     # Identical text is stored once, so one hit can stand for several places.
     locations: List[Location] = field(default_factory=list)
+    # Set when this is the passage a document heading heads (`rag.heading_passages`), not a search hit.
+    heading: str = ""
 
     @property
     def citation(self) -> str:

@@ -19,14 +19,21 @@ class SourceRef:
     chunk_id: str = ""
     text: str = ""  # the chunk's (guarded) text
     source_path: str = ""  # full path: two files with one name stay two sources
+    heading: str = ""  # the document heading whose passage this text is ('' for a search hit)
 
     @property
     def file_key(self) -> str:
         return self.source_path or self.source
 
     @property
-    def key(self) -> Tuple[str, Optional[int], str]:
+    def chunk_key(self) -> Tuple[str, Optional[int], str]:
+        """The stored chunk this text is (or is cut from)."""
         return (self.file_key, self.page, self.chunk_id)
+
+    @property
+    def key(self) -> Tuple[str, Optional[int], str, str]:
+        """The passage: two headings' parts of one chunk are two passages."""
+        return (self.file_key, self.page, self.chunk_id, self.heading)
 
     def label(self) -> str:
         return f"{self.source}, p. {self.page}" if self.page is not None else self.source
@@ -65,6 +72,7 @@ def as_source_ref(result: Any) -> SourceRef:
         chunk_id=getattr(result, "chunk_id", ""),
         text=getattr(result, "text", ""),
         source_path=getattr(result, "source_path", ""),
+        heading=getattr(result, "heading", ""),
     )
 
 
@@ -74,9 +82,13 @@ def as_source_refs(result: Any) -> List[SourceRef]:
     locations = getattr(result, "locations", None)
     if isinstance(result, SourceRef) or not locations:
         return [as_source_ref(result)]
-    chunk_id, text = getattr(result, "chunk_id", ""), getattr(result, "text", "")
+    chunk_id, text, heading = (
+        getattr(result, "chunk_id", ""),
+        getattr(result, "text", ""),
+        getattr(result, "heading", ""),
+    )
     return [
-        SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path)
+        SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path, heading=heading)
         for name, path, page in locations
     ]
 
@@ -88,7 +100,14 @@ class SourceBuffer:
         self._refs: List[SourceRef] = []
 
     def add(self, results: Iterable[Any]) -> None:
-        self._refs = dedup_sources(self._refs, (ref for r in results for ref in as_source_refs(r)))
+        new = [ref for r in results for ref in as_source_refs(r)]
+        # A heading's passage (the chunk cut to what the heading heads) stands for the whole chunk:
+        # the section planned from that heading is written from it, not from its neighbours' parts.
+        cut = {ref.chunk_key for ref in (*self._refs, *new) if ref.heading}
+        self._refs = dedup_sources(
+            (ref for ref in self._refs if ref.heading or ref.chunk_key not in cut),
+            (ref for ref in new if ref.heading or ref.chunk_key not in cut),
+        )
 
     def pending(self) -> List[SourceRef]:
         return list(self._refs)
