@@ -69,7 +69,8 @@ def reference_label(ref: SourceRef) -> str:
     file read as two places: `guide.md, section “Pinning”, “Pin every dependency with ...”`."""
     parts = [ref.label()]
     found = blocks(ref.text)
-    heading = next((b.text.lstrip("#").strip() for b in found if b.kind == "heading"), "")
+    # The heading whose passage it is, else the first heading the passage holds.
+    heading = ref.heading or next((b.text.lstrip("#").strip() for b in found if b.kind == "heading"), "")
     if heading:
         parts.append(f"section \u201c{heading}\u201d")
     prose = [b.text for b in found if b.kind == "prose"]
@@ -83,14 +84,11 @@ def reference_label(ref: SourceRef) -> str:
 
 
 def _source_numbers(report: ReportState) -> dict[tuple, int]:
-    return {(s.source, s.page, s.chunk_id): i for i, s in enumerate(numbered_sources(report), 1)}
+    return {s.key: i for i, s in enumerate(numbered_sources(report), 1)}
 
 
 def _section_refs(section, numbers: dict[tuple, int]) -> list[int]:
-    refs = sorted(
-        {numbers[(s.source, s.page, s.chunk_id)] for s in section.sources if (s.source, s.page, s.chunk_id) in numbers}
-    )
-    return refs
+    return sorted({numbers[s.key] for s in section.sources if s.key in numbers})
 
 
 def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | None = None) -> str:

@@ -20,6 +20,7 @@ from typing import Iterable, Sequence
 
 
 from rag.guard import find_injections
+from rag.headings import heading_key
 from rag.sentences import begins_sentence, split_sentences
 
 from .judges.terms import STOPWORDS, stem
@@ -35,7 +36,8 @@ KEEP_SHARE = 0.7  # a written sentence stays when this share of its content word
 SNAP_SHARE = 0.34  # ... and gives way to that source sentence when the share is at least this (else it is dropped)
 MAX_REUSED_CHARS = 700
 
-_CODE_LIKE = re.compile(r"```|[{}<>=;]|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
+# A semicolon is code only without a space after it ("i=0;i<n"); prose joins clauses with "; ".
+_CODE_LIKE = re.compile(r"```|[{}<>=]|;(?=\S)|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
 
 
 def content_stems(text: str) -> set[str]:
@@ -184,15 +186,20 @@ def pick_source_sentences(
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
     Sentences already in the report (`exclude`) are skipped; a sentence must share at
-    least one content word with the focus. `about`: the section's title; sentences naming
-    its words come first (a section is about its heading before it is about the topic).
+    least one content word with the focus. `about`: the section's title. The sentences of the
+    passage a document heading of that name heads (a source whose `heading` is `about`) come
+    first, whatever words they use: they are what the document says under it. Then the
+    sentences naming the title's words (a section is about its heading before it is about
+    the topic).
     """
     about_stems = content_stems(about)
+    about_key = heading_key(about) if about else ""
     focus_stems = content_stems(focus) | about_stems
     seen = {" ".join(words(s)) for s in exclude}
-    candidates = []  # (score, position, sentence)
+    candidates = []  # (under the heading, score, position, sentence)
     position = 0
     for src in sources:
+        under = bool(about_key) and heading_key(getattr(src, "heading", "") or "") == about_key
         for s in source_sentences(src.text):
             position += 1
             norm = " ".join(words(s))
@@ -201,12 +208,12 @@ def pick_source_sentences(
             seen.add(norm)
             stems = content_stems(s)
             overlap = len(stems & focus_stems)
-            if overlap:
-                candidates.append((len(stems & about_stems), overlap / (len(stems) ** 0.5), position, s.strip()))
-    best = sorted(candidates, key=lambda c: (-c[0], -c[1], c[2]))[:max_sentences]
+            if overlap or under:
+                candidates.append((under, len(stems & about_stems), overlap / (len(stems) ** 0.5), position, s.strip()))
+    best = sorted(candidates, key=lambda c: (not c[0], -c[1], -c[2], c[3]))[:max_sentences]
     picked: list[str] = []
     used = 0
-    for _, _, _, s in sorted(best, key=lambda c: c[2]):
+    for *_, s in sorted(best, key=lambda c: (not c[0], c[3])):  # the heading's passage first
         if used + len(s) > max_chars and picked:
             break
         picked.append(s)

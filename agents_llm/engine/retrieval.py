@@ -7,6 +7,7 @@ query over a shared `rag.RagStore` (guarded text, up to three queries).
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Protocol, Sequence
 
 from rag.guard import guard_untrusted_text
@@ -16,6 +17,10 @@ from ..sentence_reuse import unreported_facts
 
 
 class Retriever(Protocol):
+    """What a Researcher searches. A retriever may also offer `heading_passage(title) -> chunks`:
+    the passage a document heading heads, which a section planned from that heading is written
+    from (`RagRetriever` does; without it, sections are found by search alone)."""
+
     def retrieve(self, queries: Sequence[str]) -> list[Any]:
         """Chunks with .text (guarded), .source, .page, .chunk_id, .scores; [] when nothing relevant."""
 
@@ -26,11 +31,26 @@ class RagRetriever:
     def __init__(self, store: Any, *, top_k: int = 3):
         self.store = store
         self.top_k = top_k
+        self._passages: Any = None  # rag.heading_passages.HeadingPassages, read once per store size
+        self._passages_size = -1
+        self._lock = threading.Lock()
 
     def retrieve(self, queries: Sequence[str]) -> list[Any]:
         from rag import query
 
         return query(self.store, list(queries), top_k=self.top_k)
+
+    def heading_passage(self, title: str) -> list[Any]:
+        """The passage the documents' heading `title` heads, as retrieval results ([] when no
+        document has that heading): a section planned from a heading is written from it."""
+        from rag.heading_passages import HeadingPassages, heading_passage
+
+        with self._lock:  # turns run in threads; the store is read once, not once per turn
+            size = len(self.store)
+            if self._passages is None or size != self._passages_size:
+                self._passages, self._passages_size = HeadingPassages.of_store(self.store), size
+            passages = self._passages
+        return heading_passage(self.store, passages, title)
 
     def __len__(self) -> int:
         return len(self.store)

@@ -206,14 +206,19 @@ class TurnTaker:
                     section=section,
                 )
                 retrieval.update(rejected=rejected, fallback=fell_back)
+            passage: list[Any] = []
             if section and self.settings.section_about_title:
                 title = " ".join(section.split())
                 if title.lower() not in {q.lower() for q in queries}:
                     queries = [title, *queries][: self.settings.max_queries]
                 retrieval["section_query"] = title
+                passage = await self._heading_passage(title, retrieval)
             retrieval["queries"] = queries
             if queries:
                 chunks = await self._search(queries, retrieval)
+                if passage:  # what the section's heading heads comes first, before search hits
+                    ids = {c.chunk_id for c in passage}
+                    chunks = passage + [c for c in chunks if c.chunk_id not in ids]
                 fresh_chunks = new_chunks(chunks, report)
                 if section and not fresh_chunks and self.settings.vet_queries and not fell_back:
                     # Nothing the report lacks: search once more for the section and the topic
@@ -259,6 +264,20 @@ class TurnTaker:
         elif member.role.uses_rag and prompts.RESEARCH_EXHAUSTED in text:
             ctx.rag_exhausted = True
         return turn
+
+    async def _heading_passage(self, title: str, retrieval: dict[str, Any]) -> list[Any]:
+        """The passage the documents' heading `title` heads ([] when none has it, or the retriever
+        cannot say); its chunk ids go into the trace entry as `section_passage`."""
+        find = getattr(self.retriever, "heading_passage", None)
+        if find is None:
+            return []
+        try:
+            passage = list(await asyncio.to_thread(find, title))
+        except Exception as e:  # like a failed search, the trace says why and the turn goes on
+            retrieval["error"] = f"{type(e).__name__}: {e}"
+            return []
+        retrieval["section_passage"] = [c.chunk_id for c in passage]
+        return passage
 
     async def _search(self, queries: list[str], retrieval: dict[str, Any]) -> list[Any]:
         """The retriever's chunks for `queries`; [] with the error in the trace entry when the store fails."""

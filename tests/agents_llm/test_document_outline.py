@@ -91,6 +91,11 @@ def test_write_report_writes_the_sections_the_documents_headings_name(tmp_path):
     assert said.startswith("outline: the documents' headings closest to the task:"), said
     titles = [s.title for s in result.report.sections]
     assert sorted(titles) == ["Comparators", "Depth of sorting networks"], titles  # not the model's "Alpha methods"
+    # Each section is written from, and cites, the passage its heading heads in the document.
+    depth = next(s for s in result.report.sections if s.title.startswith("Depth"))
+    assert "comparator layers" in depth.content, depth.content
+    for section in result.report.sections:
+        assert {ref.heading for ref in section.sources} == {section.title}, (section.title, section.sources)
 
 
 def test_write_report_takes_the_models_outline_or_the_users_when_told(tmp_path):

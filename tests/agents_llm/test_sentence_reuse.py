@@ -116,6 +116,8 @@ def test_helpers():
     assert is_prose("The event loop runs tasks on a single thread.")
     assert not is_prose("import asyncio")
     assert not is_prose("x = await asyncio.gather(a(), b())")
+    assert is_prose("A task wraps a coroutine; the event loop schedules it on its next iteration.")
+    assert not is_prose("The loop runs for (i = 0;i < n;i++) until every task is done.")
     assert supported_share(GOOD, [CHUNK.text]) == 1.0
     assert why_reuse(GOOD.split("\n", 1)[1], "Tasks", [CHUNK.text]) is None
     assert pick_source_sentences([CHUNK], focus="gather results") == [
@@ -265,6 +267,28 @@ def test_a_section_is_written_from_the_sentences_about_its_title_before_those_ab
             )
         )
         assert ("Cancelling a Task raises" in report.sections[0].content) is on, report.sections[0].content
+
+
+def test_a_section_planned_from_a_heading_is_written_from_the_passage_that_heading_heads():
+    # The passage under "The basics" never says "basics"; a search hit repeats the title's words.
+    passage = SourceRef(
+        "guide.md",
+        None,
+        "c9",
+        "# The basics\n\nAn event loop runs one coroutine at a time until it awaits something. "
+        "Coroutines are declared with async def and started by asyncio.run.",
+        heading="The basics",
+    )
+    echo = SourceRef("faq.md", None, "c10", "The basics of asyncio are easy to learn for every Python programmer.")
+    picked = pick_source_sentences([echo, passage], focus=TOPIC, about="The Basics", max_sentences=2)
+    assert picked == [
+        "An event loop runs one coroutine at a time until it awaits something.",
+        "Coroutines are declared with async def and started by asyncio.run.",
+    ]
+    # Another section's title leaves the passage to compete on words alone.
+    assert pick_source_sentences([echo, passage], focus=TOPIC, about="Basics of asyncio", max_sentences=1) == [
+        "The basics of asyncio are easy to learn for every Python programmer."
+    ]
 
 
 def test_a_heading_cut_from_a_sentence_does_not_end_mid_phrase():
