@@ -28,13 +28,16 @@ class Instructions:
     trigrams: frozenset
     vocabulary: frozenset
     labels: frozenset  # lower-cased label words, e.g. ("task",), ("section", "goal"), ("objective",)
+    names: frozenset = frozenset()  # the agents' names, lower case: inputs of a label, not its words
 
 
 _LABEL = re.compile(r"^\W*([A-Za-z][^:\n]{0,40}?)\s*:")  # "Task:", "Objective (DRAFTING round 2):"
 
 
-def _label_words(label: str) -> tuple[str, ...]:
-    return tuple(words(re.sub(r"\([^)]*\)", " ", label)))
+def _label_words(label: str, without: frozenset = frozenset()) -> tuple[str, ...]:
+    """A label's words, no parenthesis; `without`: words left out (the agents' names, which our
+    labels carry as inputs: "Message from LeadArchitect:" is the label "Message from")."""
+    return tuple(w for w in words(re.sub(r"\([^)]*\)", " ", label)) if w not in without)
 
 
 # Stands in for every input a prompt carries (topic, objective, messages, sources): words() sees no word in
@@ -75,6 +78,7 @@ def instruction_texts() -> list[str]:
                     )
                 ]
     texts += [m["content"] for m in prompts.query_messages(topic=x, objective=x, inbox=inbox, memory=x)]
+    texts += [m["content"] for m in prompts.query_messages(topic=x, objective=x, inbox=inbox, memory=x, section=x)]
     texts += [
         m["content"] for m in prompts.collector_messages(topic=x, objective=x, last_section=x, contributions=inbox)
     ]
@@ -97,7 +101,10 @@ def instructions() -> Instructions:
             m = _LABEL.match(line)
             if m and _label_words(m.group(1)):
                 labels.add(_label_words(m.group(1)))
-    return Instructions(frozenset(grams), frozenset(vocabulary), frozenset(labels))
+    from .prompts import SYSTEM
+
+    names = frozenset(w for role in [*SYSTEM, "Collector"] for w in words(role))
+    return Instructions(frozenset(grams), frozenset(vocabulary), frozenset(labels), names)
 
 
 def instruction_trigrams() -> frozenset:
@@ -123,7 +130,7 @@ def echo_reason(
     if len(grams) >= 2 and sum(g in ours.trigrams for g in grams) / len(grams) >= overlap:
         return "verbatim"
     m = _LABEL.match(sentence)
-    if m and _label_words(m.group(1)) in ours.labels:
+    if m and _label_words(m.group(1), without=ours.names) in ours.labels:
         return "label"
     topic_stems = {stem(w) for w in words(topic)}
     content = [stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS]

@@ -105,3 +105,16 @@ def test_an_echoed_instruction_of_the_pipeline_never_passes_as_a_query():
     # Queries a reader would type stay.
     for query in ("Pydantic model field validators", "type hints in Pydantic models", "validation errors raised"):
         assert junk_reason(query, query_terms(TOPIC, echoed), TOPIC) is None, query
+
+
+def test_a_query_that_opens_on_one_of_our_labels_is_refused_whoever_the_label_names():
+    # Seen in a libffi run: the Researcher copied its inbox line, and the store answered it.
+    for echoed in (
+        "Message from LeadArchitect: The Basics",
+        "Message from Reviewer: closures need a trampoline",
+        "Section to find evidence for: The Closure API",
+    ):
+        assert "instruction" in (junk_reason(echoed, query_terms(TOPIC, "Pydantic"), TOPIC) or ""), echoed
+    # A label of the documents' own, or a name that is no agent's, is a query.
+    for query in ("Validators: Pydantic field checks", "Message from Pydantic maintainers about validators"):
+        assert junk_reason(query, query_terms(TOPIC), TOPIC) is None, query
