@@ -196,10 +196,11 @@ def pick_source_sentences(
     about_key = heading_key(about) if about else ""
     focus_stems = content_stems(focus) | about_stems
     seen = {" ".join(words(s)) for s in exclude}
-    candidates = []  # (under the heading, score, position, sentence)
+    candidates = []  # (under the heading, about score, focus score, position, sentence, position it leans on)
     position = 0
     for src in sources:
         under = bool(about_key) and heading_key(getattr(src, "heading", "") or "") == about_key
+        first = position + 1
         for s in source_sentences(src.text):
             position += 1
             norm = " ".join(words(s))
@@ -209,16 +210,46 @@ def pick_source_sentences(
             stems = content_stems(s)
             overlap = len(stems & focus_stems)
             if overlap or under:
-                candidates.append((under, len(stems & about_stems), overlap / (len(stems) ** 0.5), position, s.strip()))
-    best = sorted(candidates, key=lambda c: (not c[0], -c[1], -c[2], c[3]))[:max_sentences]
+                # A sentence that leans on the one before it is quoted only after it; the first of
+                # a passage leans on nothing the report can show.
+                leans = (position - 1 if position > first else -1) if leans_on_previous(s) else None
+                density = overlap / (len(stems) ** 0.5)
+                candidates.append((under, len(stems & about_stems), density, position, s.strip(), leans))
+    ranked = sorted(candidates, key=lambda c: (not c[0], -c[1], -c[2], c[3]))
+    best: list[tuple] = []
+    taken: set[int] = set()
+    while ranked and len(best) < max_sentences:
+        fits = [c for c in ranked if c[5] is None or c[5] in taken]
+        if not fits:
+            break
+        best.append(fits[0])
+        taken.add(fits[0][3])
+        ranked.remove(fits[0])
     picked: list[str] = []
     used = 0
-    for *_, s in sorted(best, key=lambda c: (not c[0], c[3])):  # the heading's passage first
-        if used + len(s) > max_chars and picked:
+    for c in sorted(best, key=lambda c: (not c[0], c[3])):  # the heading's passage first
+        if used + len(c[4]) > max_chars and picked:
             break
-        picked.append(s)
-        used += len(s) + 1
+        picked.append(c[4])
+        used += len(c[4]) + 1
     return picked
+
+
+# A sentence that means something only after the one before it: "This is ...", "One such
+# convention ...", "The format is as described above."
+_LEANS_ON_PREVIOUS = re.compile(
+    r"^\W*(?:this|these|those|that|such|it|they|them|their|thus|hence|therefore|however|otherwise|"
+    r"here|likewise|similarly|then|also|instead|moreover|furthermore|in (?:this|that|such) case|"
+    r"for (?:this|that) reason|as a result)\b|\bsuch (?!as\b)|\b(?:as|see) above\b|\bthe above\b|"
+    r"\b(?:described|shown|listed|mentioned|given|defined|explained) (?:above|earlier|previously)\b|"
+    r"\bthe (?:former|latter)\b",
+    re.IGNORECASE,
+)
+
+
+def leans_on_previous(sentence: str) -> bool:
+    """Whether `sentence` refers back to what came before it, so that quoted alone it misleads."""
+    return bool(_LEANS_ON_PREVIOUS.search(sentence))
 
 
 # Words a heading cut from a sentence must not end on, beyond the stopwords: determiners

@@ -216,17 +216,22 @@ def test_a_quoted_sentence_about_its_own_document_never_reaches_the_report():
     """A source's "This section describes ..." is about the document it came from: quoted into a
     report, it points at the wrong text. A writer whose prose gives way to the source's sentences
     gets the others."""
-    chunk = SourceRef(
-        "tasks.txt",
-        None,
-        "c7",
-        "This section describes how asyncio schedules every task on the event loop. "
-        "The function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop.",
-    )
-    result, report = collect("Tasks run.", sources=(chunk,))  # too short: the sources' sentences stand in
-    assert result.status == "appended"
-    content = report.sections[0].content
-    assert "This section describes" not in content and "asyncio.create_task wraps a coroutine" in content
+    for about_itself in (
+        "This section describes how asyncio schedules every task on the event loop.",
+        "In this section we describe how asyncio schedules every task on the event loop.",
+    ):
+        chunk = SourceRef(
+            "tasks.txt",
+            None,
+            "c7",
+            f"{about_itself} "
+            "The function asyncio.create_task wraps a coroutine into a Task and schedules it on the event loop.",
+        )
+        result, report = collect("Tasks run.", sources=(chunk,))  # too short: the sources' sentences stand in
+        assert result.status == "appended"
+        content = report.sections[0].content
+        assert about_itself[:20] not in content and "asyncio.create_task wraps a coroutine" in content
+    # The second leans on nothing before it: the report filter is what takes it out.
     assert any(r["kind"] == "self_reference" for r in result.removed_sentences)
 
 
@@ -289,6 +294,31 @@ def test_a_section_planned_from_a_heading_is_written_from_the_passage_that_headi
     assert pick_source_sentences([echo, passage], focus=TOPIC, about="Basics of asyncio", max_sentences=1) == [
         "The basics of asyncio are easy to learn for every Python programmer."
     ]
+
+
+def test_a_sentence_that_leans_on_the_one_before_it_is_quoted_only_after_it():
+    triggers = SourceRef(
+        "spec.txt",
+        None,
+        "c11",
+        "It is read by the trigger processor at every run of the package manager. "
+        "A trigger is a named event that a package declares interest in. "
+        "Such a trigger is activated when a file under the declared path changes. "
+        "A package's postinst is called with the trigger's name as its argument.",
+    )
+    focus = "trigger package interest activated"
+    everything = pick_source_sentences([triggers], focus=focus, max_sentences=4)
+    assert everything == [
+        "A trigger is a named event that a package declares interest in.",
+        "Such a trigger is activated when a file under the declared path changes.",
+        "A package's postinst is called with the trigger's name as its argument.",
+    ]  # not the opening "It is read ...": what "it" is lies before the passage
+    # Its antecedent already said elsewhere in the report, "Such a trigger ..." would stand alone.
+    alone = pick_source_sentences([triggers], focus=focus, exclude=[everything[0]], max_sentences=4)
+    assert alone == ["A package's postinst is called with the trigger's name as its argument."]
+    # Ranked first on words, it still waits for its antecedent: with one slot, it is not the one quoted.
+    [one] = pick_source_sentences([triggers], focus="activated changes declared path", max_sentences=1)
+    assert not one.startswith("Such"), one
 
 
 def test_a_heading_cut_from_a_sentence_does_not_end_mid_phrase():
