@@ -11,7 +11,8 @@ A heading is left out when it is no heading for a report (`section_headings.not_
 restates the topic, is the documents' apparatus (contents, index, licence, ...), is a
 document's own title (its first heading, when more follow: it heads all of the document, and
 the report has its own title), repeats an earlier heading, or names none of the topic's
-content words, neither in itself nor in the words under it.
+content words, neither in itself nor in the words under it. Of a heading and one of its own
+subheadings, only the closer to the topic is kept: the part's passage holds the subpart's.
 """
 
 from __future__ import annotations
@@ -93,5 +94,27 @@ def document_outline(
     vectors = np.asarray(embedding.embed_documents(texts), dtype=float)
     norms = np.linalg.norm(vectors, axis=1) * (np.linalg.norm(query) or 1.0)
     scores = vectors @ query / np.where(norms == 0, 1.0, norms)
-    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))[:size]
+    by_file: dict[str, list] = defaultdict(list)
+    for h in headings:
+        by_file[h.source_path].append(h)
+    order: list[int] = []
+    for i in sorted(range(len(candidates)), key=lambda i: (-scores[i], i)):
+        # A heading's passage holds its subsections': a part and its own subpart would share their text.
+        if not any(_nested(candidates[i][0], candidates[j][0], by_file) for j in order):
+            order.append(i)
+        if len(order) == size:
+            break
     return [OutlineEntry(candidates[i][1], _citation(candidates[i][0]), float(scores[i])) for i in order]
+
+
+def _nested(a: Any, b: Any, by_file: dict[str, list]) -> bool:
+    """Whether one of two headings heads a part that holds the other (same file, a deeper level
+    after it, and no heading of its level or above between them); unknown levels nest nothing."""
+    if a.source_path != b.source_path or a.level == 0 or b.level == 0 or a.level == b.level:
+        return False
+    outer, inner = (a, b) if a.level < b.level else (b, a)
+    start, end = (outer.ordinal, outer.position), (inner.ordinal, inner.position)
+    if start >= end:
+        return False
+    between = [h for h in by_file[outer.source_path] if start < (h.ordinal, h.position) < end]
+    return not any(0 < h.level <= outer.level for h in between)

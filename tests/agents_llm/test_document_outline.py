@@ -54,6 +54,27 @@ def test_a_documents_own_title_is_no_section_when_more_headings_follow():
     assert [e.title for e in document_outline(doc[:1], TOPIC, HashingEmbedding(dim=384))] == [doc[0].title]
 
 
+def test_a_part_and_its_own_subpart_are_not_both_sections():
+    def at(title: str, level: int, ordinal: int, source: str = "venv.md") -> DocumentHeading:
+        return DocumentHeading(title, level, source, f"/d/{source}", None, f"c{ordinal}", ordinal, 0, "venv.")
+
+    doc = [
+        at("Using venv", 1, 0),
+        at("Environment basics", 1, 1),
+        at("The venv command", 2, 2),  # a subpart of the basics
+        at("Activation scripts", 1, 3),
+        at("Activation in shells", 2, 4),  # a subpart of the scripts, not of the basics
+        at("Environment variables", 2, 0, source="other.md"),  # another file's: nested in nothing here
+    ]
+    titles = {e.title for e in document_outline(doc, TOPIC, HashingEmbedding(dim=384), size=5)}
+    assert not {"Environment basics", "The venv command"} <= titles, titles
+    assert not {"Activation scripts", "Activation in shells"} <= titles, titles
+    assert {"Using venv", "Environment variables"} <= titles and len(titles) == 4, titles
+    # Headings of one level, or of unknown level (an unnumbered PDF line), are never nested.
+    flat = [at(f"Virtual environment step {n}", 0, n) for n in range(1, 4)]
+    assert len(document_outline(flat, TOPIC, HashingEmbedding(dim=384), size=5)) == 3
+
+
 def test_no_heading_about_the_topic_gives_no_outline():
     assert document_outline(HEADINGS, "Sorting networks and their depth", HashingEmbedding(dim=384)) == []
 

@@ -296,6 +296,34 @@ def test_a_section_planned_from_a_heading_is_written_from_the_passage_that_headi
     ]
 
 
+def test_a_section_never_cites_the_passage_fetched_for_another_heading():
+    setup = SourceRef(
+        "guide.md", None, "c1", "# Setup\n\nThe installer copies every file into the prefix.", heading="Setup"
+    )
+    usage = SourceRef(
+        "guide.md", None, "c2", "# Usage\n\nThe tool reads its configuration from the prefix.", heading="Usage"
+    )
+    replies = ["Files.", "A summary."]  # too short: source sentences stand in
+
+    async def call(agent, kind, messages, max_tokens):
+        return replies.pop(0)
+
+    report = ReportState("Installing and using the tool")
+    result = asyncio.run(
+        Collector(reuse_sources=True, section_about_title=True).run(
+            call=call,
+            report=report,
+            contributions=[("DataAnalyst", "notes on the prefix")],
+            objective="the prefix",
+            sources=[usage, setup],
+            planned_title="Setup",
+        )
+    )
+    assert result.status == "appended", result
+    assert report.sections[0].content == "The installer copies every file into the prefix."
+    assert [ref.heading for ref in report.sections[0].sources] == ["Setup"]
+
+
 def test_a_sentence_that_leans_on_the_one_before_it_is_quoted_only_after_it():
     triggers = SourceRef(
         "spec.txt",
