@@ -93,6 +93,14 @@ def as_source_refs(result: Any) -> List[SourceRef]:
     ]
 
 
+def passages_first(refs: Sequence[SourceRef]) -> List[SourceRef]:
+    """`refs` less each whole chunk of which a heading's passage is among them: the passage (the
+    chunk cut to what the heading heads) stands for it, so a section planned from that heading
+    is written from, and cites, its own part and not its neighbours'."""
+    cut = {ref.chunk_key for ref in refs if ref.heading}
+    return [ref for ref in refs if ref.heading or ref.chunk_key not in cut]
+
+
 class SourceBuffer:
     """The chunks retrieved since the last append."""
 
@@ -100,14 +108,7 @@ class SourceBuffer:
         self._refs: List[SourceRef] = []
 
     def add(self, results: Iterable[Any]) -> None:
-        new = [ref for r in results for ref in as_source_refs(r)]
-        # A heading's passage (the chunk cut to what the heading heads) stands for the whole chunk:
-        # the section planned from that heading is written from it, not from its neighbours' parts.
-        cut = {ref.chunk_key for ref in (*self._refs, *new) if ref.heading}
-        self._refs = dedup_sources(
-            (ref for ref in self._refs if ref.heading or ref.chunk_key not in cut),
-            (ref for ref in new if ref.heading or ref.chunk_key not in cut),
-        )
+        self._refs = passages_first(dedup_sources(self._refs, (ref for r in results for ref in as_source_refs(r))))
 
     def pending(self) -> List[SourceRef]:
         return list(self._refs)

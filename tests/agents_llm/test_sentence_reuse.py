@@ -303,6 +303,8 @@ def test_a_section_never_cites_the_passage_fetched_for_another_heading():
     usage = SourceRef(
         "guide.md", None, "c2", "# Usage\n\nThe tool reads its configuration from the prefix.", heading="Usage"
     )
+    # The chunk both passages are cut from, found by a search (a revision's sources): the passage stands for it.
+    whole = SourceRef("guide.md", None, "c1", f"{setup.text}\n\n{usage.text}")
     replies = ["Files.", "A summary."]  # too short: source sentences stand in
 
     async def call(agent, kind, messages, max_tokens):
@@ -315,7 +317,7 @@ def test_a_section_never_cites_the_passage_fetched_for_another_heading():
             report=report,
             contributions=[("DataAnalyst", "notes on the prefix")],
             objective="the prefix",
-            sources=[usage, setup],
+            sources=[usage, whole, setup],
             planned_title="Setup",
         )
     )
