@@ -56,6 +56,13 @@ def _heading_lines(text: str, marked: bool) -> List[Tuple[str, Set[str], int]]:
     return found
 
 
+def _find_line(text: str, line: str, start: int) -> int:
+    """Where a heading block's line is in `text` from `start` (-1: not found). A heading underlined
+    with === or --- is a '#' block whose line is not in the text as written: its words are."""
+    at = text.find(line, start)
+    return at if at >= 0 else text.find(line.lstrip("#").strip(), start)
+
+
 def _ends(level: int, other: int) -> bool:
     """Whether a heading of level `other` ends the passage of one of level `level` (0: unknown)."""
     return level == 0 or other == 0 or other <= level
@@ -104,17 +111,19 @@ class HeadingPassages:
             if not out:  # the heading's own chunk: from the heading on
                 if heading.position >= len(lines):
                     return []
-                start = text.find(lines[heading.position][0])
+                start = _find_line(text, lines[heading.position][0], 0)
+                if start < 0:
+                    return []
                 lines = lines[heading.position + 1 :]
             end, ended = len(text), False
             for line, keys, level in lines:
                 # A line that is no heading of the document (a running page header) ends nothing.
                 if keys & self._by_title.keys() and _ends(heading.level, level):
-                    cut = text.find(line, start + 1)
+                    cut = _find_line(text, line, start + 1)
                     if cut > start:
                         end, ended = cut, True
                         break
-            piece = text[max(start, 0) : end].strip()
+            piece = text[start:end].strip()
             if piece:
                 out.append(PassagePart(chunk_id, piece, heading.source, heading.source_path, page))
             if ended:

@@ -102,3 +102,10 @@ def test_a_headings_passage_stands_for_the_whole_chunk_and_two_headings_of_one_c
     assert buffer.pending() == [setup]  # the section is written from its part, not its neighbour's
     buffer.add([whole, usage])  # a search finding the chunk again adds nothing a passage lacks
     assert buffer.pending() == [setup, usage]
+
+
+def test_a_heading_underlined_in_the_text_is_found_where_it_is_written():
+    text = "Intro words.\n\nSetup\n=====\n\nSetup text.\n\nUsage\n-----\n\nUsage text.\n\nOther\n=====\n\nOther text."
+    passages = HeadingPassages([_chunk("c0", text, 0)])
+    assert _texts(passages, "Setup") == ["Setup\n=====\n\nSetup text.\n\nUsage\n-----\n\nUsage text."]
+    assert _texts(passages, "Usage") == ["Usage\n-----\n\nUsage text."]
