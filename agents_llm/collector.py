@@ -171,6 +171,9 @@ class Collector:
         about = (planned_title or (revised.title if revised is not None else "")) if self.section_about_title else ""
         if about:  # another heading's passage, fetched for a section not yet written, is not this one's
             src = passages_first([r for r in src if not r.heading or heading_key(r.heading) == heading_key(about)])
+            # A section whose heading is a document's is written from, and grounded in, what that
+            # heading heads: search hits elsewhere would pull it back to the topic's vocabulary.
+            src = [r for r in src if r.heading] or src
         evidence: list[str] = []
         if self.writer_sees_evidence:
             said = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]

@@ -22,6 +22,8 @@ _JARGON = [
     r"\bcollector\b",
     r"\bsummari[sz]er\b",
     r"\[[A-Z_]{4,}\]",
+    # an evidence block's label ("[1] (dgram.md) ...", "[2] (spec.pdf, p. 3)"), copied from a prompt
+    r"\[\d+\]\s*\([^()]*?(?:\.(?:md|pdf|html?|txt|docx)\b|, p\.)",
     r"\bNO_QUERY\b",
     r"evidence atoms?",
     r"state deficiency",
@@ -76,7 +78,7 @@ _PATTERNS = [("jargon", re.compile(p, re.IGNORECASE)) for p in _JARGON] + [
 # Markers are case-sensitive (a bracketed uppercase token); recompile that one strictly.
 _PATTERNS[_JARGON.index(r"\[[A-Z_]{4,}\]")] = ("jargon", re.compile(r"\[[A-Z_]{4,}\]"))
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[*])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bp\.)(?<!\bpp\.)\s+(?=[A-Z0-9\"'(\[*])")  # not after "p. 3"
 
 
 @dataclass

@@ -58,3 +58,14 @@ def test_drops_sentences_about_the_report_or_about_the_document_they_were_quoted
     result = filter_report_text(text, self_reference=True)
     assert result.text == "- An entry type names the kind of work cited.\n\nThe document element holds every entry."
     assert [r["kind"] for r in result.removed] == ["self_reference"] * 3
+
+
+def test_an_evidence_label_copied_from_a_prompt_goes_with_its_sentence():
+    # Seen in a report: the writer copied the Researcher's evidence line, label and all.
+    text = (
+        "[1] (dgram.md) # socket.address() returns a socket object. For UDP sockets, this object "
+        "holds the port. See [2] (spec.pdf, p. 3) for the format. The list [1] (optional) is kept."
+    )
+    result = filter_report_text(text)
+    assert result.text == "For UDP sockets, this object holds the port. The list [1] (optional) is kept."
+    assert [r["kind"] for r in result.removed] == ["jargon", "jargon"]

@@ -326,6 +326,34 @@ def test_a_section_never_cites_the_passage_fetched_for_another_heading():
     assert [ref.heading for ref in report.sections[0].sources] == ["Setup"]
 
 
+def test_a_section_planned_from_a_heading_is_grounded_in_its_passage_not_in_search_hits():
+    setup = SourceRef(
+        "guide.md", None, "c1", "# Setup\n\nThe installer copies every file into the prefix.", heading="Setup"
+    )
+    hit = SourceRef("faq.md", None, "c5", "The prefix is chosen by the user when the tool is installed.")
+    for sources, expected in (
+        ([hit, setup], "The installer copies every file into the prefix."),
+        ([hit], "The prefix is chosen by the user when the tool is installed."),  # no passage: search hits serve
+    ):
+        replies = ["The prefix is chosen by the user when the tool is installed.", "A summary."]
+
+        async def call(agent, kind, messages, max_tokens):
+            return replies.pop(0)
+
+        report = ReportState("Installing the tool")
+        asyncio.run(
+            Collector(reuse_sources=True, section_about_title=True).run(
+                call=call,
+                report=report,
+                contributions=[("DataAnalyst", "notes on the prefix")],
+                objective="the prefix",
+                sources=sources,
+                planned_title="Setup",
+            )
+        )
+        assert report.sections[0].content == expected, report.sections[0].content
+
+
 def test_a_sentence_that_leans_on_the_one_before_it_is_quoted_only_after_it():
     triggers = SourceRef(
         "spec.txt",
