@@ -12,7 +12,7 @@ restates the topic, is the documents' apparatus (contents, index, licence, ...),
 document's own title (its first heading, when more follow: it heads all of the document, and
 the report has its own title), repeats an earlier heading, or names none of the topic's
 content words, neither in itself nor in the words under it. Of a heading and one of its own
-subheadings, only the closer to the topic is kept: the part's passage holds the subpart's.
+subheadings that the part's passage holds, only the closer to the topic is kept.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any, List, Sequence
 
 import numpy as np
+
+from rag.heading_passages import PASSAGE_CHUNKS
 
 from .judges.text import words
 from .section_headings import clean_title, not_a_heading, restates
@@ -108,13 +110,15 @@ def document_outline(
 
 
 def _nested(a: Any, b: Any, by_file: dict[str, list]) -> bool:
-    """Whether one of two headings heads a part that holds the other (same file, a deeper level
-    after it, and no heading of its level or above between them); unknown levels nest nothing."""
+    """Whether one of two headings' passages holds the other heading: same file, a deeper level
+    after it with no heading of its level or above between them (unknown levels nest nothing),
+    and within the chunks a passage holds (`PASSAGE_CHUNKS`): a document's part 5 and its 5.3
+    ten pages on share no text."""
     if a.source_path != b.source_path or a.level == 0 or b.level == 0 or a.level == b.level:
         return False
     outer, inner = (a, b) if a.level < b.level else (b, a)
     start, end = (outer.ordinal, outer.position), (inner.ordinal, inner.position)
-    if start >= end:
+    if start >= end or inner.ordinal >= outer.ordinal + PASSAGE_CHUNKS:
         return False
     between = [h for h in by_file[outer.source_path] if start < (h.ordinal, h.position) < end]
     return not any(0 < h.level <= outer.level for h in between)

@@ -6,6 +6,7 @@ import asyncio
 
 from agents_llm.document_outline import document_outline
 from rag import HashingEmbedding
+from rag.heading_passages import PASSAGE_CHUNKS
 from rag.headings import DocumentHeading
 
 TOPIC = "Creating and activating virtual environments with venv"
@@ -70,6 +71,11 @@ def test_a_part_and_its_own_subpart_are_not_both_sections():
     assert not {"Environment basics", "The venv command"} <= titles, titles
     assert not {"Activation scripts", "Activation in shells"} <= titles, titles
     assert {"Using venv", "Environment variables"} <= titles and len(titles) == 4, titles
+    # A subpart beyond what the part's passage holds shares no text with it: both stay.
+    far = [*doc[:2], at("The venv command", 2, 1 + PASSAGE_CHUNKS)]
+    assert {"Environment basics", "The venv command"} <= {
+        e.title for e in document_outline(far, TOPIC, HashingEmbedding(dim=384), size=5)
+    }
     # Headings of one level, or of unknown level (an unnumbered PDF line), are never nested.
     flat = [at(f"Virtual environment step {n}", 0, n) for n in range(1, 4)]
     assert len(document_outline(flat, TOPIC, HashingEmbedding(dim=384), size=5)) == 3
