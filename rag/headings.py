@@ -39,6 +39,8 @@ _OUTLINE_NUMBER = re.compile(r"^(?:[A-Z]\.|\d{1,2}(?:\.\d{1,2})*\.?)\s+(?=\S)") 
 _NOT_TITLE_CHARS = re.compile(r"[\\{}=<>|@\u00a9$^~\[\]]|https?:|\s{2}")  # a run of spaces: table columns
 _WORD = re.compile(r"^[A-Za-z][\w'\u2019\-.]*$")  # a word or an identifier
 _END_PUNCTUATION = re.compile(r"[.,;:!]$")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE = re.compile(rf"^(?:\d{{1,2}}\s+)?{_MONTH}(?:\s+\d{{1,2}},?)?\s+\d{{4}}$", re.IGNORECASE)
 # A line that ends on one of these was cut from a sentence.
 _TRAILING_FUNCTION_WORDS = frozenset(
     "a an the of to in on at by for from with and or but as is are was were be that which who whose "
@@ -87,6 +89,8 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
     plain = [w.strip("()\"'\u201c\u201d?,") for w in words]
     if sum(1 for w in plain if _WORD.match(w)) * 2 < len(words) or not any(len(w) >= 3 for w in plain):
         return None  # a date, a version, a table row, an option list
+    if _DATE.match(title):
+        return None  # "February 1987", "12 March 2021": a title page's date
     if not (title[:1].isupper() or code or (numbered and (marks or not marked_kinds))):
         return None  # "# callgrind format": a comment in a code sample
     if marks is None and (plain[-1].lower() in _TRAILING_FUNCTION_WORDS or not numbered and len(words) > 8):

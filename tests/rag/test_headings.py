@@ -107,6 +107,10 @@ def test_every_loader_gives_its_documents_headings_in_order_with_the_words_under
         ("# define file ID mapping", True, None),
         ("## The following files chosen could not be found:", True, None),
         ("Release 3.19.0 11 Apr 2022", False, None),
+        ("February 1987", False, None),  # a title page's date
+        ("12 March 2021", False, None),
+        ("Sept. 3, 2019", False, None),
+        ("March of the penguins 2021", False, ("March of the penguins 2021", 0)),
         ("Each element of the file is written in", False, None),  # a printed line cut from a sentence
         ("3.1 Entry Types", False, ("Entry Types", 2)),
         ("Entry Types", True, None),  # an unmarked line in a document that marks its headings
