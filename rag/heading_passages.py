@@ -115,6 +115,16 @@ class HeadingPassages:
                 if start < 0:
                     return []
                 lines = lines[heading.position + 1 :]
+            else:
+                # Chunks overlap: a next chunk may repeat the end of the last part and the heading
+                # itself. What comes before the heading there is the earlier part's, and the
+                # heading ends nothing of its own passage.
+                own = heading_key(heading.title)
+                again = next((i for i, (_, keys, _) in enumerate(lines) if own in keys), None)
+                if again is not None:
+                    at_line = _find_line(text, lines[again][0], 0)
+                    start = at_line + len(lines[again][0]) if at_line >= 0 else 0
+                    lines = lines[again + 1 :]
             end, ended = len(text), False
             for line, keys, level in lines:
                 # A line that is no heading of the document (a running page header) ends nothing.

@@ -109,3 +109,28 @@ def test_a_heading_underlined_in_the_text_is_found_where_it_is_written():
     passages = HeadingPassages([_chunk("c0", text, 0)])
     assert _texts(passages, "Setup") == ["Setup\n=====\n\nSetup text.\n\nUsage\n-----\n\nUsage text."]
     assert _texts(passages, "Usage") == ["Usage\n-----\n\nUsage text."]
+
+
+def test_a_next_chunk_that_repeats_the_heading_by_overlap_continues_the_passage():
+    # A PDF page ends on the heading; the next chunk repeats the last sentence and the heading.
+    rows = [
+        _chunk(
+            "c0", "Commands text.\n\nA declaration must precede its use.\n\n5.3 Built-in functions", 0, "m.pdf", "pdf"
+        ),
+        _chunk(
+            "c1",
+            "A declaration must precede its use.\n\n5.3 Built-in functions\n\nThere are 37 of them.",
+            1,
+            "m.pdf",
+            "pdf",
+        ),
+        _chunk("c2", "Each pops its arguments.\n\n5.4 Names\n\nNames have parts.", 2, "m.pdf", "pdf"),
+    ]
+    assert (
+        _texts(HeadingPassages(rows), "Built-in functions")
+        == [
+            "5.3 Built-in functions",
+            "There are 37 of them.",
+            "Each pops its arguments.",
+        ][:PASSAGE_CHUNKS]
+    )
