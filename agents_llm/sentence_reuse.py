@@ -152,9 +152,10 @@ def unreported_facts(text: str, report_sentences: Sequence[str]) -> list[str]:
     return [s.strip() for s in source_sentences(text) if is_prose(s) and not states(report_stems, s)]
 
 
-def is_prose(sentence: str) -> bool:
+def is_prose(sentence: str, *, prose_semicolons: bool = True) -> bool:
     """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row,
-    not an instruction to the model."""
+    not an instruction to the model. `prose_semicolons=False`: any semicolon marks code (the
+    extractive proxy's rule, kept so that its recorded results stay as measured)."""
     n = len(words(sentence))
     s = sentence.strip()
     return (
@@ -162,6 +163,7 @@ def is_prose(sentence: str) -> bool:
         and s[:1].isalpha()
         and s.endswith((".", "!", "?"))
         and not _CODE_LIKE.search(s)
+        and (prose_semicolons or ";" not in s)
         and sum(ch.isalpha() or ch.isspace() for ch in s) / len(s) >= 0.85
         and not instruction_like(s)
     )
@@ -182,6 +184,8 @@ def pick_source_sentences(
     max_sentences: int = MAX_REUSED_SENTENCES,
     max_chars: int = MAX_REUSED_CHARS,
     about: str = "",
+    keep_context: bool = True,
+    prose_semicolons: bool = True,
 ) -> list[str]:
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
@@ -190,7 +194,9 @@ def pick_source_sentences(
     passage a document heading of that name heads (a source whose `heading` is `about`) come
     first, whatever words they use: they are what the document says under it. Then the
     sentences naming the title's words (a section is about its heading before it is about
-    the topic).
+    the topic). `keep_context`: a sentence that leans on the one before it comes only after it.
+    The extractive proxy turns that and `prose_semicolons` off: its recorded results were
+    measured without them.
     """
     about_stems = content_stems(about)
     about_key = heading_key(about) if about else ""
@@ -204,7 +210,7 @@ def pick_source_sentences(
         for s in source_sentences(src.text):
             position += 1
             norm = " ".join(words(s))
-            if not is_prose(s) or norm in seen:
+            if not is_prose(s, prose_semicolons=prose_semicolons) or norm in seen:
                 continue
             seen.add(norm)
             stems = content_stems(s)
@@ -212,7 +218,7 @@ def pick_source_sentences(
             if overlap or under:
                 # A sentence that leans on the one before it is quoted only after it; the first of
                 # a passage leans on nothing the report can show.
-                leans = (position - 1 if position > first else -1) if leans_on_previous(s) else None
+                leans = (position - 1 if position > first else -1) if keep_context and leans_on_previous(s) else None
                 density = overlap / (len(stems) ** 0.5)
                 candidates.append((under, len(stems & about_stems), density, position, s.strip(), leans))
     ranked = sorted(candidates, key=lambda c: (not c[0], -c[1], -c[2], c[3]))
