@@ -29,8 +29,7 @@ from .sentence_reuse import (
 )
 from .report_state import ReportState, SourceRef
 from .section_headings import document_heading, restates, section_title, split_inner_headings
-from rag.headings import heading_key
-from rag.sources import dedup_sources, passages_first
+from rag.sources import dedup_sources, sources_under_heading
 from report_protocol.vocabulary import ABSENCE_LEADERS
 
 # The protocol's absence markers (report_protocol.vocabulary), as the model may write them.
@@ -169,11 +168,8 @@ class Collector:
             # them as well as in what was retrieved since (often nothing).
             src = dedup_sources([*revised.sources, *src])
         about = (planned_title or (revised.title if revised is not None else "")) if self.section_about_title else ""
-        if about:  # another heading's passage, fetched for a section not yet written, is not this one's
-            src = passages_first([r for r in src if not r.heading or heading_key(r.heading) == heading_key(about)])
-            # A section whose heading is a document's is written from, and grounded in, what that
-            # heading heads: search hits elsewhere would pull it back to the topic's vocabulary.
-            src = [r for r in src if r.heading] or src
+        if about:
+            src = sources_under_heading(src, about)
         evidence: list[str] = []
         if self.writer_sees_evidence:
             said = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]

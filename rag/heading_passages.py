@@ -20,13 +20,12 @@ from rag.headings import (
     UNMARKED_HEADING_KINDS,
     DocumentHeading,
     document_headings,
+    heading_blocks,
     heading_key,
-    heading_title,
     without_tail,
 )
 from rag.guard import guard_untrusted_text
 from rag.retrieval import RetrievedChunk
-from rag.sentences import blocks
 from rag.store_records import decode_locations
 
 PASSAGE_CHUNKS = 3  # a section's worth: up to three 256-token chunks (a PDF chunk ends at its page)
@@ -44,16 +43,13 @@ class PassagePart:
 
 
 def _heading_lines(text: str, marked: bool) -> List[Tuple[str, Set[str], int]]:
-    """(line as written, its title's key, level) of each heading of a chunk's text, in order:
-    the headings `rag.headings.headings_in` finds, so a heading's `position` indexes this list."""
-    found: List[Tuple[str, Set[str], int]] = []
-    for block in blocks(text):
-        if block.kind == "heading" or (block.kind == "prose" and "\n" not in block.text):
-            heading = heading_title(block.text, marked_kinds=marked)
-            if heading is not None:
-                keys = {heading_key(heading[0]), heading_key(without_tail(heading[0]))}
-                found.append((block.text.strip(), keys, heading[1]))
-    return found
+    """(line as written, its title's keys, level) of each heading of a chunk's text, in order:
+    the walk `rag.headings.headings_in` makes, so a heading's `position` indexes this list."""
+    return [
+        (block.text.strip(), {heading_key(found[0]), heading_key(without_tail(found[0]))}, found[1])
+        for block, found in heading_blocks(text, marked_kinds=marked)
+        if found is not None
+    ]
 
 
 def _find_line(text: str, line: str, start: int) -> int:

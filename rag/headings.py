@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 from rag.guard import find_injections
-from rag.sentences import blocks
+from rag.sentences import Block, blocks
 from rag.store_records import decode_locations
 
 # Unmarked lines are headings only in documents without heading markup.
@@ -100,13 +100,20 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
     return title, level
 
 
-def headings_in(text: str, *, marked_kinds: bool) -> List[Tuple[str, int, str]]:
-    """(title, level, the text under it) for each heading of one chunk's text, in order."""
-    out: List[Tuple[str, int, str]] = []
+def heading_blocks(text: str, *, marked_kinds: bool) -> Iterator[Tuple[Block, Optional[Tuple[str, int]]]]:
+    """Each block of one chunk's text with its (title, level) when it is a heading, else None:
+    the one walk every reader of a chunk's headings shares, so their positions agree."""
     for block in blocks(text):
         found = None
         if block.kind == "heading" or (block.kind == "prose" and "\n" not in block.text):
             found = heading_title(block.text, marked_kinds=marked_kinds)
+        yield block, found
+
+
+def headings_in(text: str, *, marked_kinds: bool) -> List[Tuple[str, int, str]]:
+    """(title, level, the text under it) for each heading of one chunk's text, in order."""
+    out: List[Tuple[str, int, str]] = []
+    for block, found in heading_blocks(text, marked_kinds=marked_kinds):
         if found is not None:
             out.append((found[0], found[1], ""))
         elif out and block.kind in ("prose", "item") and len(out[-1][2]) < UNDER_HEADING_CHARS:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from rag.headings import heading_key
+
 
 @dataclass(frozen=True)
 class SourceRef:
@@ -99,6 +101,16 @@ def passages_first(refs: Sequence[SourceRef]) -> List[SourceRef]:
     is written from, and cites, its own part and not its neighbours'."""
     cut = {ref.chunk_key for ref in refs if ref.heading}
     return [ref for ref in refs if ref.heading or ref.chunk_key not in cut]
+
+
+def sources_under_heading(refs: Sequence[SourceRef], heading: str) -> List[SourceRef]:
+    """What a section planned from the document heading `heading` is written from, and grounded in:
+    that heading's passages when they are among `refs` (search hits elsewhere would pull the section
+    back to the topic's vocabulary), else the search hits; never another heading's passage, fetched
+    for a section not yet written."""
+    key = heading_key(heading)
+    own = [ref for ref in refs if ref.heading and heading_key(ref.heading) == key]
+    return own or [ref for ref in refs if not ref.heading]
 
 
 class SourceBuffer:

@@ -104,6 +104,17 @@ def test_a_headings_passage_stands_for_the_whole_chunk_and_two_headings_of_one_c
     assert buffer.pending() == [setup, usage]
 
 
+def test_a_section_under_a_heading_is_written_from_its_own_passage_else_the_search_hits():
+    from rag.sources import SourceRef, sources_under_heading
+
+    hit = SourceRef("b.md", None, "c9", "Setting up is covered below.", "/d/b.md")
+    setup = SourceRef("a.md", None, "c0", "# Setup\n\nSetup text.", "/d/a.md", heading="Setup")
+    usage = SourceRef("a.md", None, "c0", "# Usage\n\nUsage text.", "/d/a.md", heading="Usage")
+    assert sources_under_heading([hit, usage, setup], "setup") == [setup]  # any spelling of the heading
+    # No passage of its own: the search hits, never the passage fetched for another section.
+    assert sources_under_heading([hit, usage], "Setup") == [hit]
+
+
 def test_a_heading_underlined_in_the_text_is_found_where_it_is_written():
     text = "Intro words.\n\nSetup\n=====\n\nSetup text.\n\nUsage\n-----\n\nUsage text.\n\nOther\n=====\n\nOther text."
     passages = HeadingPassages([_chunk("c0", text, 0)])
