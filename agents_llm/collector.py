@@ -50,6 +50,20 @@ _MARKER_FIRST = re.compile(r"^\W*(?:" + _MARKERS + ")")
 CallFn = Callable[[str, str, list, int], Awaitable["str | None"]]
 
 
+def _top_up(text: str, src: Sequence[SourceRef], *, about: str, focus: str, earlier: Sequence[str]) -> tuple[str, int]:
+    """`text` with sentences of its heading's passage added after it when it holds fewer than
+    MIN_SECTION_SENTENCES, and how many were added. Only a section written from its heading's
+    passage is topped up: that passage is what the heading heads, so its sentences belong there;
+    search hits may not."""
+    have = sentences(text)
+    if not about or len(have) >= MIN_SECTION_SENTENCES or not any(r.heading for r in src):
+        return text, 0
+    more = pick_source_sentences(
+        src, focus=focus, exclude=[*earlier, *have], about=about, max_sentences=MIN_SECTION_SENTENCES - len(have)
+    )
+    return (" ".join([text.strip(), *more]).strip(), len(more)) if more else (text, 0)
+
+
 def is_absence_only(text: str) -> bool:
     """True when every non-empty line is an absence marker (or the text is empty)."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
@@ -108,6 +122,9 @@ def _split_title(text: str, fallback: str) -> tuple[str, str]:
 # sentences for the section, as many as a small model's prompt holds beside the rest.
 EVIDENCE_SENTENCES = 6
 EVIDENCE_CHARS = 1200
+# A section under a document heading holds at least this many sentences when its passage has them:
+# grounding can leave the writer's one supported sentence, and the passage says more.
+MIN_SECTION_SENTENCES = 3
 _PRONOUN_OPENERS = frozenset("it its this these they their such that those he she we".split())
 
 
@@ -223,6 +240,9 @@ class Collector:
                     s.title.lower() for s in report.sections if s.id != revise_section
                 }:
                     title_filtered = title_from(picked[0])
+            text, topped = _top_up(text, src, about=about, focus=f"{report.topic} {objective}", earlier=earlier)
+            if topped:
+                grounding = "; ".join(x for x in (grounding, f"{topped} sentence(s) of its passage added") if x)
             # The check: no sentence quoted from a source may start mid-way through one there.
             text, fragments = drop_fragments(text, source_texts)
             # A quoted sentence about its own document ("This section describes ...") points at the wrong text.

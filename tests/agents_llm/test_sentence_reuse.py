@@ -488,3 +488,45 @@ def test_source_sentence_reuse_never_copies_an_instruction_into_the_report():
     assert "PWNED7" not in grounded
     for sentence in PLANTED:
         assert not is_prose(sentence)
+
+
+def test_a_thin_section_under_a_heading_is_topped_up_from_its_passage_alone():
+    setup = SourceRef(
+        "guide.md",
+        None,
+        "c1",
+        "# Setup\n\nThe installer copies every file into the prefix. It asks for the prefix first. "
+        "A second run of the installer replaces the files it copied. The uninstaller removes the prefix and "
+        "everything in it.",
+        heading="Setup",
+    )
+    hit = SourceRef(
+        "faq.md", None, "c5", "The installer copies every file into the prefix. Users pick the prefix when asked."
+    )
+    for sources, expected in (
+        (
+            # The writer's one supported sentence, then the passage's others ("It asks ..." leans on a
+            # sentence that is not quoted from the passage here, so it is left out).
+            [hit, setup],
+            "The installer copies every file into the prefix. A second run of the installer replaces the "
+            "files it copied. The uninstaller removes the prefix and everything in it.",
+        ),
+        ([hit], "The installer copies every file into the prefix."),  # search hits do not top it up
+    ):
+        replies = ["The installer copies every file into the prefix.", "A summary."]
+
+        async def call(agent, kind, messages, max_tokens):
+            return replies.pop(0)
+
+        report = ReportState("Installing the tool")
+        result = asyncio.run(
+            Collector(reuse_sources=True, section_about_title=True).run(
+                call=call,
+                report=report,
+                contributions=[("DataAnalyst", "notes on the prefix")],
+                objective="the prefix",
+                sources=sources,
+                planned_title="Setup",
+            )
+        )
+        assert report.sections[0].content == expected, (report.sections[0].content, result)
