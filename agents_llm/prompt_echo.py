@@ -31,6 +31,7 @@ class Instructions:
     names: frozenset = frozenset()  # the agents' names, lower case: inputs of a label, not its words
 
 
+_LEADING_ARTICLE = re.compile(r"^\W*(?:the|a|an|this|our)\s", re.IGNORECASE)
 _LABEL = re.compile(r"^\W*([A-Za-z][^:\n]{0,40}?)\s*:")  # "Task:", "Objective (DRAFTING round 2):"
 
 
@@ -83,6 +84,16 @@ def instruction_texts() -> list[str]:
         m["content"] for m in prompts.collector_messages(topic=x, objective=x, last_section=x, contributions=inbox)
     ]
     texts += [m["content"] for m in prompts.summarizer_messages(previous_summary=x, addition=x)]
+    # The plan's directives and the data lines they label ("Section to write now (1 of 4): ..."):
+    # agent_messages above shows none, as an empty report has no plan.
+    from report_protocol.round_plan import Directive
+    from report_protocol.vocabulary import DIRECTIVE_KINDS
+
+    for kind in DIRECTIVE_KINDS:
+        line, data = phase_prompts.directive_parts(
+            Directive(kind, title=x, section_id="S1", finding=x, position=1, total=1)
+        )
+        texts += [line, *data]
     return texts
 
 
@@ -130,8 +141,12 @@ def echo_reason(
     if len(grams) >= 2 and sum(g in ours.trigrams for g in grams) / len(grams) >= overlap:
         return "verbatim"
     m = _LABEL.match(sentence)
-    if m and _label_words(m.group(1), without=ours.names) in ours.labels:
-        return "label"
+    if m:
+        label = _label_words(m.group(1), without=ours.names)
+        if _LEADING_ARTICLE.match(m.group(1)):
+            label = label[1:]  # "The report topic: ..." is the label "Report topic:"
+        if label in ours.labels:
+            return "label"
     topic_stems = {stem(w) for w in words(topic)}
     content = [stem(w) for w in tokens if len(w) >= 3 and w not in STOPWORDS]
     content = [w for w in content if w not in topic_stems]

@@ -12,7 +12,10 @@ An instruction of the pipeline is never a query: a model that echoes its prompt 
 team gathers evidence from the sources for the planned sections") names words of the
 objective, so it read as on topic, and the store answered the instruction. A query or an
 objective that echoes our instructions (`referee.echo_reason`: verbatim, a label, or
-rephrased in their vocabulary) is refused, and an echoed objective lends no terms.
+rephrased in their vocabulary) is refused, and an echoed objective lends no terms. So is a
+line carrying a token of the protocol ("SECTION_ID: S1"), and one whose subject is the team's
+own work ("The team is planning to write a report ...", "The report is now ready."), unless
+the topic itself is about reports, teams or sections.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Sequence
 from ..judges.terms import key_terms_of, stem
 from ..judges.text import words
 from ..referee import echo_reason
+from report_protocol import vocabulary
 
 MIN_WORDS = 2  # "asyncio" alone is a term, not a query; the topic fallback covers it
 MAX_WORDS = 24  # a paragraph is not a query
@@ -37,6 +41,19 @@ _CODE = re.compile(
 )
 _PLAIN = re.compile(r"[\w\s\-'.,?]")
 
+# The protocol's own tokens ("SECTION_ID", "RESEARCH_EXHAUSTED"): a line carrying one is copied from a prompt.
+_TOKEN = re.compile(r"\b[A-Z]+(?:_[A-Z]+)+\b")
+_PROTOCOL_TOKENS = frozenset(
+    token
+    for name, value in vars(vocabulary).items()
+    if name.isupper()
+    for token in _TOKEN.findall(" ".join(map(str, value.values())) if isinstance(value, dict) else str(value))
+)
+# A line whose subject is the team's own work ("The team is planning to write a report ...", "The report
+# is now ready.") narrates the pipeline: it asks the store nothing about the documents' subject.
+_OUR_WORK = ("team", "report", "section", "outline", "draft")
+_ABOUT_OUR_WORK = re.compile(r"^\W*(?:the|this|our|a|an)\s+(" + "|".join(_OUR_WORK) + r")s?\b", re.IGNORECASE)
+
 
 def instruction_echo(text: str, topic: str = "") -> str | None:
     """'verbatim', 'label' or 'rephrased' when `text` echoes an instruction of the pipeline, else None."""
@@ -49,6 +66,12 @@ def junk_reason(query: str, terms: Sequence[str], topic: str = "") -> str | None
     echo = instruction_echo(q, topic)
     if echo:
         return f"an instruction of the pipeline ({echo}), not a query"
+    token = next((t for t in _TOKEN.findall(q) if t in _PROTOCOL_TOKENS), None)
+    if token:
+        return f"a token of the pipeline's protocol ({token}), not a query"
+    ours = _ABOUT_OUR_WORK.match(q)
+    if ours and stem(ours.group(1).lower()) not in {stem(w) for w in words(topic)}:
+        return f"about the team's own {ours.group(1).lower()}, not the documents' subject"
     if _CODE.search(q):
         return "code, not a query"
     symbols = sum(1 for ch in q if not _PLAIN.match(ch))

@@ -118,3 +118,23 @@ def test_a_query_that_opens_on_one_of_our_labels_is_refused_whoever_the_label_na
     # A label of the documents' own, or a name that is no agent's, is a query.
     for query in ("Validators: Pydantic field checks", "Message from Pydantic maintainers about validators"):
         assert junk_reason(query, query_terms(TOPIC), TOPIC) is None, query
+
+
+def test_a_directive_label_a_protocol_token_or_talk_of_the_teams_work_is_no_query():
+    # Seen in write_report runs: the Researcher copied its plan's lines, or narrated the team's work.
+    terms = query_terms(TOPIC)
+    for echoed, why in (
+        ("Section to write now: Pydantic validators", "instruction"),
+        ("The report topic: Pydantic models and type hints", "instruction"),
+        ("SECTION_ID: S1 Pydantic validators", "protocol"),
+        ("Pydantic validators [RESEARCH_EXHAUSTED]", "protocol"),
+        ("The report is now ready. Pydantic models were covered", "team's own report"),
+        ("A section that explains Pydantic validators", "team's own section"),
+    ):
+        assert why in (junk_reason(echoed, terms, TOPIC) or ""), echoed
+    # The same words as the documents' subject are a query.
+    assert junk_reason("Pydantic validation report format", terms, TOPIC) is None
+    report_topic = "Writing a Node.js diagnostic report"
+    assert (
+        junk_reason("The report header fields of a diagnostic report", query_terms(report_topic), report_topic) is None
+    )
