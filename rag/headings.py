@@ -40,6 +40,7 @@ _NOT_TITLE_CHARS = re.compile(r"[\\{}=<>|@\u00a9$^~\[\]]|https?:|\s{2}")  # a ru
 _WORD = re.compile(r"^[A-Za-z][\w'\u2019\-.]*$")  # a word or an identifier
 _END_PUNCTUATION = re.compile(r"[.,;:!]$")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_CALL = re.compile(r"^((?:new\s+)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(.*\)$")  # a function's signature
 _DATE = re.compile(rf"^(?:\d{{1,2}}\s+)?{_MONTH}(?:\s+\d{{1,2}},?)?\s+\d{{4}}$", re.IGNORECASE)
 # A line that ends on one of these was cut from a sentence.
 _TRAILING_FUNCTION_WORDS = frozenset(
@@ -77,6 +78,9 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
     title = line[marks.end() :] if marks else line
     code = "`" in title  # "## `ffi_call`": a name, which may open in lower case
     title = re.sub(r"`|\*\*", "", title.rstrip("#")).strip()  # the name, not its markup
+    call = _CALL.match(title)
+    if call:  # "querystring.parse(str[, sep[, eq]])": an API reference names the function, not its arguments
+        title = f"{call.group(1)}()"
     numbered = _OUTLINE_NUMBER.match(title)
     level = _outline_depth(numbered.group(0)) if numbered else (marks.group(0).count("#") if marks else 0)
     if numbered:
