@@ -37,7 +37,9 @@ SNAP_SHARE = 0.34  # ... and gives way to that source sentence when the share is
 MAX_REUSED_CHARS = 700
 
 # A semicolon is code only without a space after it ("i=0;i<n"); prose joins clauses with "; ".
-_CODE_LIKE = re.compile(r"```|[{}<>=]|;(?=\S)|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
+_CODE_LIKE = re.compile(r"```|[{}<>=]|;(?=\S)|\w\((?!\))|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
+_CODE_LIKE_V2 = re.compile(r"```|[{}<>=]|;(?=\S)|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
+_NAME_SPAN = re.compile(r"`([A-Za-z_$][\w$.]*(?:\(\))?)`")  # `querystring.parse()`: a name set in code
 
 
 def content_stems(text: str) -> set[str]:
@@ -152,18 +154,22 @@ def unreported_facts(text: str, report_sentences: Sequence[str]) -> list[str]:
     return [s.strip() for s in source_sentences(text) if is_prose(s) and not states(report_stems, s)]
 
 
-def is_prose(sentence: str, *, prose_semicolons: bool = True) -> bool:
+def is_prose(sentence: str, *, proxy_v2: bool = False) -> bool:
     """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row,
-    not an instruction to the model. `prose_semicolons=False`: any semicolon marks code (the
-    extractive proxy's rule, kept so that its recorded results stay as measured)."""
+    not an instruction to the model. A function named in prose ("The `querystring.decode()`
+    function is an alias for querystring.parse().") is a word, not code. `proxy_v2`: the rules
+    the extractive proxy's recorded results were measured with (any semicolon, and any name
+    followed by a parenthesis, marks code)."""
     n = len(words(sentence))
     s = sentence.strip()
+    if not proxy_v2:
+        s = _NAME_SPAN.sub(r"\1", s)
     return (
         6 <= n <= 60
         and s[:1].isalpha()
         and s.endswith((".", "!", "?"))
-        and not _CODE_LIKE.search(s)
-        and (prose_semicolons or ";" not in s)
+        and not (_CODE_LIKE_V2 if proxy_v2 else _CODE_LIKE).search(s)
+        and not (proxy_v2 and ";" in s)
         and sum(ch.isalpha() or ch.isspace() for ch in s) / len(s) >= 0.85
         and not instruction_like(s)
     )
@@ -185,7 +191,7 @@ def pick_source_sentences(
     max_chars: int = MAX_REUSED_CHARS,
     about: str = "",
     keep_context: bool = True,
-    prose_semicolons: bool = True,
+    proxy_v2: bool = False,
 ) -> list[str]:
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
@@ -195,8 +201,8 @@ def pick_source_sentences(
     first, whatever words they use: they are what the document says under it. Then the
     sentences naming the title's words (a section is about its heading before it is about
     the topic). `keep_context`: a sentence that leans on the one before it comes only after it.
-    The extractive proxy turns that and `prose_semicolons` off: its recorded results were
-    measured without them.
+    The extractive proxy turns that off and keeps its own prose rules (`is_prose`'s `proxy_v2`):
+    its recorded results were measured with them.
     """
     about_stems = content_stems(about)
     about_key = heading_key(about) if about else ""
@@ -210,7 +216,7 @@ def pick_source_sentences(
         for s in source_sentences(src.text):
             position += 1
             norm = " ".join(words(s))
-            if not is_prose(s, prose_semicolons=prose_semicolons) or norm in seen:
+            if not is_prose(s, proxy_v2=proxy_v2) or norm in seen:
                 continue
             seen.add(norm)
             stems = content_stems(s)

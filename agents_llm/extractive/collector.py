@@ -102,9 +102,7 @@ class ExtractiveCollector:
         text, reused = filtered.text, ""
         if reuse and len(words(text)) < MIN_BODY_WORDS:
             focus = " ".join([report.topic, objective] + [t for _, t in useful])
-            picked = pick_source_sentences(
-                src, focus=focus, exclude=earlier, keep_context=False, prose_semicolons=False
-            )
+            picked = pick_source_sentences(src, focus=focus, exclude=earlier, keep_context=False, proxy_v2=True)
             picked = [x for x, _ in dedup([(x, "") for x in picked], against=earlier)]
             if picked:
                 reused = "nothing new to write" if not text.strip() else f"too short ({len(words(text))} words)"

@@ -118,6 +118,14 @@ def test_helpers():
     assert not is_prose("x = await asyncio.gather(a(), b())")
     assert is_prose("A task wraps a coroutine; the event loop schedules it on its next iteration.")
     assert not is_prose("The loop runs for (i = 0;i < n;i++) until every task is done.")
+    # An API reference names its functions in prose; a call with arguments or an expression is code.
+    assert is_prose("The `querystring.decode()` function is an alias for `querystring.parse()`.")
+    assert is_prose("Use shutil.copy() to copy the file and its permission bits.")
+    assert not is_prose("Call parse(str, sep) to split the string into pairs.")
+    assert not is_prose("The value is set with `x = 1` in the file header.")
+    # The extractive proxy keeps the rules its results were measured with.
+    assert not is_prose("Use shutil.copy() to copy the file and its permission bits.", proxy_v2=True)
+    assert not is_prose("A task wraps a coroutine; the event loop schedules it on its next iteration.", proxy_v2=True)
     assert supported_share(GOOD, [CHUNK.text]) == 1.0
     assert why_reuse(GOOD.split("\n", 1)[1], "Tasks", [CHUNK.text]) is None
     assert pick_source_sentences([CHUNK], focus="gather results") == [
