@@ -11,7 +11,9 @@ A heading is left out when it is no heading for a report (`section_headings.not_
 restates the topic, is the documents' apparatus (contents, index, licence, ...), is a
 document's own title (its first heading, when more follow: it heads all of the document, and
 the report has its own title), repeats an earlier heading, or names none of the topic's
-content words, neither in itself nor in the words under it. Of a heading and one of its own
+content words, neither in itself nor in the words under it, or when its passage holds no
+sentence a report can quote (all code or tables: a section is written from its heading's
+passage, so it would be skipped and its rounds lost). Of a heading and one of its own
 subheadings that the part's passage holds, only the closer to the topic is kept.
 """
 
@@ -19,15 +21,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, List, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
 
-from rag.heading_passages import PASSAGE_CHUNKS
+from rag.heading_passages import PASSAGE_CHUNKS, HeadingPassages
 
 from .judges.text import words
 from .section_headings import clean_title, not_a_heading, restates
-from .sentence_reuse import content_stems
+from .sentence_reuse import content_stems, is_prose, source_sentences
 
 OUTLINE_SIZE = 5  # what the LeadArchitect is asked for: 3 to 5 sections
 MIN_DOCUMENT_OUTLINE = 2  # fewer usable headings: the plan keeps the model's outline
@@ -67,10 +69,16 @@ def _citation(heading: Any) -> str:
 
 
 def document_outline(
-    headings: Sequence[Any], topic: str, embedding: Any, size: int = OUTLINE_SIZE
+    headings: Sequence[Any],
+    topic: str,
+    embedding: Any,
+    size: int = OUTLINE_SIZE,
+    quotable: Optional[Callable[[Any], bool]] = None,
 ) -> List[OutlineEntry]:
     """Up to ``size`` of ``headings`` (`rag.headings.DocumentHeading`) for a report on ``topic``,
-    closest first by ``embedding`` (the store's); [] when none is about the topic."""
+    closest first by ``embedding`` (the store's); [] when none is about the topic. ``quotable``:
+    whether a heading's passage holds a sentence a report can quote (`passage_has_prose`); a
+    heading whose passage is all code or tables gives no section, so it takes no place."""
     topic_stems = content_stems(topic)
     taken: set[str] = set()
     candidates = []
@@ -87,6 +95,8 @@ def document_outline(
             continue
         if topic_stems and not topic_stems & content_stems(f"{title} {heading.under}"):
             continue  # about something else
+        if quotable is not None and not quotable(heading):
+            continue  # nothing under it a section can be written from
         taken.add(key)
         candidates.append((heading, title))
     if not candidates:
@@ -122,3 +132,10 @@ def _nested(a: Any, b: Any, by_file: dict[str, list]) -> bool:
         return False
     between = [h for h in by_file[outer.source_path] if start < (h.ordinal, h.position) < end]
     return not any(0 < h.level <= outer.level for h in between)
+
+
+def passage_has_prose(passages: HeadingPassages) -> Callable[[Any], bool]:
+    """Whether a heading's passage (read from ``passages``) holds a sentence a report can quote."""
+    return lambda heading: any(
+        is_prose(sentence) for part in passages.passage(heading) for sentence in source_sentences(part.text)
+    )

@@ -35,11 +35,12 @@ def plan_outline(outline: str | list[str], task: str, store: Optional[Any]) -> t
         return [], "outline: the LeadArchitect's"
     if store is None:
         return [], "outline: the LeadArchitect's (a caller's retriever gives no document headings)"
-    from agents_llm.document_outline import MIN_DOCUMENT_OUTLINE, document_outline
-    from rag.headings import store_headings
+    from agents_llm.document_outline import MIN_DOCUMENT_OUTLINE, document_outline, passage_has_prose
+    from rag.heading_passages import HeadingPassages
 
-    headings = store_headings(store)
-    entries = document_outline(headings, task, store.embedding)
+    passages = HeadingPassages.of_store(store)
+    headings = passages.headings
+    entries = document_outline(headings, task, store.embedding, quotable=passage_has_prose(passages))
     if len(entries) < MIN_DOCUMENT_OUTLINE:
         return [], (
             f"outline: the LeadArchitect's (the documents have {len(headings)} heading(s), "

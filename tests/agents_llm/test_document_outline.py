@@ -90,6 +90,40 @@ def test_the_size_caps_the_outline():
     assert len(document_outline(many, TOPIC, HashingEmbedding(dim=384), size=3)) == 3
 
 
+def test_a_heading_whose_passage_has_no_sentence_to_quote_takes_no_place():
+    import json
+
+    from agents_llm.document_outline import passage_has_prose
+    from rag.heading_passages import HeadingPassages
+
+    text = (
+        "# Comparators\n\nA comparator in a sorting network swaps two values when they are out of order.\n\n"
+        "# Sorting network examples\n\n```\nnet = [(0, 1), (2, 3), (0, 2)]\nsort(net, values)\n```\n"
+    )
+    locations = {"/d/sorting.md": {"name": "sorting.md", "sha": "x", "kind": "md", "pages": [None]}}
+    passages = HeadingPassages([("c0", text, {"ordinal": 0, "locations": json.dumps(locations)})])
+    topic, embedding = "How sorting networks sort values", HashingEmbedding(dim=384)
+    every = [e.title for e in document_outline(passages.headings, topic, embedding)]
+    assert sorted(every) == ["Comparators", "Sorting network examples"]
+    # Its passage is all code: a section planned from it could quote nothing, and is not planned.
+    quotable = document_outline(passages.headings, topic, embedding, quotable=passage_has_prose(passages))
+    assert [e.title for e in quotable] == ["Comparators"]
+
+
+def test_write_reports_outline_leaves_out_a_heading_over_code_alone(tmp_path):
+    from rag import ingest_paths, open_store
+    from report_app.outline import plan_outline
+    from tests.rag.conftest import make_rag_cfg
+
+    folder = _guide(tmp_path)
+    with (folder / "sorting.md").open("a", encoding="utf-8") as f:
+        f.write("\n# Sorting network examples\n\n```\nnet = [(0, 1), (2, 3), (0, 2)]\nsort(net, values)\n```\n")
+    store = open_store(make_rag_cfg(tmp_path / "store"), embedding=HashingEmbedding(dim=384))
+    ingest_paths(store, folder, progress=False)
+    titles, said = plan_outline("documents", "How sorting networks sort", store)
+    assert sorted(titles) == ["Comparators", "Depth of sorting networks"], said
+
+
 def _guide(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
