@@ -304,6 +304,27 @@ def test_a_section_planned_from_a_heading_is_written_from_the_passage_that_headi
     ]
 
 
+def _heading_section(sources, replies, topic="Installing the tool", planned_title="Setup"):
+    """The Collector writing the section planned from the heading `planned_title`; the model answers `replies`."""
+    replies = list(replies)
+
+    async def call(agent, kind, messages, max_tokens):
+        return replies.pop(0)
+
+    report = ReportState(topic)
+    result = asyncio.run(
+        Collector(reuse_sources=True, section_about_title=True).run(
+            call=call,
+            report=report,
+            contributions=[("DataAnalyst", "notes on the prefix")],
+            objective="the prefix",
+            sources=sources,
+            planned_title=planned_title,
+        )
+    )
+    return report, result
+
+
 def test_a_section_never_cites_the_passage_fetched_for_another_heading():
     setup = SourceRef(
         "guide.md", None, "c1", "# Setup\n\nThe installer copies every file into the prefix.", heading="Setup"
@@ -313,22 +334,8 @@ def test_a_section_never_cites_the_passage_fetched_for_another_heading():
     )
     # The chunk both passages are cut from, found by a search (a revision's sources): the passage stands for it.
     whole = SourceRef("guide.md", None, "c1", f"{setup.text}\n\n{usage.text}")
-    replies = ["Files.", "A summary."]  # too short: source sentences stand in
-
-    async def call(agent, kind, messages, max_tokens):
-        return replies.pop(0)
-
-    report = ReportState("Installing and using the tool")
-    result = asyncio.run(
-        Collector(reuse_sources=True, section_about_title=True).run(
-            call=call,
-            report=report,
-            contributions=[("DataAnalyst", "notes on the prefix")],
-            objective="the prefix",
-            sources=[usage, whole, setup],
-            planned_title="Setup",
-        )
-    )
+    # The writer's answer is too short: source sentences stand in.
+    report, result = _heading_section([usage, whole, setup], ["Files.", "A summary."], "Installing and using the tool")
     assert result.status == "appended", result
     assert report.sections[0].content == "The installer copies every file into the prefix."
     assert [ref.heading for ref in report.sections[0].sources] == ["Setup"]
@@ -343,21 +350,8 @@ def test_a_section_planned_from_a_heading_is_grounded_in_its_passage_not_in_sear
         ([hit, setup], "The installer copies every file into the prefix."),
         ([hit], "The prefix is chosen by the user when the tool is installed."),  # no passage: search hits serve
     ):
-        replies = ["The prefix is chosen by the user when the tool is installed.", "A summary."]
-
-        async def call(agent, kind, messages, max_tokens):
-            return replies.pop(0)
-
-        report = ReportState("Installing the tool")
-        asyncio.run(
-            Collector(reuse_sources=True, section_about_title=True).run(
-                call=call,
-                report=report,
-                contributions=[("DataAnalyst", "notes on the prefix")],
-                objective="the prefix",
-                sources=sources,
-                planned_title="Setup",
-            )
+        report, _ = _heading_section(
+            sources, ["The prefix is chosen by the user when the tool is installed.", "A summary."]
         )
         assert report.sections[0].content == expected, report.sections[0].content
 
@@ -521,20 +515,5 @@ def test_a_thin_section_under_a_heading_is_topped_up_from_its_passage_alone():
         ),
         ([hit], "The installer copies every file into the prefix."),  # search hits do not top it up
     ):
-        replies = ["The installer copies every file into the prefix.", "A summary."]
-
-        async def call(agent, kind, messages, max_tokens):
-            return replies.pop(0)
-
-        report = ReportState("Installing the tool")
-        result = asyncio.run(
-            Collector(reuse_sources=True, section_about_title=True).run(
-                call=call,
-                report=report,
-                contributions=[("DataAnalyst", "notes on the prefix")],
-                objective="the prefix",
-                sources=sources,
-                planned_title="Setup",
-            )
-        )
+        report, result = _heading_section(sources, ["The installer copies every file into the prefix.", "A summary."])
         assert report.sections[0].content == expected, (report.sections[0].content, result)
