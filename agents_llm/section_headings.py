@@ -68,12 +68,15 @@ def restates(title: str, topic: str) -> bool:
 
 # What a small model writes where a heading goes that is no heading: a code fence or HTML tag
 # ("```python", "pre><code"), or talk about the report, the task or itself ("Here's a possible
-# start to the report:", "The report is now ready to be sent.", "This task will be completed ...").
+# start to the report:", "The report is now ready to be sent.", "This task will be completed ...",
+# "The team has found a path name ...").
 _MARKUP_TITLE = re.compile(r"`{3}|</?[A-Za-z][\w-]*>|\w><|<[A-Za-z][\w-]*$")
 _CHATTER_TITLE = re.compile(
     r"^(?:here(?:'s|\s+is|\s+are)|sure|certainly|okay|below|the following|please|let me|i (?:will|have|am|can)"
     r"|in this (?:section|report)|this (?:is|task|report|section|will))\b"
-    r"|\b(?:the|this|our) report\b|\b(?:this|next|following) section\b|\bthis task\b|\bbullet points?\b",
+    r"|\b(?:the|this|our) report\b|\b(?:this|next|following) section\b|\bthis task\b|\bbullet points?\b"
+    r"|^(?:the|our) team (?:has|have|is|are|was|were|will|would|should|can|could|must|needs?|wants?|found|decided"
+    r"|plans?)\b",
     re.IGNORECASE,
 )
 # An order to the writer, from an outline written as a to-do list ("Briefly introduce the
