@@ -70,6 +70,7 @@ def restates(title: str, topic: str) -> bool:
 # ("```python", "pre><code"), or talk about the report, the task or itself ("Here's a possible
 # start to the report:", "The report is now ready to be sent.", "This task will be completed ...",
 # "The team has found a path name ...").
+_TWO_SENTENCES = re.compile(r"[a-z]{2,}[.!?]\s+[A-Z]")  # "... directories. It works": a text cut, not a heading
 _MARKUP_TITLE = re.compile(r"`{3}|</?[A-Za-z][\w-]*>|\w><|<[A-Za-z][\w-]*$")
 _CHATTER_TITLE = re.compile(
     r"^(?:here(?:'s|\s+is|\s+are)|sure|certainly|okay|below|the following|please|let me|i (?:will|have|am|can)"
@@ -94,8 +95,8 @@ _LABEL_WORDS = frozenset("script python code pre text json bash shell console ou
 
 def not_a_heading(title: str) -> str:
     """Why ``title`` is no heading ("" when it may be one): markup, talk about the report or
-    the task, an introduction (ends with a colon), an instruction to the writer, or a lone
-    label word."""
+    the task, an introduction (ends with a colon), more than one sentence, an instruction to
+    the writer, or a lone label word."""
     t = title.strip()
     if _MARKUP_TITLE.search(t):
         return "markup"
@@ -103,6 +104,8 @@ def not_a_heading(title: str) -> str:
         return "talk about the report or the task"
     if t.endswith(":"):
         return "an introduction to something else"
+    if _TWO_SENTENCES.search(t):
+        return "more than one sentence"
     if _INSTRUCTION_TITLE.search(t) and (t.endswith(".") or len(words(t)) >= 5):
         return "an instruction to the writer"
     if len(words(t)) == 1 and words(t)[0] in _LABEL_WORDS:
