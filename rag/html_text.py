@@ -72,6 +72,13 @@ class _HTMLText(HTMLParser):
             if target is not None:
                 target.append(text)
 
+    def _fence(self) -> None:
+        """A code fence line around a preformatted block: its lines stay code, apart from the prose,
+        for every reader of the text (sentences, headings: a '# comment' in it is none)."""
+        for target in (self.lines, self.main_lines if self._in_main() else None):
+            if target is not None:
+                target.append("```")
+
     def _paragraph_break(self) -> None:
         self._end_line()
         if self.current:
@@ -119,6 +126,8 @@ class _HTMLText(HTMLParser):
         elif tag == "li":
             self.current.append("- ")
         elif tag == "pre":
+            if not self._skipping() and self.pre_depth == 0:
+                self._fence()
             self.pre_depth += 1
         elif tag == "tr":
             self.cell_count = 0
@@ -136,11 +145,14 @@ class _HTMLText(HTMLParser):
             open_tag, _, _ = self.stack[-1]
             skipping = self._skipping()
             if not skipping and open_tag in _HTML_BLOCK_TAGS:
-                self._end_line() if open_tag not in _HTML_HEADINGS and open_tag != "pre" else self._paragraph_break()
+                self._paragraph_break() if open_tag in _HTML_HEADINGS else self._end_line()  # a <pre> ends below
             if not skipping and open_tag in _HTML_HEADINGS:
                 self.heading = None
             if not skipping and open_tag == "pre":
                 self.pre_depth = max(0, self.pre_depth - 1)
+                if self.pre_depth == 0:
+                    self._fence()
+                self._paragraph_break()
             self.stack.pop()
             if open_tag == tag:
                 break

@@ -62,6 +62,9 @@ def test_html_keeps_headings_paragraphs_lists_tables_and_code_and_drops_page_chr
     assert "Fouling factor" in lines and "The added thermal resistance of deposits." in lines
     assert "Fluid | Factor" in lines and "Sea water | 0.0001" in lines
     assert "clean(tube)" in lines and "    rinse(tube)" in lines  # preformatted text keeps its indentation
+    # ... inside a code fence, so that it stays one code block apart from the prose
+    at = lines.index("clean(tube)")
+    assert lines[at - 1] == "```" and lines[at + 2] == "```", lines[at - 2 : at + 4]
     assert "Unclosed bold text at the end" in lines
     for chrome in CHROME:
         assert chrome not in text, chrome
