@@ -28,6 +28,7 @@ from .sentence_reuse import (
     why_reuse,
 )
 from .report_state import ReportState, SourceRef
+from .section_examples import with_example
 from .section_headings import document_heading, restates, section_title, split_inner_headings
 from rag.sources import dedup_sources, sources_under_heading
 from report_protocol.vocabulary import ABSENCE_LEADERS
@@ -259,6 +260,7 @@ class Collector:
             return CollectorResult(
                 "skipped", "nothing left after the report filter", removed_sentences=filtered.removed, draft=prose
             )
+        heading_sources = src
         if self.reuse_sources:
             src = cited_passages(text, src)  # the section cites the passages its sentences come from
         # A heading from a sentence that opens on a pronoun ("It runs ...") does not say what it is about.
@@ -286,6 +288,12 @@ class Collector:
                     "skipped", "it repeats a section of the report", removed_sentences=filtered.removed, draft=prose
                 )
 
+        if self.reuse_sources and about:
+            # The document's own example under the heading (a command, a few lines of use), after the sentences.
+            text, example_from = with_example(text, heading_sources, about)
+            if example_from is not None:
+                src = dedup_sources(src, [example_from])
+                grounding = "; ".join(x for x in (grounding, "the passage's code example added") if x)
         summary = await call(
             "Summarizer",
             "summarizer",

@@ -176,7 +176,8 @@ def escape_latex(text: str) -> str:
 
 
 def _latex_body(markdown_text: str) -> str:
-    """Paragraphs and bullet lists of section content, escaped; **bold** becomes \\textbf."""
+    """Paragraphs and bullet lists of section content, escaped; **bold** becomes \\textbf; a fenced
+    code block is printed verbatim."""
     blocks: list[str] = []
     items: list[str] = []
 
@@ -192,8 +193,21 @@ def _latex_body(markdown_text: str) -> str:
             blocks.append(" ".join(para))
             para.clear()
 
+    code: list[str] | None = None  # the lines of an open code fence, printed as they are
     for line in markdown_text.splitlines():
         stripped = line.strip()
+        if stripped.startswith("```"):
+            if code is None:
+                flush_para()
+                flush_items()
+                code = []
+            else:
+                blocks.append(_verbatim(code))
+                code = None
+            continue
+        if code is not None:
+            code.append(line)
+            continue
         if not stripped:
             flush_para()
             flush_items()
@@ -205,9 +219,18 @@ def _latex_body(markdown_text: str) -> str:
         else:
             flush_items()
             para.append(_inline(stripped.lstrip("#").strip()))
+    if code is not None:  # a fence left open: its lines are code all the same
+        blocks.append(_verbatim(code))
     flush_para()
     flush_items()
     return "\n\n".join(blocks)
+
+
+def _verbatim(lines: list[str]) -> str:
+    """Code as the document writes it: ASCII (pdflatex), no control characters, and never the
+    line that would end the environment early."""
+    text = "\n".join("".join(c for c in _ascii(line) if c == "\t" or ord(c) >= 32) for line in lines)
+    return "\\begin{verbatim}\n" + text.replace("\\end{verbatim}", "\\end {verbatim}") + "\n\\end{verbatim}"
 
 
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")

@@ -1,0 +1,102 @@
+"""A section's example: its heading passage's short fenced code block, after its sentences, verbatim."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agents_llm.collector import Collector
+from agents_llm.export import to_latex
+from agents_llm.report_state import ReportState, SourceRef
+from agents_llm.section_examples import MAX_EXAMPLE_LINES, passage_example, with_example
+
+PROSE = (
+    "A virtual environment is created with the venv module of the standard library. "
+    "The command makes the directory and copies the interpreter into it. "
+    "Activating the environment puts its scripts first on the shell's search path."
+)
+COMMAND = "python3 -m venv /path/to/env\nsource /path/to/env/bin/activate"
+
+
+def _passage(code: str, heading: str = "Creating environments") -> SourceRef:
+    return SourceRef("venv.md", None, "c1", f"## {heading}\n\n{PROSE}\n\n```sh\n{code}\n```\n", heading=heading)
+
+
+def test_the_example_is_the_passages_short_fenced_block_verbatim():
+    example, ref = passage_example([_passage(COMMAND)], "Creating environments")
+    assert example == f"```\n{COMMAND}\n```" and ref is not None and ref.chunk_id == "c1"
+
+
+def test_no_example_from_a_long_block_a_cut_block_a_guarded_block_or_another_headings_passage():
+    long = "\n".join(f"step {n}" for n in range(MAX_EXAMPLE_LINES + 1))
+    assert passage_example([_passage(long)], "Creating environments") == ("", None)
+    cut = SourceRef(
+        "venv.md",
+        None,
+        "c1",
+        f"## Creating environments\n\n{PROSE}\n\n```sh\n{COMMAND}\n",
+        heading="Creating environments",
+    )
+    assert passage_example([cut], "Creating environments") == ("", None)  # its fence never closes in the chunk
+    guarded = "[neutralised: delimiter] import venv\n[neutralised: delimiter] venv.create('env')"
+    assert passage_example([_passage(guarded)], "Creating environments") == ("", None)
+    assert passage_example([_passage(COMMAND, "Activating it")], "Creating environments") == ("", None)
+    hit = SourceRef("faq.md", None, "c9", f"Some text.\n\n```\n{COMMAND}\n```")  # a search hit, no heading
+    assert passage_example([hit], "Creating environments") == ("", None)
+
+
+def test_an_example_follows_only_sentences_twice_as_long_as_it():
+    text, ref = with_example(PROSE, [_passage(COMMAND)], "Creating environments")
+    assert text == f"{PROSE}\n\n```\n{COMMAND}\n```" and ref is not None
+    short = "The venv module creates environments."
+    assert with_example(short, [_passage(COMMAND)], "Creating environments") == (short, None)
+
+
+def test_the_collector_adds_the_example_after_the_sections_sentences_and_cites_its_passage():
+    prose_part = SourceRef(
+        "venv.md", None, "c1", f"## Creating environments\n\n{PROSE}", heading="Creating environments"
+    )
+    code_part = SourceRef("venv.md", None, "c2", f"```sh\n{COMMAND}\n```", heading="Creating environments")
+    replies = [PROSE, "A summary."]
+
+    async def call(agent, kind, messages, max_tokens):
+        return replies.pop(0)
+
+    report = ReportState("Virtual environments in Python")
+    result = asyncio.run(
+        Collector(reuse_sources=True, section_about_title=True).run(
+            call=call,
+            report=report,
+            contributions=[("DataAnalyst", "notes on venv")],
+            objective="creating environments",
+            sources=[prose_part, code_part],
+            planned_title="Creating environments",
+        )
+    )
+    section = report.sections[0]
+    assert section.content.endswith(f"```\n{COMMAND}\n```"), (section.content, result)
+    assert {ref.chunk_id for ref in section.sources} == {"c1", "c2"}  # the example's part is cited too
+    assert "example" in result.grounding
+    # Printed, the example keeps its lines and characters.
+    latex = to_latex(report)
+    assert "\\begin{verbatim}\npython3 -m venv /path/to/env\nsource /path/to/env/bin/activate\n\\end{verbatim}" in latex
+
+
+def test_an_html_pages_preformatted_command_is_the_example_of_its_heading(tmp_path):
+    from agents_llm.engine import RagRetriever
+    from rag import HashingEmbedding, ingest_paths, open_store
+    from rag.sources import as_source_refs
+    from tests.rag.conftest import make_rag_cfg
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "venv.html").write_text(
+        "<html><body><main><h1>venv</h1><h2>Creating environments</h2>"
+        + "".join(f"<p>{s}.</p>" for s in PROSE.rstrip(".").split(". "))
+        + f"<pre>{COMMAND}</pre><h2>Removing environments</h2><p>Delete the directory to remove it.</p>"
+        "</main></body></html>",
+        encoding="utf-8",
+    )
+    store = open_store(make_rag_cfg(tmp_path / "store"), embedding=HashingEmbedding(dim=384))
+    ingest_paths(store, docs, progress=False)
+    passage = [ref for r in RagRetriever(store).heading_passage("Creating environments") for ref in as_source_refs(r)]
+    assert passage_example(passage, "Creating environments")[0] == f"```\n{COMMAND}\n```"
