@@ -101,7 +101,7 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
     if note:  # a short or interrupted report says so before anything else
         parts += [f"> **{note}**", ""]
     for s in report.sections:
-        parts += [f"## {s.title.strip()}", "", s.content.strip(), ""]
+        parts += [f"## {s.title.strip()}", "", _reference_links_as_text(s.content.strip()), ""]
         refs = _section_refs(s, numbers)
         if refs:
             parts += ["Sources: " + ", ".join(f"[{n}]" for n in refs), ""]
@@ -235,12 +235,16 @@ def _verbatim(lines: list[str]) -> str:
 
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 _AUTOLINK = re.compile(r"<((?:https?|ftp)://[^>\s]+|[^>\s@]+@[^>\s]+)>")
+# A reference-style link, "[supported package manager][]" or "[text][label]": its definition is in
+# the document, not in the quoted sentence, so a reader sees its text.
+_REF_LINK = re.compile(r"!?\[([^\]\n]+)\]\[[^\]\n]*\]")
 
 
 def links_as_text(text: str) -> str:
     """Markdown links as a reader of a printed page sees them: `[pip](https://pip.pypa.io)`
     becomes "pip (https://pip.pypa.io)", a link to a place in a page (`#anchor`, a
-    relative file) its text alone, an image its alt text, `<https://x>` the address."""
+    relative file) its text alone, an image its alt text, `<https://x>` the address, and a
+    reference-style link (`[pip][]`) its text."""
 
     def one(match: re.Match) -> str:
         label, target = match.group(1).strip(), match.group(2).strip()
@@ -248,7 +252,13 @@ def links_as_text(text: str) -> str:
             return label or target
         return f"{label} ({target})" if label and label != target else target
 
-    return _AUTOLINK.sub(r"\1", _MD_LINK.sub(one, text))
+    return _AUTOLINK.sub(r"\1", _MD_LINK.sub(one, _REF_LINK.sub(r"\1", text)))
+
+
+def _reference_links_as_text(content: str) -> str:
+    """A section's Markdown with reference-style links as their text, code blocks untouched."""
+    parts = re.split(r"(^```.*?^```[^\n]*$)", content, flags=re.MULTILINE | re.DOTALL)
+    return "".join(part if part.startswith("```") else _REF_LINK.sub(r"\1", part) for part in parts)
 
 
 def _inline(text: str) -> str:

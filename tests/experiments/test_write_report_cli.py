@@ -118,6 +118,22 @@ def test_the_latex_export_shows_markdown_links_as_text():
     assert r"\section{Tools pip (https://pip.pypa.io/en/stable/)}" in body
 
 
+def test_a_reference_style_link_reads_as_its_text_in_both_exports_and_code_keeps_its_brackets():
+    # Quoted from a Markdown document whose link definitions are elsewhere (Node's corepack.md).
+    report = ReportState(topic="Corepack")
+    report.append(
+        "Configuring a package",
+        "If the value corresponds to a [supported package manager][], Corepack runs it. "
+        "It reads the closest [`package.json`][pkg] file.\n\n```\nx = grid[i][j]\n```",
+        [SourceRef("corepack.md", None, "c1", "text")],
+    )
+    markdown = export.to_markdown(report)
+    assert "a supported package manager, Corepack" in markdown and "][" not in markdown.split("```")[0]
+    assert "grid[i][j]" in markdown  # code is quoted as written
+    tex = export.to_latex(report)
+    assert "a supported package manager, Corepack" in tex and "grid[i][j]" in tex
+
+
 LICENCE = (
     "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and\n"
     "associated documentation files, to deal in the Software without restriction, including the rights\n"
