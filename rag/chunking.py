@@ -9,7 +9,8 @@ chunk (it tells the model where the text comes from) but not stored as its text.
 Chunks are produced lazily, one segment (paragraphs up to about `SEGMENT_CHARS`, a
 giant paragraph cut at a blank) at a time: tokenizing a whole 18 MB single-line file
 at once held 2.6 GB, and a caller that stops early (the per-file chunk cap) never
-tokenizes the rest. A chunk does not span two segments either.
+tokenizes the rest. A chunk does not span two segments either. A code block a chunk edge
+cuts is fenced on both sides of the cut, so each chunk's code stays code when read alone.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ _SNAP_TOKENS = 8
 # segment is rare, and small enough that memory does not grow with the file.
 SEGMENT_CHARS = 32_000
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -158,9 +160,14 @@ def iter_chunks(
 ) -> Iterator[Chunk]:
     """Chunks of `text` in order, produced one segment at a time (see the module doc)."""
     ordinal = 0
+    # A code block cut by a chunk edge is fenced again on each side of the cut: read alone, the
+    # chunk's closing fence would open a block and turn the prose and headings after it into code.
+    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
     for page, page_start, page_end in page_spans(text):
         prefix_tokens = tokenizer.count(context_prefix(source_name, page) + "\n")
-        budget = max_tokens - tokenizer.special_tokens - prefix_tokens
+        # Room for the fences a cut code block gets again (only in a text that has fences).
+        fence_tokens = 2 * tokenizer.count("```\n") if fences else 0
+        budget = max_tokens - tokenizer.special_tokens - prefix_tokens - fence_tokens
         if budget < 8:
             raise ValueError(
                 f"rag.chunking.max_tokens={max_tokens} leaves {budget} tokens for text after "
@@ -172,6 +179,10 @@ def iter_chunks(
             spans = tokenizer.spans(piece)
             for first, last in _windows(piece, spans, budget, overlap, _sentence_tokens(piece, spans)):
                 body = piece[spans[first][0] : spans[last - 1][1]]
+                if bisect_left(fences, start + spans[first][0]) % 2:
+                    body = "```\n" + body
+                if bisect_left(fences, start + spans[last - 1][1]) % 2:
+                    body = body + "\n```"
                 yield Chunk(
                     text=body,
                     page=page,

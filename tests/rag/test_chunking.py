@@ -70,3 +70,24 @@ def test_minilm_tokenizer_budget_leaves_room_for_the_prefix():
 def test_prefix_names_source_and_page():
     assert context_prefix("a.pdf", 3) == "[Source: a.pdf | Page: 3]"
     assert context_prefix("notes.md", None) == "[Source: notes.md]"
+
+
+def test_a_code_block_cut_by_a_chunk_edge_is_fenced_again_on_both_sides():
+    from rag.sentences import blocks
+
+    tokenizer = WordTokenizer()
+    code = "\n".join(f"value_{n} = compute(value_{n - 1}, step={n})" for n in range(1, 40))
+    text = (
+        "# Setup\n\nThe installer copies every file into the prefix.\n\n"
+        f"```python\n{code}\n```\n\n# Usage\n\nThe tool reads its configuration from the prefix.\n"
+    )
+    chunks = chunk_text(text, "guide.md", tokenizer, max_tokens=64, overlap_tokens=8)
+    assert len(chunks) >= 3  # the block is cut at least once
+    for chunk in chunks:  # the fences added fit the budget too
+        assert tokenizer.count(embedding_input("guide.md", None, chunk.text)) + tokenizer.special_tokens <= 64
+    for chunk in chunks:
+        fence_lines = [line for line in chunk.text.splitlines() if line.strip().startswith("```")]
+        assert len(fence_lines) % 2 == 0, chunk.text  # read alone, every code block closes
+    # The heading after the block is a heading in the chunk that holds it, not a line of code.
+    last = next(c for c in chunks if "# Usage" in c.text)
+    assert any(b.kind == "heading" and b.text == "# Usage" for b in blocks(last.text)), last.text
