@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
-from agents_llm.collector import Collector
 from agents_llm.export import to_latex
-from agents_llm.report_state import ReportState, SourceRef
+from agents_llm.report_state import SourceRef
 from agents_llm.section_examples import MAX_EXAMPLE_LINES, passage_example, with_example
+from tests.agents_llm.test_sentence_reuse import _heading_section
 
 PROSE = (
     "A virtual environment is created with the venv module of the standard library. "
@@ -56,21 +54,8 @@ def test_the_collector_adds_the_example_after_the_sections_sentences_and_cites_i
         "venv.md", None, "c1", f"## Creating environments\n\n{PROSE}", heading="Creating environments"
     )
     code_part = SourceRef("venv.md", None, "c2", f"```sh\n{COMMAND}\n```", heading="Creating environments")
-    replies = [PROSE, "A summary."]
-
-    async def call(agent, kind, messages, max_tokens):
-        return replies.pop(0)
-
-    report = ReportState("Virtual environments in Python")
-    result = asyncio.run(
-        Collector(reuse_sources=True, section_about_title=True).run(
-            call=call,
-            report=report,
-            contributions=[("DataAnalyst", "notes on venv")],
-            objective="creating environments",
-            sources=[prose_part, code_part],
-            planned_title="Creating environments",
-        )
+    report, result = _heading_section(
+        [prose_part, code_part], [PROSE, "A summary."], "Virtual environments in Python", "Creating environments"
     )
     section = report.sections[0]
     assert section.content.endswith(f"```\n{COMMAND}\n```"), (section.content, result)
