@@ -37,8 +37,9 @@ SNAP_SHARE = 0.34  # ... and gives way to that source sentence when the share is
 MAX_REUSED_CHARS = 700
 
 # A semicolon is code only without a space after it ("i=0;i<n"); prose joins clauses with "; ".
-_CODE_LIKE = re.compile(r"```|[{}<>=]|;(?=\S)|\w\((?!\))|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
-_CODE_LIKE_V2 = re.compile(r"```|[{}<>=]|;(?=\S)|\w\(|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|")
+_CALL, _CODE_SHAPES = r"\w\(", r"```|[{}<>=]|;(?=\S)|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|"
+_CODE_LIKE = re.compile(rf"{_CALL}(?!\))|{_CODE_SHAPES}")  # a call with arguments is code; "name()" is a word
+_CODE_LIKE_V2 = re.compile(rf"{_CALL}|{_CODE_SHAPES}")  # the extractive proxy's: any name before a parenthesis
 _NAME_SPAN = re.compile(r"`([A-Za-z_$][\w$.]*(?:\(\))?)`")  # `querystring.parse()`: a name set in code
 
 
