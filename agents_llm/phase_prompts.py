@@ -108,7 +108,7 @@ def section_list(report: ReportState, *, excerpts: bool) -> str:
     return "\n".join(lines) if lines else "(no section written yet)"
 
 
-def agent_messages(
+def agent_prompt(
     role: str,
     *,
     phase: str,
@@ -122,9 +122,9 @@ def agent_messages(
     instruction_data: Sequence[str] = (),
     phase_round: int | None = None,
     phase_rounds: int | None = None,
-) -> list[dict[str, str]]:
-    """The chat for one agent's turn in a handcrafted phase, stable parts first (as
-    `prompts.agent_messages`): role and phase, topic, the report so far, this round's
+) -> prompts.AgentPrompt:
+    """The prompt for one agent's turn in a handcrafted phase, stable parts first (as
+    `prompts.agent_prompt`): role and phase, topic, the report so far, this round's
     material and the objective, then the instruction and the role's objective in the phase.
     The section list (titles and excerpts), the gaps PLANNING found and the team objective
     came from the report and from teammates: they are in the data block with the messages."""
@@ -139,13 +139,18 @@ def agent_messages(
     data += prompts.context_items(summary=report.progress_summary, memory=memory, inbox=inbox, evidence=evidence)
     data.append(prompts.objective_item(objective_text))
     data += instruction_data  # what the instruction refers to (`directive_parts`), guarded there
-    parts = [f"Report topic: {topic}", *prompts.data_block(data)]
-    if gaps:  # what to do with them is ours, outside the data block
-        parts.append(GAPS_RULE)
+    directions = [GAPS_RULE] if gaps else []  # what to do with them is ours, outside the data block
     if instruction:
-        parts.append(f"Instruction: {instruction}")
-    parts.append(objective(role, phase, phase_round, phase_rounds))
-    return [{"role": "system", "content": system_prompt(role, phase)}, {"role": "user", "content": "\n\n".join(parts)}]
+        directions.append(f"Instruction: {instruction}")
+    directions.append(objective(role, phase, phase_round, phase_rounds))
+    return prompts.AgentPrompt(
+        prompts.system_for(role), topic, tuple(d for d in data if d), tuple(directions), PHASE_BLOCK[phase]
+    )
+
+
+def agent_messages(role: str, **kwargs: Any) -> list[dict[str, str]]:
+    """The chat of `agent_prompt(role, **kwargs)` for a call that stands alone."""
+    return agent_prompt(role, **kwargs).messages()
 
 
 # The gate check's question when the plan leaves the wording to the engine (GateCheck.question None).

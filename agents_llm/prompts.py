@@ -11,6 +11,7 @@ handcrafted path (`phase` set) share one prompt builder.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from rag.guard import guard_untrusted_text
@@ -113,11 +114,16 @@ def context_items(*, summary: str, memory: str, inbox: Sequence[tuple[str, str]]
     if evidence:
         parts.append("Retrieved sources:\n" + untrusted(evidence, MAX_EVIDENCE_CHARS))
     if memory:
-        parts.append(f"Your previous output: {untrusted(memory, MAX_MEMORY_CHARS)}")
+        parts.append(memory_item(memory))
     for sender, text in inbox:
         if text.strip():
             parts.append(f"Message from {sender}: {untrusted(text, MAX_MESSAGE_CHARS)}")
     return parts
+
+
+def memory_item(text: str) -> str:
+    """An agent's own previous output, as its next prompt shows it (a data item)."""
+    return f"Your previous output: {untrusted(text, MAX_MEMORY_CHARS)}"
 
 
 def outline_item(titles: Sequence[str]) -> str:
@@ -132,7 +138,30 @@ def objective_item(objective: str, label: str = "Current team objective") -> str
     return f"{label}: {untrusted(objective, 300)}" if objective else ""
 
 
-def agent_messages(
+@dataclass(frozen=True)
+class AgentPrompt:
+    """One agent turn's prompt in its parts. `messages()` is the chat sent when every call
+    stands alone; an agent's conversation (`agents_llm.conversation`) sends a later turn
+    only the parts that agent has not been shown yet."""
+
+    system: str  # the role's system prompt
+    topic: str
+    data: tuple[str, ...] = ()  # the data block's items, already guarded ('' items are dropped)
+    directions: tuple[str, ...] = ()  # ours, after the data block: rules, the instruction, the task
+    phase: str = ""  # the handcrafted pipeline's phase block, appended to the system prompt
+
+    def system_text(self) -> str:
+        return f"{self.system}\n\n{self.phase}" if self.phase else self.system
+
+    def messages(self) -> list[Message]:
+        parts = [f"Report topic: {self.topic}", *data_block(self.data), *self.directions]
+        return [
+            {"role": "system", "content": self.system_text()},
+            {"role": "user", "content": "\n\n".join(parts)},
+        ]
+
+
+def agent_prompt(
     role: str,
     *,
     topic: str,
@@ -145,8 +174,8 @@ def agent_messages(
     instruction: str = "",
     instruction_data: Sequence[str] = (),
     phase: str | None = None,
-) -> list[Message]:
-    """The chat for one agent's turn: what is stable between the role's calls first (its
+) -> AgentPrompt:
+    """The prompt for one agent's turn: what is stable between the role's calls first (its
     role, the topic, the report so far), then this round's material and the objective, then
     the instruction and the task. Everything the report, a teammate or a document wrote (the
     section titles, the summary, sources, outputs, messages and the objective) is in the one
@@ -156,14 +185,14 @@ def agent_messages(
     data += context_items(summary=summary, memory=memory, inbox=inbox, evidence=evidence)
     data.append(objective_item(objective))
     data += instruction_data  # what the instruction refers to (a plan's directive), already guarded
-    parts = [f"Report topic: {topic}", *data_block(data)]
-    if instruction:
-        parts.append(f"Instruction: {instruction}")
-    parts.append(f"Task: {task_for(role, phase)}")
-    return [
-        {"role": "system", "content": system_for(role)},
-        {"role": "user", "content": "\n\n".join(parts)},
-    ]
+    directions = [f"Instruction: {instruction}"] if instruction else []
+    directions.append(f"Task: {task_for(role, phase)}")
+    return AgentPrompt(system_for(role), topic, tuple(d for d in data if d), tuple(directions))
+
+
+def agent_messages(role: str, **kwargs: Any) -> list[Message]:
+    """The chat of `agent_prompt(role, **kwargs)` for a call that stands alone."""
+    return agent_prompt(role, **kwargs).messages()
 
 
 def query_messages(

@@ -18,7 +18,7 @@ from ..engine.retrieval import format_evidence, record_retrieval
 from ..engine.context import EngineSettings, EpisodeContext
 from ..engine.round_record import CallRecorder, own_call_error
 from ..engine.runner import RoundEngine
-from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_messages
+from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_prompt
 from ..judges.text import words
 from ..report_state import ReportState
 from ..roles import ExtractiveTurn, Role, TeamMember
@@ -153,9 +153,9 @@ class ExtractiveEngine(RoundEngine):
         assert rule is not None, f"role {role!r} has no extractive rule (build_team refuses it)"
         output = rule.compose(self, ExtractiveTurn(report, inbox, memory, queries, chunks, directive, focus))
 
-        messages = turn_messages(
+        messages = turn_prompt(
             role, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
-        )
+        ).messages()
         # No prompt is sent: the trace keeps what the rules worked from, and the LLM prompt the call is charged for.
         turn.charged_prompt = list(messages)
         turn.inputs = self.turn_inputs(member.role, report, objective, inbox, memory, chunks, directive, focus)
