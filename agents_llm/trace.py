@@ -37,7 +37,10 @@ viewer animates it round by round). Top level:
                            [{sender, text}], memory, section_titles, progress_summary,
                            directive, focus, key_terms (Reviewer), retrieved [{source,
                            page, text}] (Researcher)}, and charged_prompt the LLM prompt
-                           whose tokens its call was charged (never sent)
+                           whose tokens its call was charged (never sent); chat
+                           (engine.conversation on) {turn: the turn's number in the agent's
+                           chat, restarted: the chat began again from the stand-alone prompt},
+                           and prompt is then the whole chat
       calls [{agent, kind, prompt_tokens, completion_tokens, latency_s, start_s, end_s,
               cached, error}]   every LLM call; kind: agent|query|collector|summarizer|gate
       collector {status, reason, section_id, title, removed_sentences, content}

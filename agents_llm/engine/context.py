@@ -8,6 +8,7 @@ from rag.sources import SourceBuffer
 
 from .. import prompts
 from ..backends import TokenLedger
+from ..conversation import Conversations
 from ..report_state import ReportState
 
 
@@ -47,6 +48,11 @@ class EngineSettings:
     # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
     # the topic and outline terms (agents_llm.engine.query_check).
     vet_queries: bool = True
+    # Each agent's calls form one chat whose later turns append only what the agent has not been shown
+    # (agents_llm.conversation): an in-process model then evaluates only the new turn. Off, every call
+    # stands alone. A chat past `conversation_max_chars` starts again from the stand-alone prompt.
+    conversation: bool = False
+    conversation_max_chars: int = 8000
 
     def __post_init__(self) -> None:
         """Range checks at construction (the env builds this from `engine.*` before any call)."""
@@ -58,6 +64,7 @@ class EngineSettings:
             "gate_max_tokens",
             "max_queries",
             "evidence_max_chars",
+            "conversation_max_chars",
         ):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -87,3 +94,4 @@ class EpisodeContext:
     # Prompt tokens the model computed in this episode, and those it reused from earlier prompts' state.
     prompt_tokens_evaluated: int = 0
     prompt_tokens_reused: int = 0
+    conversations: Conversations | None = None  # each agent's chat, with engine.conversation on

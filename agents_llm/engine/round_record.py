@@ -87,6 +87,8 @@ def agent_record(receivers: list[str], turn: "AgentTurn | None") -> dict[str, An
             record["retrieval"] = turn.retrieval
         if turn.inputs is not None:  # the extractive team: what its rules received (it has no prompt)
             record["inputs"] = turn.inputs
+        if turn.chat is not None:
+            record["chat"] = turn.chat
         if turn.charged_prompt is not None:
             record["charged_prompt"] = turn.charged_prompt
     return record

@@ -17,6 +17,7 @@ from report_protocol.feedback import EVIDENCE_TASKS, exhaustion_believed
 
 from .. import phase_prompts, prompts
 from ..collector import is_absence_only
+from ..conversation import Conversations
 from ..referee import echoed_sentences
 from ..roles import TeamMember
 from .context import EngineSettings, EpisodeContext
@@ -46,6 +47,8 @@ class AgentTurn:
     # tokens its call was charged (never sent; `prompt` stays empty).
     inputs: dict[str, Any] | None = None
     charged_prompt: list | None = None
+    # With engine.conversation on: the turn's place in the agent's chat ({"turn": n, "restarted": bool}).
+    chat: dict[str, Any] | None = None
 
 
 def inbox_for(
@@ -75,7 +78,7 @@ def instruction_for(plan: RoundPlan, agent: str) -> tuple[str, list[str]]:
     return plan.instructions.get(agent, ""), []
 
 
-def turn_messages(
+def turn_prompt(
     role: str,
     plan: RoundPlan,
     name: str,
@@ -85,12 +88,12 @@ def turn_messages(
     inbox: Inbox,
     memory: str,
     evidence: str,
-) -> list:
-    """The chat of the turn: the phase prompts for a handcrafted phase, else the learned-policy prompts."""
+) -> prompts.AgentPrompt:
+    """The turn's prompt: the phase prompts for a handcrafted phase, else the learned-policy prompts."""
     report = ctx.report
     instruction, instruction_data = instruction_for(plan, name)
     if plan.phase is not None and phase_prompts.handles(plan.phase):
-        return phase_prompts.agent_messages(
+        return phase_prompts.agent_prompt(
             role,
             phase=plan.phase,
             topic=report.topic,
@@ -104,7 +107,7 @@ def turn_messages(
             phase_round=plan.phase_round,
             phase_rounds=plan.phase_rounds,
         )
-    return prompts.agent_messages(
+    return prompts.agent_prompt(
         role,
         topic=report.topic,
         objective=objective,
@@ -237,15 +240,26 @@ class TurnTaker:
                 evidence = format_evidence(chunks, self.settings.evidence_max_chars)
                 new_evidence = format_evidence(fresh_chunks, self.settings.evidence_max_chars)
 
-        turn.prompt = turn_messages(
+        prompt = turn_prompt(
             member.role.name, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
         )
+        pending = None
+        if self.settings.conversation:  # the agent's chat goes on: only what it has not been shown
+            if ctx.conversations is None:
+                ctx.conversations = Conversations(self.settings.conversation_max_chars)
+            pending = ctx.conversations.turn(name, prompt)
+            turn.prompt = pending.messages
+            turn.chat = {"turn": sum(m["role"] == "user" for m in pending.messages), "restarted": pending.restarted}
+        else:
+            turn.prompt = prompt.messages()
         text = await self._call(ctx, rec, name, "agent", turn.prompt, self.settings.agent_max_tokens)
         if text is None:
             turn.error = own_call_error(rec, name)
             turn.output = ""
             return turn
         text = prompts.strip_echo(text) or text
+        if pending is not None and ctx.conversations is not None:
+            ctx.conversations.commit(pending, text)
         turn.output = turn.response = text
         if member.role.sets_objective:
             turn.objective = prompts.parse_objective(text) or None

@@ -90,7 +90,8 @@ def test_a_changed_report_is_read_not_served_from_the_earlier_state():
 
 
 @pytest.mark.timeout(3600)  # two real episodes: minutes each on a busy 2-core machine
-def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path):
+@pytest.mark.parametrize("conversation", [False, True], ids=["stand-alone", "conversation"])
+def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path, conversation):
     needs_model()
     from report_protocol import ActionTable
 
@@ -106,14 +107,27 @@ def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path):
 
     def episode(reuse: bool, folder: str):
         env = ReportWritingEnv(
-            llm={"backend": "llamacpp", "model": "smollm2-135m", "n_threads": 1, "n_ctx": 2048, "prompt_reuse": reuse},
+            llm={
+                "backend": "llamacpp",
+                "model": "smollm2-135m",
+                "n_threads": 1,
+                "n_ctx": 2048,
+                "prompt_reuse": reuse,
+                "reuse_states": 16,  # every agent's last prompt is kept
+            },
             rag=HASHING_RAG,
             judge=HASHING_JUDGE,
             max_rounds=2,
             min_rounds_before_terminate=2,
             task_id="asyncio-tasks",
             output_dir=str(tmp_path / folder),
-            engine={"agent_max_tokens": 32, "collector_max_tokens": 96, "reuse_sources": True, "vet_queries": True},
+            engine={
+                "agent_max_tokens": 32,
+                "collector_max_tokens": 96,
+                "reuse_sources": True,
+                "vet_queries": True,
+                "conversation": conversation,
+            },
             infos="full",
         )
         env.reset(seed=0)
@@ -127,13 +141,21 @@ def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path):
                 break
         # per agent: concurrent turns may finish (and be recorded) in either order
         outputs = [{name: a["response"] for name, a in rnd["agents"].items()} for rnd in env.trace.rounds]
-        return env.report.to_markdown(), rewards, outputs, info["DataAnalyst"]
+        # in the order they ran (the model serves one call at a time)
+        calls = [c for rnd in env.trace.rounds for c in sorted(rnd["calls"], key=lambda c: c["start_s"])]
+        return env.report.to_markdown(), rewards, outputs, info["DataAnalyst"], calls
 
-    off_report, off_rewards, off_outputs, off_info = episode(False, "off")
-    on_report, on_rewards, on_outputs, on_info = episode(True, "on")
+    off_report, off_rewards, off_outputs, off_info, _ = episode(False, "off")
+    on_report, on_rewards, on_outputs, on_info, on_calls = episode(True, "on")
     assert on_outputs == off_outputs and on_report == off_report and on_rewards == off_rewards
     assert off_info["episode_prompt_tokens_reused"] == 0
     assert on_info["episode_prompt_tokens_reused"] > 0
     sent = off_info["episode_prompt_tokens_evaluated"]
     assert on_info["episode_prompt_tokens_evaluated"] + on_info["episode_prompt_tokens_reused"] == sent
     assert on_info["episode_prompt_tokens_evaluated"] < sent
+    if conversation:  # an agent's chat so far is served from the state its last call left
+        last: dict[str, int] = {}
+        for c in (c for c in on_calls if c["kind"] == "agent"):
+            if c["agent"] in last:
+                assert c["prompt_tokens_reused"] >= last[c["agent"]] // 64 * 64, c
+            last[c["agent"]] = c["prompt_tokens"]
