@@ -9,7 +9,9 @@
    reuse off and on: wall time; prompt tokens sent, evaluated and reused (the episode's infos);
    model time (time inside llama.cpp's chat completion); tokens evaluated per second of model
    time; the share of the episode spent outside the model; and whether reuse on and off wrote
-   the same report with the same score.
+   the same report with the same score. `--conversation on` plays them with each agent's calls
+   as one chat whose later turns append only what is new (`env.engine.conversation`): other
+   prompts, so another episode, not the same one faster.
 3. The ratios: evaluated / sent prompt tokens per episode (target <= 0.4), and the episode's
    effective throughput over llama.cpp's own for the same tokens (the time llama.cpp's own
    prompt and generation speeds need for the episode's evaluated and generated tokens, over the
@@ -17,6 +19,7 @@
 
     python experiments/bench_llm_episode.py                        # both policies, reuse off and on
     python experiments/bench_llm_episode.py --policies handcrafted --reuse on
+    python experiments/bench_llm_episode.py --reuse on --conversation off,on   # agents' calls as chats
     python experiments/bench_llm_episode.py --own-only             # step 1 alone (seconds)
     python experiments/bench_llm_episode.py -- env.task_id=doctest # extra train.py overrides
     python experiments/bench_llm_episode.py --traces <run>/episodes/*/trace.json
@@ -206,6 +209,20 @@ def run_one(label: str, algo_cfg: Any, checkpoint: str | None, overrides: list[s
     finally:
         del llm.create_chat_completion
     calls = [c for rnd in base.trace.rounds for c in rnd["calls"] if not c.get("cached")]
+    # With engine.conversation on: how many later chat turns the state of their agent's last turn served.
+    batch = int(getattr(base.backend, "prompt_batch", 1))
+    last: dict[str, int] = {}
+    chat_turns = served = restarts = 0
+    for rnd in base.trace.rounds:
+        for c in sorted(rnd["calls"], key=lambda c: c["start_s"]):
+            chat = rnd["agents"].get(c["agent"], {}).get("chat") if c["kind"] == "agent" else None
+            if chat is None or c.get("cached"):
+                continue
+            restarts += bool(chat["restarted"])
+            if chat["turn"] > 1 and c["agent"] in last:
+                chat_turns += 1
+                served += c["prompt_tokens_reused"] >= last[c["agent"]] // batch * batch
+            last[c["agent"]] = c["prompt_tokens"]
     sent = sum(c["prompt_tokens"] for c in calls)
     evaluated = sum(c.get("prompt_tokens_evaluated", c["prompt_tokens"]) for c in calls)
     reused = sum(c.get("prompt_tokens_reused", 0) for c in calls)
@@ -221,6 +238,16 @@ def run_one(label: str, algo_cfg: Any, checkpoint: str | None, overrides: list[s
         "reused": reused,
         "generated": sum(c["completion_tokens"] for c in calls),
         "score": float(base._report_score),
+        "by_kind": {
+            kind: [
+                sum(c["prompt_tokens"] for c in calls if c["kind"] == kind),
+                sum(c.get("prompt_tokens_evaluated", c["prompt_tokens"]) for c in calls if c["kind"] == kind),
+            ]
+            for kind in sorted({c["kind"] for c in calls})
+        },
+        "chat_turns": chat_turns,
+        "chat_turns_served": served,
+        "chat_restarts": restarts,
         "report": base.report.to_markdown(),
     }
 
@@ -229,7 +256,7 @@ def show_episode(r: dict[str, Any], own: dict[str, float], batch: int) -> None:
     own_s = r["evaluated"] / own[f"prompt_{batch}"] + r["generated"] / own["generate"]
     done = r["evaluated"] + r["generated"]
     print(
-        f"  {r['label']:<26} reuse {r['reuse']:<3} {r['task']}: {r['rounds']} rounds, wall {r['wall_s']:6.1f} s, "
+        f"  {r['label']:<26} chat {r['conversation']:<3} reuse {r['reuse']:<3} {r['task']}: {r['rounds']} rounds, wall {r['wall_s']:6.1f} s, "
         f"score {r['score']:.3f}, {r['calls']} calls"
     )
     print(
@@ -241,12 +268,24 @@ def show_episode(r: dict[str, Any], own: dict[str, float], batch: int) -> None:
         f"{1 - r['model_s'] / r['wall_s']:.0%} outside the model); {done / r['model_s']:6.1f} tokens evaluated/s; "
         f"llama.cpp's own speed needs {own_s:5.1f} s for them: effective/own {own_s / r['model_s']:.2f}"
     )
+    print(
+        "    by call kind, prompt tokens sent/evaluated: "
+        + ", ".join(f"{kind} {sent:,}/{ev:,}" for kind, (sent, ev) in r["by_kind"].items())
+    )
+    if r["chat_turns"] or r["chat_restarts"]:
+        print(
+            f"    chats: {r['chat_turns_served']} of {r['chat_turns']} later turns served from their agent's last "
+            f"state; {r['chat_restarts']} chat(s) restarted past engine.conversation_max_chars"
+        )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--policies", default="handcrafted,learned", help="comma-separated: handcrafted, learned")
     ap.add_argument("--reuse", default="off,on", help="prompt reuse settings to run, in order: off, on or both")
+    ap.add_argument(
+        "--conversation", default="off", help="engine.conversation settings to run, in order: off, on or both"
+    )
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1_000_000, help="the episode seed (transfer.py's eval seed)")
     ap.add_argument("--prompt-tokens", type=int, default=600)
@@ -299,25 +338,27 @@ def main() -> None:
         return
     results = []
     for label, algo_cfg, ckpt_path in policy_jobs(args.policies.split(","), overrides):
-        by_reuse = {}
-        for reuse in args.reuse.split(","):
-            extra = [f"llm.prompt_reuse={reuse == 'on'}"] if "prompt_reuse" in cfg.env.llm else []
-            r = run_one(label, algo_cfg, ckpt_path, overrides + extra, args.seed)
-            r["reuse"] = reuse if extra else "n/a"
-            print(f"machine: {load()}")
-            show_episode(r, own, batch)
-            by_reuse[reuse] = r
-            results.append(r)
-            if args.save:  # after every episode: partial results survive
-                Path(args.save).write_text(json.dumps({"own": own, "episodes": results}, indent=1))
-        if {"on", "off"} <= set(by_reuse):
-            same = by_reuse["on"]["report"] == by_reuse["off"]["report"]
-            same_score = by_reuse["on"]["score"] == by_reuse["off"]["score"]
-            print(
-                f"  reuse on vs off: same report {same}, same score {same_score}; wall "
-                f"{by_reuse['off']['wall_s']:.1f} -> {by_reuse['on']['wall_s']:.1f} s "
-                f"({by_reuse['off']['wall_s'] / by_reuse['on']['wall_s']:.2f}x)"
-            )
+        for conversation in args.conversation.split(","):
+            chat = [f"env.engine.conversation={conversation == 'on'}"]
+            by_reuse = {}
+            for reuse in args.reuse.split(","):
+                reuse_flag = [f"llm.prompt_reuse={reuse == 'on'}"] if "prompt_reuse" in cfg.env.llm else []
+                r = run_one(label, algo_cfg, ckpt_path, overrides + chat + reuse_flag, args.seed)
+                r["reuse"], r["conversation"] = (reuse if reuse_flag else "n/a"), conversation
+                print(f"machine: {load()}")
+                show_episode(r, own, batch)
+                by_reuse[reuse] = r
+                results.append(r)
+                if args.save:  # after every episode: partial results survive
+                    Path(args.save).write_text(json.dumps({"own": own, "episodes": results}, indent=1))
+            if {"on", "off"} <= set(by_reuse):
+                same = by_reuse["on"]["report"] == by_reuse["off"]["report"]
+                same_score = by_reuse["on"]["score"] == by_reuse["off"]["score"]
+                print(
+                    f"  reuse on vs off: same report {same}, same score {same_score}; wall "
+                    f"{by_reuse['off']['wall_s']:.1f} -> {by_reuse['on']['wall_s']:.1f} s "
+                    f"({by_reuse['off']['wall_s'] / by_reuse['on']['wall_s']:.2f}x)"
+                )
 
 
 if __name__ == "__main__":
