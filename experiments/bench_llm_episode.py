@@ -22,6 +22,7 @@
     python experiments/bench_llm_episode.py --reuse on --conversation off,on   # agents' calls as chats
     python experiments/bench_llm_episode.py --own-only             # step 1 alone (seconds)
     python experiments/bench_llm_episode.py -- env.task_id=doctest # extra train.py overrides
+    python experiments/bench_llm_episode.py --traces-out DIR    # also keep each episode's trace.json
     python experiments/bench_llm_episode.py --traces <run>/episodes/*/trace.json
         # no model run: recorded agent prompts through the reuse rule, evaluated/sent per trace
 
@@ -172,7 +173,9 @@ def policy_jobs(names: list[str], overrides: list[str]) -> list[tuple[str, Any, 
     return jobs
 
 
-def run_one(label: str, algo_cfg: Any, checkpoint: str | None, overrides: list[str], seed: int) -> dict[str, Any]:
+def run_one(
+    label: str, algo_cfg: Any, checkpoint: str | None, overrides: list[str], seed: int, trace_path: Path | None = None
+) -> dict[str, Any]:
     import algos
     from omegaconf import OmegaConf
     from run_config import compose_run_config
@@ -208,6 +211,8 @@ def run_one(label: str, algo_cfg: Any, checkpoint: str | None, overrides: list[s
         wall = time.perf_counter() - t0
     finally:
         del llm.create_chat_completion
+    if trace_path is not None:
+        base.trace.save(trace_path)
     calls = [c for rnd in base.trace.rounds for c in rnd["calls"] if not c.get("cached")]
     # With engine.conversation on: how many later chat turns the state of their agent's last turn served.
     batch = int(getattr(base.backend, "prompt_batch", 1))
@@ -304,6 +309,7 @@ def main() -> None:
         help="instead: replay these recorded trace.json files' agent prompts through the reuse rule (no model run)",
     )
     ap.add_argument("--save", default=None, help="write every episode's figures and report to this JSON file")
+    ap.add_argument("--traces-out", default=None, help="write every episode's trace.json into this folder")
     ap.add_argument("overrides", nargs="*", help="train.py overrides (after --)")
     args = ap.parse_args()
 
@@ -343,7 +349,11 @@ def main() -> None:
             by_reuse = {}
             for reuse in args.reuse.split(","):
                 reuse_flag = [f"llm.prompt_reuse={reuse == 'on'}"] if "prompt_reuse" in cfg.env.llm else []
-                r = run_one(label, algo_cfg, ckpt_path, overrides + chat + reuse_flag, args.seed)
+                trace_path = None
+                if args.traces_out:
+                    name = f"{label.split()[0]}-chat_{conversation}-reuse_{reuse}.trace.json"
+                    trace_path = Path(args.traces_out) / name
+                r = run_one(label, algo_cfg, ckpt_path, overrides + chat + reuse_flag, args.seed, trace_path)
                 r["reuse"], r["conversation"] = (reuse if reuse_flag else "n/a"), conversation
                 print(f"machine: {load()}")
                 show_episode(r, own, batch)
