@@ -11,7 +11,8 @@ document's lines, one paragraph per line), so no ingest is needed and every load
   (a line cut from a sentence ends on one: "Each element has a type attribute giving").
 
 What is left out: code comments and shell prompts that open with ``#`` (no capital, no
-outline number), dates, versions and e-mail lines (mostly not words), a line found on three
+outline number, not a name and a dash: "# glob — Unix style pathname pattern expansion" is a
+reference page's title), dates, versions and e-mail lines (mostly not words), a line found on three
 or more pages (a running header or footer), and any line the injection guard flags (a
 heading reaches the agents' prompts as a section title).
 """
@@ -41,6 +42,8 @@ _WORD = re.compile(r"^[A-Za-z][\w'\u2019\-.]*$")  # a word or an identifier
 _END_PUNCTUATION = re.compile(r"[.,;:!]$")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _CALL = re.compile(r"^((?:new\s+)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(.*\)$")  # a function's signature
+# "glob — Unix style pathname pattern expansion": a reference page's title names its module, in lower case.
+_NAMED_TITLE = re.compile(r"^[A-Za-z_][\w.]*\s+[\u2014\u2013]\s+[A-Za-z]")
 _DATE = re.compile(rf"^(?:\d{{1,2}}\s+)?{_MONTH}(?:\s+\d{{1,2}},?)?\s+\d{{4}}$", re.IGNORECASE)
 # A line that ends on one of these was cut from a sentence.
 _TRAILING_FUNCTION_WORDS = frozenset(
@@ -95,7 +98,8 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
         return None  # a date, a version, a table row, an option list
     if _DATE.match(title):
         return None  # "February 1987", "12 March 2021": a title page's date
-    if not (title[:1].isupper() or code or (numbered and (marks or not marked_kinds))):
+    named = bool(marks and _NAMED_TITLE.match(title))
+    if not (title[:1].isupper() or code or named or (numbered and (marks or not marked_kinds))):
         return None  # "# callgrind format": a comment in a code sample
     if marks is None and (plain[-1].lower() in _TRAILING_FUNCTION_WORDS or not numbered and len(words) > 8):
         return None  # a line cut from a sentence

@@ -27,6 +27,12 @@ _HTML_BLOCK_TAGS = frozenset(
     "figcaption caption h1 h2 h3 h4 h5 h6 br hr body".split()
 )
 _HTML_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+# An API entry's signature (Sphinx marks it <dt class="sig ...">; Python's and most Sphinx
+# projects' reference pages are lists of them): the page's headings for its functions, classes
+# and attributes, so a report can plan a section per entry as it does for a Markdown reference's
+# "## `querystring.parse(str)`". The keyword before the name ("class", "async") is left out.
+_SIGNATURE_CLASS = "sig"
+_SIGNATURE_KEYWORD_CLASS = "property"
 
 
 class _HTMLText(HTMLParser):
@@ -49,6 +55,8 @@ class _HTMLText(HTMLParser):
         self.in_title = False
         self.pre_depth = 0
         self.heading: Optional[int] = None
+        self.section_level = 1  # the level of the last <hN> opened: an API entry sits below it
+        self.signature = False  # inside an API entry's signature (<dt class="sig">)
         self.cell_count = 0
 
     # state helpers
@@ -67,7 +75,10 @@ class _HTMLText(HTMLParser):
         if not text.strip():
             return
         if self.heading:
-            text = "#" * self.heading + " " + text.strip()
+            text = text.strip()
+            if self.signature:  # a name and its arguments: code, which may open in lower case
+                text = "`" + text.replace("`", "") + "`"
+            text = "#" * self.heading + " " + text
         for target in (self.lines, self.main_lines if self._in_main() else None):
             if target is not None:
                 target.append(text)
@@ -104,7 +115,9 @@ class _HTMLText(HTMLParser):
             or bool(classes & _HTML_SKIP_CLASSES)
             or attributes.get("aria-hidden") == "true"
             or "hidden" in attributes
+            or (self.signature and _SIGNATURE_KEYWORD_CLASS in classes)
         )
+        signature = tag == "dt" and _SIGNATURE_CLASS in classes and not self.signature
         is_main = tag == "main" or role == "main"
         if is_main and self.main_lines is None:
             self.main_lines = []
@@ -117,12 +130,15 @@ class _HTMLText(HTMLParser):
                 "ol",
                 "dl",
                 "blockquote",
-            ) or tag in _HTML_HEADINGS else self._end_line()
+            ) or tag in _HTML_HEADINGS or signature else self._end_line()
         self.stack.append((tag, skipped, is_main))
         if self._skipping():
             return
         if tag in _HTML_HEADINGS:
-            self.heading = _HTML_HEADINGS[tag]
+            self.heading = self.section_level = _HTML_HEADINGS[tag]
+        elif signature:  # one level below its section, and one more per entry it is nested in
+            self.signature = True
+            self.heading = min(6, self.section_level + sum(open_tag == "dl" for open_tag, _, _ in self.stack))
         elif tag == "li":
             self.current.append("- ")
         elif tag == "pre":
@@ -144,10 +160,13 @@ class _HTMLText(HTMLParser):
         while self.stack:
             open_tag, _, _ = self.stack[-1]
             skipping = self._skipping()
+            ends_signature = open_tag == "dt" and self.signature
             if not skipping and open_tag in _HTML_BLOCK_TAGS:
-                self._paragraph_break() if open_tag in _HTML_HEADINGS else self._end_line()  # a <pre> ends below
-            if not skipping and open_tag in _HTML_HEADINGS:
+                # a <pre> ends below
+                self._paragraph_break() if open_tag in _HTML_HEADINGS or ends_signature else self._end_line()
+            if not skipping and (open_tag in _HTML_HEADINGS or ends_signature):
                 self.heading = None
+                self.signature = False
             if not skipping and open_tag == "pre":
                 self.pre_depth = max(0, self.pre_depth - 1)
                 if self.pre_depth == 0:

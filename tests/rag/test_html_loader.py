@@ -112,6 +112,33 @@ def test_a_texinfo_manuals_navigation_panels_are_left_out():
     assert "libffi also provides a way to write a generic function." in text
 
 
+def test_an_api_entrys_signature_is_a_heading_below_its_section():
+    # Sphinx marks each function, class and attribute of a reference page <dt class="sig ...">:
+    # those are the page's parts, as a Markdown reference's "## `name(args)`" headings are.
+    page = (
+        '<body><div role="main"><h1>glob \u2014 Unix style pathname pattern expansion</h1>'
+        "<p>The glob module finds all the pathnames matching a specified pattern.</p>"
+        '<dl class="py function"><dt class="sig sig-object py" id="glob.glob">'
+        '<span class="sig-prename descclassname">glob.</span><span class="sig-name descname">glob</span>'
+        '<span class="sig-paren">(</span><em class="sig-param">pathname</em>, <em>*</em>, '
+        '<em class="sig-param">recursive=False</em><span class="sig-paren">)</span>'
+        '<a class="headerlink" href="#glob.glob">\u00b6</a></dt>'
+        "<dd><p>Return a possibly empty list of path names that match pathname.</p></dd></dl>"
+        '<dl class="py class"><dt class="sig sig-object py" id="glob.Finder">'
+        '<em class="property">class </em><span class="sig-name descname">glob.Finder</span></dt>'
+        '<dd><p>Finds paths.</p><dl class="py method"><dt class="sig sig-object py">'
+        '<span class="sig-name descname">find</span>()</dt><dd><p>Finds them.</p></dd></dl></dd></dl>'
+        "<dl><dt>pattern</dt><dd>A glossary term, not an API entry.</dd></dl>"
+        "</div></body>"
+    )
+    lines = html_to_text(page).splitlines()
+    assert "## `glob.glob(pathname, *, recursive=False)`" in lines, lines
+    assert "## `glob.Finder`" in lines, "the keyword before the name is left out"
+    assert "### `find()`" in lines, "a method sits below its class"
+    assert "Return a possibly empty list of path names that match pathname." in lines
+    assert "pattern" in lines and not any(line.startswith("#") and line.endswith("pattern`") for line in lines)
+
+
 def test_html_with_only_chrome_is_rejected_with_a_reason(tmp_path):
     page = tmp_path / "empty.html"
     page.write_text("<html><head><script>x=1</script></head><body><nav>Home</nav></body></html>")
@@ -128,3 +155,4 @@ def test_real_sphinx_page_from_python3_doc():
     assert text.startswith("# json") and "## Basic Usage" in text
     assert "Quick search" not in text and "Navigation" not in text and "\u00b6" not in text
     assert "Serialize obj as a JSON formatted stream to fp" in text
+    assert any(line.startswith("### `json.dump(obj, fp,") for line in text.splitlines()), "an API entry is a heading"
