@@ -114,7 +114,14 @@ class ReportState:
             "progress_summary": self.progress_summary,
             "deficient_topics": list(self.deficient_topics),
             "key_terms": list(self.key_terms),
-            "sections": [asdict(s) for s in self.sections],
+            # a source's unguarded text stays out: the saved report cites it by its guarded text
+            "sections": [
+                {
+                    **asdict(s),
+                    "sources": [{k: v for k, v in r.items() if k != "raw_text"} for r in asdict(s)["sources"]],
+                }
+                for s in self.sections
+            ],
         }
 
     @classmethod

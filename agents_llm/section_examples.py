@@ -9,8 +9,11 @@ fenced, when it is short (`MAX_EXAMPLE_LINES`, `MAX_EXAMPLE_CHARS`) and at most 
 the sentences it follows, so that a section stays prose with an example, not code with a
 caption (the referee flags a text that is half code; the reference judge reads prose only).
 A PDF's code has no fence to tell it from a table or a formula, so a PDF gives none; nor does
-a block the injection guard changed (an interpreter session's `>>>` prompts are neutralised
-as prompt delimiters) or one with a line that speaks to the model.
+a block the injection guard would change or one with a line that speaks to the model. An
+interpreter session is the one change allowed: its `>>>` prompts are prompt delimiters to the
+guard, which neutralises them in every prompt, but in a report they are the document's own
+example (`>>> glob.glob('*.gif')`), quoted from the passage's unguarded text
+(`SourceRef.raw_text`); the report reaches a prompt only through the guard again.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
+from rag.guard import guard_untrusted_text
 from rag.headings import heading_key
 from rag.sentences import blocks
 
@@ -27,6 +31,21 @@ from .sentence_reuse import instruction_like
 MAX_EXAMPLE_LINES = 10  # a command or a few lines of use, not a program
 MAX_EXAMPLE_CHARS = 500
 _FENCE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})")
+_INTERPRETER_PROMPT = ">>>"
+
+
+def _quotable(code: str) -> bool:
+    """Nothing in `code` the guard would change but an interpreter session's `>>>` prompts, each
+    opening its line, and no line that speaks to the model."""
+    guarded = guard_untrusted_text(code, max_chars=None)
+    if guarded.removed_characters or guarded.truncated_from is not None:
+        return False
+    if any(f.kind != "delimiter" or f.excerpt != _INTERPRETER_PROMPT for f in guarded.findings):
+        return False
+    lines = [line for line in code.splitlines() if line.strip()]
+    if any(_INTERPRETER_PROMPT in line and not re.match(r"^>>>(?: |$)", line) for line in lines):
+        return False
+    return not any(instruction_like(line) for line in lines)
 
 
 def passage_example(sources: Sequence[SourceRef], heading: str) -> tuple[str, Optional[SourceRef]]:
@@ -36,7 +55,7 @@ def passage_example(sources: Sequence[SourceRef], heading: str) -> tuple[str, Op
     for ref in sources:
         if not ref.heading or heading_key(ref.heading) != key:
             continue
-        for block in blocks(ref.text):
+        for block in blocks(ref.raw_text or ref.text):
             lines = block.text.strip().splitlines()
             if (
                 block.kind != "code"
@@ -52,7 +71,7 @@ def passage_example(sources: Sequence[SourceRef], heading: str) -> tuple[str, Op
             text = "\n".join(code)
             if not code or len(code) > MAX_EXAMPLE_LINES or len(text) > MAX_EXAMPLE_CHARS:
                 continue
-            if "[neutralised" in text or any(instruction_like(line) for line in code if line.strip()):
+            if "[neutralised" in text or not _quotable(text):
                 continue  # the guard changed it, or it speaks to the model
             return f"```\n{text}\n```", ref
     return "", None

@@ -8,7 +8,7 @@ part is appended, the Collector flushes the buffer into that section's sources.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from rag.headings import heading_key
@@ -22,6 +22,10 @@ class SourceRef:
     text: str = ""  # the chunk's (guarded) text
     source_path: str = ""  # full path: two files with one name stay two sources
     heading: str = ""  # the document heading whose passage this text is ('' for a search hit)
+    # What the document wrote, unguarded: only for quoting its code verbatim in a report
+    # (agents_llm.section_examples), never for a prompt. Not part of the reference's identity,
+    # and not kept in a saved report (ReportState.to_dict).
+    raw_text: str = field(default="", compare=False, repr=False)
 
     @property
     def file_key(self) -> str:
@@ -75,6 +79,7 @@ def as_source_ref(result: Any) -> SourceRef:
         text=getattr(result, "text", ""),
         source_path=getattr(result, "source_path", ""),
         heading=getattr(result, "heading", ""),
+        raw_text=getattr(result, "raw_text", ""),
     )
 
 
@@ -84,13 +89,14 @@ def as_source_refs(result: Any) -> List[SourceRef]:
     locations = getattr(result, "locations", None)
     if isinstance(result, SourceRef) or not locations:
         return [as_source_ref(result)]
-    chunk_id, text, heading = (
+    chunk_id, text, heading, raw = (
         getattr(result, "chunk_id", ""),
         getattr(result, "text", ""),
         getattr(result, "heading", ""),
+        getattr(result, "raw_text", ""),
     )
     return [
-        SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path, heading=heading)
+        SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path, heading=heading, raw_text=raw)
         for name, path, page in locations
     ]
 
