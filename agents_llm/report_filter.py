@@ -69,6 +69,8 @@ _TRANSITIONS = [
 # ..."): in a report it says nothing about the subject, and a quoted one points at the wrong text.
 _SELF_REFERENCE = [
     r"^\W*(?:the|this|our) report\b",
+    # "The new report is: <a quoted sentence>": the writer announcing its own text
+    r"^\W*(?:the|this|our) (?:new|next|final|updated|revised|complete|whole) (?:report|section|draft|summary)\b",
     r"^\W*this (?:section|chapter|document|paper|manual|page)\b",
     r"^\W*in this (?:report|section|chapter|document|paper|manual)\b",
 ]

@@ -69,3 +69,11 @@ def test_an_evidence_label_copied_from_a_prompt_goes_with_its_sentence():
     result = filter_report_text(text)
     assert result.text == "For UDP sockets, this object holds the port. The list [1] (optional) is kept."
     assert [r["kind"] for r in result.removed] == ["jargon", "jargon"]
+
+
+def test_drops_a_sentence_announcing_the_writers_own_text():
+    quoted = "If you are just wrapping one or two text strings, the convenience functions should be good enough."
+    text = f"The new report is: {quoted} The final section covers shortening. Wrapping keeps words whole."
+    result = filter_report_text(text, self_reference=True)
+    assert result.text == "Wrapping keeps words whole.", result.removed
+    assert filter_report_text(f"A new report format is planned. {quoted}", self_reference=True).changed is False
