@@ -35,6 +35,16 @@ _SIGNATURE_CLASS = "sig"
 _SIGNATURE_KEYWORD_CLASS = "property"
 
 
+def qualified_signature(text: str, anchor: str) -> str:
+    """A member's signature under its qualified name: Sphinx shows a method as "wrap(text)" below
+    its class, and its anchor is "textwrap.TextWrapper.wrap"; as a heading it is
+    "textwrap.TextWrapper.wrap(text)", apart from the module function "textwrap.wrap(text)"."""
+    name = text.split("(", 1)[0].strip()
+    if name and anchor != name and anchor.endswith("." + name) and " " not in name:
+        return anchor + text.strip()[len(name) :]
+    return text
+
+
 class _HTMLText(HTMLParser):
     """Collects the readable text of a page as Markdown-ish lines.
 
@@ -57,6 +67,7 @@ class _HTMLText(HTMLParser):
         self.heading: Optional[int] = None
         self.section_level = 1  # the level of the last <hN> opened: an API entry sits below it
         self.signature = False  # inside an API entry's signature (<dt class="sig">)
+        self.signature_id = ""  # its anchor: Sphinx's fully qualified name ("textwrap.TextWrapper.wrap")
         self.cell_count = 0
 
     # state helpers
@@ -77,7 +88,7 @@ class _HTMLText(HTMLParser):
         if self.heading:
             text = text.strip()
             if self.signature:  # a name and its arguments: code, which may open in lower case
-                text = "`" + text.replace("`", "") + "`"
+                text = "`" + qualified_signature(text.replace("`", ""), self.signature_id) + "`"
             text = "#" * self.heading + " " + text
         for target in (self.lines, self.main_lines if self._in_main() else None):
             if target is not None:
@@ -138,6 +149,7 @@ class _HTMLText(HTMLParser):
             self.heading = self.section_level = _HTML_HEADINGS[tag]
         elif signature:  # one level below its section, and one more per entry it is nested in
             self.signature = True
+            self.signature_id = attributes.get("id") or ""
             self.heading = min(6, self.section_level + sum(open_tag == "dl" for open_tag, _, _ in self.stack))
         elif tag == "li":
             self.current.append("- ")

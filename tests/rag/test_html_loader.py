@@ -126,7 +126,7 @@ def test_an_api_entrys_signature_is_a_heading_below_its_section():
         "<dd><p>Return a possibly empty list of path names that match pathname.</p></dd></dl>"
         '<dl class="py class"><dt class="sig sig-object py" id="glob.Finder">'
         '<em class="property">class </em><span class="sig-name descname">glob.Finder</span></dt>'
-        '<dd><p>Finds paths.</p><dl class="py method"><dt class="sig sig-object py">'
+        '<dd><p>Finds paths.</p><dl class="py method"><dt class="sig sig-object py" id="glob.Finder.find">'
         '<span class="sig-name descname">find</span>()</dt><dd><p>Finds them.</p></dd></dl></dd></dl>'
         "<dl><dt>pattern</dt><dd>A glossary term, not an API entry.</dd></dl>"
         "</div></body>"
@@ -134,7 +134,7 @@ def test_an_api_entrys_signature_is_a_heading_below_its_section():
     lines = html_to_text(page).splitlines()
     assert "## `glob.glob(pathname, *, recursive=False)`" in lines, lines
     assert "## `glob.Finder`" in lines, "the keyword before the name is left out"
-    assert "### `find()`" in lines, "a method sits below its class"
+    assert "### `glob.Finder.find()`" in lines, "a method sits below its class, under its qualified name"
     assert "Return a possibly empty list of path names that match pathname." in lines
     assert "pattern" in lines and not any(line.startswith("#") and line.endswith("pattern`") for line in lines)
 
