@@ -50,7 +50,12 @@ class ExportResult:
 
 
 def numbered_sources(report: ReportState) -> list[SourceRef]:
-    return report.all_sources()
+    """The references, one per place a reader can find: parts of a passage that read as the same
+    place (two overlapping chunks of one heading's passage open on the same words) are one entry."""
+    out: dict[str, SourceRef] = {}
+    for ref in report.all_sources():
+        out.setdefault(reference_label(ref), ref)
+    return list(out.values())
 
 
 _OPENING_WORDS = 10
@@ -84,7 +89,9 @@ def reference_label(ref: SourceRef) -> str:
 
 
 def _source_numbers(report: ReportState) -> dict[tuple, int]:
-    return {s.key: i for i, s in enumerate(numbered_sources(report), 1)}
+    """Each cited source's reference number (two sources with one label share it)."""
+    numbers: dict[str, int] = {}
+    return {s.key: numbers.setdefault(reference_label(s), len(numbers) + 1) for s in report.all_sources()}
 
 
 def _section_refs(section, numbers: dict[tuple, int]) -> list[int]:

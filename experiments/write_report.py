@@ -39,6 +39,7 @@ from hydra.utils import to_absolute_path  # noqa: E402
 from omegaconf import MISSING, DictConfig, OmegaConf  # noqa: E402
 
 from agents_llm.engine import EngineSettings  # noqa: E402
+from agents_llm.export import numbered_sources  # noqa: E402
 
 
 @dataclass
@@ -195,7 +196,7 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
         return NOT_COVERED_EXIT_CODE
     print(f"\n{'Short report' if result.short else 'Report'}: {rep.topic}")
     print(
-        f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(rep.all_sources())}, "
+        f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(numbered_sources(rep))}, "
         f"gaps: {len(rep.deficient_topics)}"
     )
     print(

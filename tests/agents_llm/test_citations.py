@@ -46,6 +46,24 @@ def test_two_passages_of_one_file_are_two_entries_a_reader_can_tell_apart():
     assert r"\bibitem{ref2} guide.md, section ``Virtual environments''" in tex
 
 
+def test_two_parts_of_a_passage_that_read_as_one_place_are_one_entry():
+    # A heading's passage over two overlapping chunks: both parts open on the same sentence.
+    opening = "Return an IPv4Address or IPv6Address object depending on the IP address passed as argument."
+    first = SourceRef("ip.html", None, "c1", f"### `ip_address(address)`\n\n{opening}", heading="ip_address()")
+    second = SourceRef("ip.html", None, "c2", f"{opening} A ValueError is raised otherwise.", heading="ip_address()")
+    report = ReportState("IP addresses")
+    report.append("ip_address()", opening, [first, second])
+    report.append(
+        "Pins", "Pin every dependency with == in the requirements file so that installs repeat exactly.", [PINS]
+    )
+    md = export.to_markdown(report)
+    refs = md[md.index("## References") :].splitlines()[2:]
+    assert len(refs) == 2 and refs[0].startswith("1. ip.html, section") and refs[1].startswith("2. guide.md"), refs
+    assert "Sources: [1]\n" in md and "Sources: [2]\n" in md
+    tex = export.to_latex(report)
+    assert r"\bibitem{ref2} guide.md" in tex and r"\bibitem{ref3}" not in tex
+
+
 def test_a_reference_opens_on_the_passages_first_prose_not_on_its_markup():
     """A PDF's XML example has no code fence: the reference opens on the prose after it."""
     xml = SourceRef(
