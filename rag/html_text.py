@@ -29,8 +29,11 @@ _HTML_BLOCK_TAGS = frozenset(
 _HTML_HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # An API entry's signature (Sphinx marks it <dt class="sig ...">; Python's and most Sphinx
 # projects' reference pages are lists of them): the page's headings for its functions, classes
-# and attributes, so a report can plan a section per entry as it does for a Markdown reference's
-# "## `querystring.parse(str)`". The keyword before the name ("class", "async") is left out.
+# and constants, one level below their section, so a report can plan a section per entry as it
+# does for a Markdown reference's "## `querystring.parse(str)`". A member's signature (a method
+# or attribute, inside its class's entry or named under it) is a line of text, not a heading: the
+# class is the part, its members are what it says. The keyword before the name ("class",
+# "async") is left out.
 _SIGNATURE_CLASS = "sig"
 _SIGNATURE_KEYWORD_CLASS = "property"
 
@@ -68,6 +71,8 @@ class _HTMLText(HTMLParser):
         self.section_level = 1  # the level of the last <hN> opened: an API entry sits below it
         self.signature = False  # inside an API entry's signature (<dt class="sig">)
         self.signature_id = ""  # its anchor: Sphinx's fully qualified name ("textwrap.TextWrapper.wrap")
+        self.entry_lists: List[int] = []  # stack places of the open <dl>s that hold API entries
+        self.entry_anchors: set[str] = set()  # the anchors of the entries seen so far
         self.cell_count = 0
 
     # state helpers
@@ -85,11 +90,10 @@ class _HTMLText(HTMLParser):
         text = text if self.pre_depth else " ".join(text.split())
         if not text.strip():
             return
+        if self.signature:  # a name and its arguments: code, which may open in lower case
+            text = "`" + qualified_signature(text.strip().replace("`", ""), self.signature_id) + "`"
         if self.heading:
-            text = text.strip()
-            if self.signature:  # a name and its arguments: code, which may open in lower case
-                text = "`" + qualified_signature(text.replace("`", ""), self.signature_id) + "`"
-            text = "#" * self.heading + " " + text
+            text = "#" * self.heading + " " + text.strip()
         for target in (self.lines, self.main_lines if self._in_main() else None):
             if target is not None:
                 target.append(text)
@@ -147,10 +151,20 @@ class _HTMLText(HTMLParser):
             return
         if tag in _HTML_HEADINGS:
             self.heading = self.section_level = _HTML_HEADINGS[tag]
-        elif signature:  # one level below its section, and one more per entry it is nested in
+        elif signature:
             self.signature = True
             self.signature_id = attributes.get("id") or ""
-            self.heading = min(6, self.section_level + sum(open_tag == "dl" for open_tag, _, _ in self.stack))
+            lists = [i for i, (open_tag, _, _) in enumerate(self.stack) if open_tag == "dl"]
+            own_list = lists[-1] if lists else -1
+            # A member: inside another entry's description, or named under one ("shlex.shlex.get_token"
+            # after the class "shlex.shlex", where a page lists a class's methods in a section of their own).
+            owner = self.signature_id.rpartition(".")[0]
+            member = any(i < own_list for i in self.entry_lists) or owner in self.entry_anchors
+            if self.signature_id:
+                self.entry_anchors.add(self.signature_id)
+            if own_list >= 0 and own_list not in self.entry_lists:
+                self.entry_lists.append(own_list)
+            self.heading = None if member else min(6, self.section_level + 1)
         elif tag == "li":
             self.current.append("- ")
         elif tag == "pre":
@@ -185,6 +199,7 @@ class _HTMLText(HTMLParser):
                     self._fence()
                 self._paragraph_break()
             self.stack.pop()
+            self.entry_lists = [i for i in self.entry_lists if i < len(self.stack)]
             if open_tag == tag:
                 break
 

@@ -112,7 +112,7 @@ def test_a_texinfo_manuals_navigation_panels_are_left_out():
     assert "libffi also provides a way to write a generic function." in text
 
 
-def test_an_api_entrys_signature_is_a_heading_below_its_section():
+def test_an_api_entrys_signature_is_a_heading_below_its_section_and_a_members_a_line_of_it():
     # Sphinx marks each function, class and attribute of a reference page <dt class="sig ...">:
     # those are the page's parts, as a Markdown reference's "## `name(args)`" headings are.
     page = (
@@ -128,13 +128,18 @@ def test_an_api_entrys_signature_is_a_heading_below_its_section():
         '<em class="property">class </em><span class="sig-name descname">glob.Finder</span></dt>'
         '<dd><p>Finds paths.</p><dl class="py method"><dt class="sig sig-object py" id="glob.Finder.find">'
         '<span class="sig-name descname">find</span>()</dt><dd><p>Finds them.</p></dd></dl></dd></dl>'
+        '<h2>Finder objects</h2><dl class="py attribute"><dt class="sig sig-object py" id="glob.Finder.root">'
+        '<span class="sig-name descname">root</span></dt><dd><p>Where it starts.</p></dd></dl>'
         "<dl><dt>pattern</dt><dd>A glossary term, not an API entry.</dd></dl>"
         "</div></body>"
     )
     lines = html_to_text(page).splitlines()
     assert "## `glob.glob(pathname, *, recursive=False)`" in lines, lines
     assert "## `glob.Finder`" in lines, "the keyword before the name is left out"
-    assert "### `glob.Finder.find()`" in lines, "a method sits below its class, under its qualified name"
+    # A member is what its class's entry says, under its qualified name, not a part of its own:
+    # inside the class's description, or in a section of its own after the class.
+    assert "`glob.Finder.find()`" in lines and "`glob.Finder.root`" in lines, lines
+    assert "## Finder objects" in lines and not any(line.startswith("#") and "Finder." in line for line in lines)
     assert "Return a possibly empty list of path names that match pathname." in lines
     assert "pattern" in lines and not any(line.startswith("#") and line.endswith("pattern`") for line in lines)
 
