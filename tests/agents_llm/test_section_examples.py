@@ -66,7 +66,9 @@ def test_the_collector_adds_the_example_after_the_sections_sentences_and_cites_i
     assert "\\begin{verbatim}\npython3 -m venv /path/to/env\nsource /path/to/env/bin/activate\n\\end{verbatim}" in latex
 
 
-def test_an_html_pages_preformatted_command_is_the_example_of_its_heading(tmp_path):
+def _html_passage(tmp_path, heading: str, code: str) -> list[SourceRef]:
+    """`heading`'s passage, read back from a real store, of an HTML page where `heading` heads
+    PROSE and a <pre> block holding `code`."""
     from agents_llm.engine import RagRetriever
     from rag import HashingEmbedding, ingest_paths, open_store
     from rag.sources import as_source_refs
@@ -74,16 +76,20 @@ def test_an_html_pages_preformatted_command_is_the_example_of_its_heading(tmp_pa
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "venv.html").write_text(
-        "<html><body><main><h1>venv</h1><h2>Creating environments</h2>"
+    (docs / "page.html").write_text(
+        f"<html><body><main><h1>Guide</h1><h2>{heading}</h2>"
         + "".join(f"<p>{s}.</p>" for s in PROSE.rstrip(".").split(". "))
-        + f"<pre>{COMMAND}</pre><h2>Removing environments</h2><p>Delete the directory to remove it.</p>"
+        + f"<pre>{code}</pre><h2>Removing environments</h2><p>Delete the directory to remove it.</p>"
         "</main></body></html>",
         encoding="utf-8",
     )
     store = open_store(make_rag_cfg(tmp_path / "store"), embedding=HashingEmbedding(dim=384))
     ingest_paths(store, docs, progress=False)
-    passage = [ref for r in RagRetriever(store).heading_passage("Creating environments") for ref in as_source_refs(r)]
+    return [ref for r in RagRetriever(store).heading_passage(heading) for ref in as_source_refs(r)]
+
+
+def test_an_html_pages_preformatted_command_is_the_example_of_its_heading(tmp_path):
+    passage = _html_passage(tmp_path, "Creating environments", COMMAND)
     assert passage_example(passage, "Creating environments")[0] == f"```\n{COMMAND}\n```"
 
 
@@ -92,25 +98,9 @@ SESSION = ">>> import glob\n>>> glob.glob('./[0-9].*')\n['./1.gif', './2.txt']"
 
 def test_an_interpreter_session_is_quoted_from_the_passages_own_text(tmp_path):
     # The guard neutralises ">>>" in every prompt; the report quotes what the document wrote.
-    from agents_llm.engine import RagRetriever
-    from rag import HashingEmbedding, ingest_paths, open_store
-    from rag.sources import as_source_refs
-    from tests.rag.conftest import make_rag_cfg
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "glob.html").write_text(
-        "<html><body><main><h1>glob</h1><h2>Finding files</h2>"
-        + "".join(f"<p>{s}.</p>" for s in PROSE.rstrip(".").split(". "))
-        + f"<pre>{SESSION}</pre><h2>Escaping</h2><p>Escape all special characters.</p></main></body></html>",
-        encoding="utf-8",
-    )
-    store = open_store(make_rag_cfg(tmp_path / "store"), embedding=HashingEmbedding(dim=384))
-    ingest_paths(store, docs, progress=False)
-    passage = [ref for r in RagRetriever(store).heading_passage("Finding files") for ref in as_source_refs(r)]
-    assert all("[neutralised: delimiter]" in ref.text for ref in passage if "glob.glob" in ref.text), (
-        "prompts stay guarded"
-    )
+    passage = _html_passage(tmp_path, "Finding files", SESSION)
+    guarded = [ref.text for ref in passage if "glob.glob" in ref.text]
+    assert guarded and all("[neutralised: delimiter]" in text for text in guarded), "prompts stay guarded"
     assert passage_example(passage, "Finding files")[0] == f"```\n{SESSION}\n```"
 
 
