@@ -149,15 +149,25 @@ def document_heading(body: str, passages: Sequence[SourceRef]) -> str:
 def split_inner_headings(body: str) -> tuple[str, str]:
     """(the heading ``body`` opens on, or "", the body with its own headings one level below a
     section's): a writer that puts "## Overview" inside its section would otherwise start
-    sections of its own in the report, and the heading it opens on is what the section is about."""
+    sections of its own in the report, and the heading it opens on is what the section is about.
+    A heading that `not_a_heading` refuses (talk about the report, markup, an instruction) is
+    dropped, the text under it kept."""
     lines = body.strip().splitlines()
     first = ""
     if lines:
         m = _MD_HEADING.match(lines[0])
         if m:
             first, lines = m.group(1).strip(), lines[1:]
-    out = [re.sub(r"^\s{0,3}#{1,3}\s+", "### ", line) for line in lines]
-    return first, "\n".join(out).strip()
+            first = "" if not_a_heading(first) else first
+    # A heading that is no heading ("2. The report will have a clean structure ...") goes with
+    # its line: the grounding checks sentences, and a heading is none.
+    out = []
+    for line in lines:
+        m = _MD_HEADING.match(line)
+        if m and not_a_heading(m.group(1)):
+            continue
+        out.append(re.sub(r"^\s{0,3}#{1,3}\s+", "### ", line))
+    return first, re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
 
 
 _PLACEHOLDER_TITLE = re.compile(r"^section \d+$", re.IGNORECASE)

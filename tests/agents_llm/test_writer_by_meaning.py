@@ -181,6 +181,11 @@ def test_headings_inside_a_section_open_no_sections_of_their_own():
         "Overview",
         "Each stream keeps a read buffer.\n\n### Loop\n\nThe event loop runs on one thread.",
     )
+    # A writer's narration as a heading (SmolLM2 on pprint.html) is dropped, the text under it kept.
+    chatter = (
+        "## 1. The report will be edited by the team.\n\n### 2. The report will have a clean structure\n\n- One fact."
+    )
+    assert split_inner_headings(chatter) == ("", "- One fact.")
     prose = (
         "## Read buffers\n\nEach stream keeps a read buffer of 64 kilobytes by default.\n\n## The loop\n\n"
         "The event loop runs on a single thread and switches to another task while one coroutine waits."
