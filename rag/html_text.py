@@ -40,7 +40,7 @@ _SIGNATURE_KEYWORD_CLASS = "property"
 
 def qualified_signature(text: str, anchor: str) -> str:
     """A member's signature under its qualified name: Sphinx shows a method as "wrap(text)" below
-    its class, and its anchor is "textwrap.TextWrapper.wrap"; as a heading it is
+    its class, and its anchor is "textwrap.TextWrapper.wrap"; in the text it is
     "textwrap.TextWrapper.wrap(text)", apart from the module function "textwrap.wrap(text)"."""
     name = text.split("(", 1)[0].strip()
     if name and anchor != name and anchor.endswith("." + name) and " " not in name:
