@@ -1,12 +1,11 @@
 """Grounding the writer's prose sentence by sentence in the sources it cites.
 
 Prose that the Collector keeps (`sentence_reuse.why_reuse`) is grounded sentence by sentence
-(`ground_in_sources`): a larger
-model (qwen2.5-coder-0.5b) paraphrases, and a paraphrase that merges the vocabulary of
-several chunks reads as supported by their union while no source says it. Each sentence
-is measured against its best single source sentence: one close to it stays in the
-writer's words, one that only paraphrases it gives way to that source sentence, and one
-that no source sentence supports is dropped. The writer still chooses which facts, in
+(`ground_in_sources`): a larger model (qwen2.5-coder-0.5b) paraphrases, and a paraphrase that
+merges the vocabulary of several chunks reads as supported by their union while no source says
+it. Each sentence is measured against its best single source sentence: one close to it, naming
+nothing that sentence does not, stays in the writer's words, one that only paraphrases it gives
+way to that source sentence, and one that no source sentence supports is dropped. The writer still chooses which facts, in
 which order; the words are the sources' wherever the writer's are not.
 
 With an embedding (`meaning=`, write_report's default), a sentence is also read by meaning,
@@ -92,9 +91,11 @@ def specifics(sentence: str) -> set[str]:
 
 
 def names_only_what_it_says(sentence: str, source: str) -> bool:
-    """Is every specific of `sentence` in `source` (case aside)?"""
+    """Is every specific of `sentence` in `source` (case aside), as a whole token? A name is
+    not found inside a longer one: "frac()" is not in "fractions", "3.1" not in "3.11"; a
+    plural "s" after it is allowed ("UUID" in "UUIDs")."""
     said = source.lower()
-    return all(x in said for x in specifics(sentence))
+    return all(re.search(rf"(?<![\w]){re.escape(x)}(?:e?s)?(?![\w]|\.\w)", said) for x in specifics(sentence))
 
 
 def ground_in_sources(
@@ -103,7 +104,8 @@ def ground_in_sources(
     """`body` with every sentence grounded in one source sentence, and what changed ("" = nothing).
 
     Per paragraph, per sentence: kept when at least `KEEP_SHARE` of its content words are
-    in one source sentence; replaced by that sentence when the share is at least
+    in one source sentence and every specific it names is too (`names_only_what_it_says`: a
+    sentence that swaps a name or a number for another keeps most words); replaced by that sentence when the share is at least
     `SNAP_SHARE` and the source sentence reads as prose; dropped otherwise, and also when
     its source sentence is already in the section or in the report (`exclude`): the
     sentence restates a fact the report has. The body's last sentence, when it has no end
@@ -149,7 +151,13 @@ def ground_in_sources(
                 cut_off = last_unit and position == len(said_sentences) - 1 and unfinished(sentence)
                 close = _closest_in_meaning(sentence, stems, closeness.get(sentence), candidates, meaning)
                 new = " ".join(words(sentence)) not in seen
-                if share >= KEEP_SHARE and not said and not cut_off and new:
+                if (
+                    share >= KEEP_SHARE
+                    and not said
+                    and not cut_off
+                    and new
+                    and names_only_what_it_says(sentence, source)
+                ):
                     out.append(sentence.strip())
                     kept += 1
                 elif close and not cut_off and " ".join(words(close)) not in seen and new:

@@ -13,7 +13,7 @@ from agents_llm.engine import EngineSettings
 from agents_llm.engine.runner import RoundEngine
 from agents_llm.judges.reference import GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
-from agents_llm.grounding import MeaningCheck, ground_in_sources, specifics
+from agents_llm.grounding import MeaningCheck, ground_in_sources, names_only_what_it_says, specifics
 from agents_llm.sentence_reuse import content_stems
 from rag.embeddings import HashingEmbedding
 
@@ -79,6 +79,32 @@ def test_a_paraphrase_that_changes_a_number_gives_way_to_its_source():
     grounded, note = ground_in_sources(written, [SOURCE], meaning=CLOSE)
     assert grounded == "Each stream keeps a read buffer of 64 kilobytes by default."
     assert "by meaning" not in note
+
+
+def test_a_name_is_found_only_as_a_whole_token_of_the_source():
+    fractions = "The fractions module provides support for rational number arithmetic in Python 3.11."
+    # A function the source never names is not in it because its name begins a longer word.
+    assert not names_only_what_it_says("Use the built-in frac() function.", fractions)
+    assert not names_only_what_it_says("It came with Python 3.1.", fractions)
+    assert names_only_what_it_says("It has been there since Python 3.11.", fractions)
+    # The same name, qualified or called in the source, or in the plural, is the same name.
+    uuid = "uuid.uuid1(node=None) generates UUIDs from a host ID and the current time."
+    assert names_only_what_it_says("The uuid1() function makes a UUID from the host ID.", uuid)
+    assert not names_only_what_it_says("The uuid4() function makes a UUID from the host ID.", uuid)
+
+
+def test_a_sentence_close_in_words_that_changes_a_name_gives_way_to_its_source():
+    source = (
+        "The first version requires that numerator and denominator are instances of numbers.Rational "
+        "and returns a new Fraction instance."
+    )
+    written = "The first version requires that numerator and denominator are instances of integers.Rational."
+    assert len(content_stems(written) & content_stems(source)) / len(content_stems(written)) >= 0.7
+    grounded, note = ground_in_sources(written, [source])
+    assert grounded == source and "1 of 1 sentences replaced" in note
+    # With the name the source gives, the writer's words stay.
+    faithful = "The first version requires that numerator and denominator are instances of numbers.Rational."
+    assert ground_in_sources(faithful, [source]) == (faithful, "")
 
 
 def test_a_sentence_far_in_meaning_from_every_source_sentence_is_not_kept():
