@@ -1,11 +1,14 @@
-"""A report's outline from the documents' own headings, the ones closest to the topic first.
+"""A report's outline from the documents' own headings: those the topic names, then the ones
+closest to it.
 
 A small model asked for an outline writes orders ("Briefly introduce ..."), restates the task
 or invents parts the documents do not have. The documents already say what their parts are:
-their headings (`rag.headings`). The outline takes those that are about the topic, ranked by
-the retriever's own embedding of the heading and the words under it against the topic, so the
-facts the documents treat as central to the topic are written first, under the documents'
-words, and each section's search (its heading) finds the passage the heading heads.
+their headings (`rag.headings`). The outline takes those that are about the topic: first the
+ones the topic names (a task that lists "uuid1, uuid4 and the UUID class" asks for those
+entries), then the rest, each group ranked by the retriever's own embedding of the heading and
+the words under it against the topic, so the facts the documents treat as central to the topic
+are written first, under the documents' words, and each section's search (its heading) finds
+the passage the heading heads.
 
 A heading is left out when it is no heading for a report (`section_headings.not_a_heading`),
 restates the topic, is the documents' apparatus (contents, index, licence, ...), is a
@@ -75,8 +78,9 @@ def document_outline(
     size: int = OUTLINE_SIZE,
     quotable: Optional[Callable[[Any], bool]] = None,
 ) -> List[OutlineEntry]:
-    """Up to ``size`` of ``headings`` (`rag.headings.DocumentHeading`) for a report on ``topic``,
-    closest first by ``embedding`` (the store's); [] when none is about the topic. ``quotable``:
+    """Up to ``size`` of ``headings`` (`rag.headings.DocumentHeading`) for a report on ``topic``:
+    those whose every content word the topic names first, then the rest, each group closest
+    first by ``embedding`` (the store's); [] when none is about the topic. ``quotable``:
     whether a heading's passage holds a sentence a report can quote (`passage_has_prose`); a
     heading whose passage is all code or tables gives no section, so it takes no place."""
     topic_stems = content_stems(topic)
@@ -109,8 +113,11 @@ def document_outline(
     by_file: dict[str, list] = defaultdict(list)
     for h in headings:
         by_file[h.source_path].append(h)
+    # A heading the topic names, every content word of it ("uuid1" in "uuid1, uuid4 and the UUID
+    # class"), is what the reader asked for: it comes before any the topic only resembles.
+    named = [bool(s) and s <= topic_stems for s in (content_stems(title) for _, title in candidates)]
     order: list[int] = []
-    for i in sorted(range(len(candidates)), key=lambda i: (-scores[i], i)):
+    for i in sorted(range(len(candidates)), key=lambda i: (not named[i], -scores[i], i)):
         # A heading's passage holds its subsections': a part and its own subpart would share their text.
         if not any(_nested(candidates[i][0], candidates[j][0], by_file) for j in order):
             order.append(i)

@@ -81,6 +81,20 @@ def test_a_part_and_its_own_subpart_are_not_both_sections():
     assert len(document_outline(flat, TOPIC, HashingEmbedding(dim=384), size=5)) == 3
 
 
+def test_the_headings_the_topic_names_come_first():
+    topic = "Generating UUIDs with the uuid module: uuid1 and uuid4"
+    doc = [  # two entries whose text echoes the topic, and the two it names, told in other words
+        heading("uuid.uuid3()", "Generating UUIDs with the uuid module from an MD5 hash.", "uuid.html", 0),
+        heading("uuid.uuid5()", "Generating UUIDs with the uuid module from a SHA-1 hash.", "uuid.html", 1),
+        heading("uuid.uuid1()", "Made from a host ID, a sequence number and the current time.", "uuid.html", 2),
+        heading("uuid.uuid4()", "A random UUID.", "uuid.html", 3),
+    ]
+    embedding = HashingEmbedding(dim=384)
+    by_closeness = sorted(document_outline(doc, topic, embedding, size=4), key=lambda e: -e.score)
+    assert [e.title for e in by_closeness[:2]] == ["uuid.uuid3()", "uuid.uuid5()"]  # what ranking alone picks
+    assert [e.title for e in document_outline(doc, topic, embedding, size=2)] == ["uuid.uuid1()", "uuid.uuid4()"]
+
+
 def test_no_heading_about_the_topic_gives_no_outline():
     assert document_outline(HEADINGS, "Sorting networks and their depth", HashingEmbedding(dim=384)) == []
 
