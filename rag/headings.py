@@ -163,26 +163,51 @@ def without_tail(title: str) -> str:
     return title[: m.start()].strip() if m and m.start() > 0 else title
 
 
+_TRAILING_NUMBER = re.compile(r"^(.*\D)\s(\d{1,4})$")
+
+
+def _numbered_page_line(title: str, page: Optional[int]) -> object:
+    """What a running header that ends on its printed page number ("Chapter 4: Function
+    reference 22") has in common from page to page: its words without the number, and how far
+    the number runs ahead of the file's page (a manual's front matter is unnumbered). A heading
+    whose number does not follow its page ("Exercise 1" on page 2, "Exercise 2" on page 5)
+    shares none. None for a line with no such number or no page."""
+    m = _TRAILING_NUMBER.match(title.strip())
+    if m is None or page is None:
+        return None
+    return (heading_key(m.group(1)), int(m.group(2)) - page)
+
+
 def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentHeading]:
     """The headings in ``chunks`` ((id, text, metadata) as the store keeps them), in document
     order, each once per file (chunks overlap: a heading found twice keeps its first place and
     the longer text under it); running headers and footers left out, and a tail that the
     headings of several files share (the document set's name) taken off."""
     raw: List[DocumentHeading] = []
-    pages: dict[str, set] = defaultdict(set)
+    lines_of: List[set] = []  # per heading in raw: the keys its line is counted under
+    pages: dict[object, set] = defaultdict(set)
     for chunk_id, text, metadata in chunks:
         ordinal = int(metadata.get("ordinal", 0))
         for key, entry in decode_locations(metadata).items():
             marked = entry.get("kind", "") not in UNMARKED_HEADING_KINDS
             page = entry["pages"][0] if entry.get("pages") else None
             for position, (title, level, under) in enumerate(headings_in(text, marked_kinds=marked)):
+                # The line, counted on each page its chunk spans; and, when it ends on a number, as
+                # a header numbered from each of those pages (only one is the page it is on).
+                lines: set = {heading_key(title)}
                 pages[heading_key(title)].update((key, p) for p in entry.get("pages") or [None])
+                for p in entry.get("pages") or []:
+                    numbered = _numbered_page_line(title, p)
+                    if numbered is not None:
+                        lines.add(numbered)
+                        pages[numbered].add((key, p))
                 raw.append(DocumentHeading(title, level, entry["name"], key, page, chunk_id, ordinal, position, under))
+                lines_of.append(lines)
     running = {k for k, where in pages.items() if len({p for _, p in where if p is not None}) >= RUNNING_HEADER_PAGES}
     tails = _running_tails(raw)
     found: dict[Tuple[str, str], DocumentHeading] = {}
-    for here in raw:
-        if heading_key(here.title) in running:
+    for here, lines in zip(raw, lines_of):
+        if lines & running:
             continue
         here = replace(here, title=_without_tail(here.title, tails))
         place = (here.source_path, heading_key(here.title))

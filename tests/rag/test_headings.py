@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -97,6 +98,33 @@ def test_every_loader_gives_its_documents_headings_in_order_with_the_words_under
     assert all(h.source == path.name for h in found)
     if path.suffix == ".pdf":
         assert [h.page for h in found] == [1, 2]
+
+
+def test_a_running_header_that_carries_its_page_number_is_no_heading(store, docs_dir):
+    # A manual's header names its chapter and the printed page, which runs two ahead of the
+    # file's page index (a title page and a contents page come first): no two pages' lines match.
+    body = "\n".join(textwrap.wrap(MORE + " " + MORE, width=70))
+    pages = [
+        f"Chapter 1: The Tool Manual {n + 2}\n" + (f"{n} {TITLES[n - 1]}\n" if n <= 2 else "") + body
+        for n in range(1, 5)
+    ]
+    ingest_paths(store, [write_pdf(docs_dir / "manual.pdf", pages)], progress=False)
+    assert [h.title for h in store_headings(store)] == TITLES
+
+
+def test_numbered_headings_on_several_pages_are_headings_not_a_running_header():
+    # "Exercise 1", "Exercise 2", "Exercise 3" on pages 2, 5 and 9: a number that does not follow the page.
+    def on_page(page: int) -> str:
+        return json.dumps({"/d/steps.pdf": {"name": "steps.pdf", "sha": "0", "kind": "pdf", "pages": [page]}})
+
+    chunks = [
+        (f"c{i}", f"Exercise {i + 1}\n\n{MORE}", {"ordinal": i, "locations": on_page(page)})
+        for i, page in enumerate([2, 5, 9])
+    ]
+    assert [h.title for h in document_headings(chunks)] == ["Exercise 1", "Exercise 2", "Exercise 3"]
+    # The same three a page apart each: a header whose number is the page's, two on.
+    chunks = [(f"c{i}", f"Exercise {i + 3}\n\n{MORE}", {"ordinal": i, "locations": on_page(i + 1)}) for i in range(3)]
+    assert document_headings(chunks) == []
 
 
 @pytest.mark.parametrize(
