@@ -22,6 +22,7 @@ subheadings that the part's passage holds, only the closer to the topic is kept.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence
@@ -113,9 +114,8 @@ def document_outline(
     by_file: dict[str, list] = defaultdict(list)
     for h in headings:
         by_file[h.source_path].append(h)
-    # A heading the topic names, every content word of it ("uuid1" in "uuid1, uuid4 and the UUID
-    # class"), is what the reader asked for: it comes before any the topic only resembles.
-    named = [bool(s) and s <= topic_stems for s in (content_stems(title) for _, title in candidates)]
+    # A heading the topic names is what the reader asked for: it comes before any the topic only resembles.
+    named = [names(topic, title) for _, title in candidates]
     order: list[int] = []
     for i in sorted(range(len(candidates)), key=lambda i: (not named[i], -scores[i], i)):
         # A heading's passage holds its subsections': a part and its own subpart would share their text.
@@ -124,6 +124,21 @@ def document_outline(
         if len(order) == size:
             break
     return [OutlineEntry(candidates[i][1], _citation(candidates[i][0]), float(scores[i])) for i in order]
+
+
+_CODE_TITLE = re.compile(r"[`()_]|\w\.\w")  # an API entry, a call, an identifier: not prose words
+
+
+def names(topic: str, title: str) -> bool:
+    """Whether ``topic`` names the heading ``title``: every content word of a prose heading, by
+    stem ("Magic rules" in "glob patterns, magic rules and ..."); every name of a code heading,
+    whole ("base64.b64encode()" in "b64encode, b64decode and ...", but not
+    "base64.urlsafe_b64decode()" nor "base64.encode()", whose names only share parts with it)."""
+    if _CODE_TITLE.search(title):
+        names_in_title = set(re.findall(r"\w+", re.sub(r"\([^()]*\)", "", title).lower()))  # arguments aside
+        return bool(names_in_title) and names_in_title <= set(re.findall(r"\w+", topic.lower()))
+    stems = content_stems(title)
+    return bool(stems) and stems <= content_stems(topic)
 
 
 def _nested(a: Any, b: Any, by_file: dict[str, list]) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agents_llm.document_outline import document_outline
+from agents_llm.document_outline import document_outline, names
 from rag import HashingEmbedding
 from rag.heading_passages import PASSAGE_CHUNKS
 from rag.headings import DocumentHeading
@@ -93,6 +93,15 @@ def test_the_headings_the_topic_names_come_first():
     by_closeness = sorted(document_outline(doc, topic, embedding, size=4), key=lambda e: -e.score)
     assert [e.title for e in by_closeness[:2]] == ["uuid.uuid3()", "uuid.uuid5()"]  # what ranking alone picks
     assert [e.title for e in document_outline(doc, topic, embedding, size=2)] == ["uuid.uuid1()", "uuid.uuid4()"]
+
+
+def test_a_code_heading_is_named_by_its_whole_names_and_a_prose_heading_by_its_words():
+    topic = "Encoding data with base64: b64encode, b64decode and urlsafe_b64encode, and the magic rules"
+    assert names(topic, "base64.b64encode()") and names(topic, "`base64.urlsafe_b64encode(s)`")
+    # Names that only share parts with the topic's: another function, or a prose word's stem.
+    assert not names(topic, "base64.urlsafe_b64decode()") and not names(topic, "base64.encode()")
+    assert names(topic, "Magic rules") and names(topic, "Encoded data")
+    assert not names(topic, "Magic rules for binary files")
 
 
 def test_no_heading_about_the_topic_gives_no_outline():
