@@ -169,9 +169,9 @@ _TRAILING_NUMBER = re.compile(r"^(.*\D)\s(\d{1,4})$")
 def _numbered_page_line(title: str, page: Optional[int]) -> object:
     """What a running header that ends on its printed page number ("Chapter 4: Function
     reference 22") has in common from page to page: its words without the number, and how far
-    the number runs ahead of the file's page (a manual's front matter is unnumbered). A heading
-    whose number does not follow its page ("Exercise 1" on page 2, "Exercise 2" on page 5)
-    shares none. None for a line with no such number or no page."""
+    the number runs from the file's page (a manual's front matter is unnumbered; the same for
+    every chapter's header). A heading whose number does not follow its page ("Exercise 1" on
+    page 2, "Exercise 2" on page 5) shares none. None for a line with no such number or no page."""
     m = _TRAILING_NUMBER.match(title.strip())
     if m is None or page is None:
         return None
@@ -199,8 +199,12 @@ def document_headings(chunks: Iterable[Tuple[str, str, dict]]) -> List[DocumentH
                 for p in entry.get("pages") or []:
                     numbered = _numbered_page_line(title, p)
                     if numbered is not None:
-                        lines.add(numbered)
+                        # Counted as this header, and as any header of the file at this offset:
+                        # each chapter's header may show on only two pages ("Chapter 2: ... 3").
+                        offset = (key, numbered[1])
+                        lines |= {numbered, offset}
                         pages[numbered].add((key, p))
+                        pages[offset].add((key, p))
                 raw.append(DocumentHeading(title, level, entry["name"], key, page, chunk_id, ordinal, position, under))
                 lines_of.append(lines)
     running = {k for k, where in pages.items() if len({p for _, p in where if p is not None}) >= RUNNING_HEADER_PAGES}

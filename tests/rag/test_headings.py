@@ -105,9 +105,11 @@ def test_a_running_header_that_carries_its_page_number_is_no_heading(store, docs
     # file's page index (a title page and a contents page come first): no two pages' lines match.
     body = "\n".join(textwrap.wrap(MORE + " " + MORE, width=70))
     pages = [
-        f"Chapter 1: The Tool Manual {n + 2}\n" + (f"{n} {TITLES[n - 1]}\n" if n <= 2 else "") + body
+        f"Chapter {1 + n // 3}: The Tool {'Manual' if n < 3 else 'Guide'} {n + 2}\n"
+        + (f"{n} {TITLES[n - 1]}\n" if n <= 2 else "")
+        + body
         for n in range(1, 5)
-    ]
+    ]  # chapter 1's header on pages 1-2, chapter 2's on 3-4: each on fewer pages than a running line
     ingest_paths(store, [write_pdf(docs_dir / "manual.pdf", pages)], progress=False)
     assert [h.title for h in store_headings(store)] == TITLES
 
