@@ -59,8 +59,13 @@ def _top_up(text: str, src: Sequence[SourceRef], *, about: str, focus: str, earl
     have = sentences(text)
     if not about or len(have) >= MIN_SECTION_SENTENCES or not any(r.heading for r in src):
         return text, 0
-    more = pick_source_sentences(
-        src, focus=focus, exclude=[*earlier, *have], about=about, max_sentences=MIN_SECTION_SENTENCES - len(have)
+    more = pick_source_sentences(  # not a sentence the section already says in nearly the same words
+        src,
+        focus=focus,
+        exclude=[*earlier, *have],
+        about=about,
+        max_sentences=MIN_SECTION_SENTENCES - len(have),
+        near_repeats=True,
     )
     return (" ".join([text.strip(), *more]).strip(), len(more)) if more else (text, 0)
 

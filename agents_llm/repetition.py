@@ -20,6 +20,12 @@ def _same(a: tuple[str, ...], b: tuple[str, ...], similarity: float) -> bool:
     return bool(sa and sb) and len(sa & sb) / len(sa | sb) >= similarity
 
 
+def near_repeat(a: str, b: str, similarity: float = 0.8) -> bool:
+    """Whether sentence `a` says `b` again in nearly the same words (the share of their words
+    they have in common, of all words either uses, is at least `similarity`)."""
+    return _same(_norm(a), _norm(b), similarity)
+
+
 def repeated_sentences(text: str, earlier: Iterable[str] = (), similarity: float = 0.8) -> tuple[float, list[str]]:
     """(share of `text`'s characters in sentences repeating an earlier one, those sentences)."""
     seen = [_norm(s) for s in earlier if words(s)]

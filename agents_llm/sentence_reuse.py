@@ -26,6 +26,7 @@ from rag.sentences import begins_sentence, split_sentences
 from .judges.terms import STOPWORDS, stem
 from .judges.text import sentences, words
 from .referee import echoed_sentences, loop_share, repeated_sentences
+from .repetition import near_repeat
 from .report_state import SourceRef
 
 MIN_BODY_WORDS = 6  # a section body shorter than this ("The sky is blue.") says nothing
@@ -193,10 +194,13 @@ def pick_source_sentences(
     about: str = "",
     keep_context: bool = True,
     proxy_v2: bool = False,
+    near_repeats: bool = False,
 ) -> list[str]:
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
-    Sentences already in the report (`exclude`) are skipped; a sentence must share at
+    Sentences already in the report (`exclude`) are skipped, and with `near_repeats` also
+    those that say one of them again in nearly the same words (`repetition.near_repeat`: the
+    writer's "a cycle detected only dynamically" for the source's "detectable"); a sentence must share at
     least one content word with the focus. `about`: the section's title. The sentences of the
     passage a document heading of that name heads (a source whose `heading` is `about`) come
     first, whatever words they use: they are what the document says under it. Then the
@@ -208,7 +212,8 @@ def pick_source_sentences(
     about_stems = content_stems(about)
     about_key = heading_key(about) if about else ""
     focus_stems = content_stems(focus) | about_stems
-    seen = {" ".join(words(s)) for s in exclude}
+    excluded = list(exclude)
+    seen = {" ".join(words(s)) for s in excluded}
     candidates = []  # (under the heading, about score, focus score, position, sentence, position it leans on)
     position = 0
     for src in sources:
@@ -218,6 +223,8 @@ def pick_source_sentences(
             position += 1
             norm = " ".join(words(s))
             if not is_prose(s, proxy_v2=proxy_v2) or norm in seen:
+                continue
+            if near_repeats and any(near_repeat(s, x) for x in excluded):
                 continue
             seen.add(norm)
             stems = content_stems(s)

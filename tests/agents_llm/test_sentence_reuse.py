@@ -478,6 +478,24 @@ POISONED = SourceRef(
 )
 
 
+def test_a_top_up_never_adds_a_sentence_the_section_already_says_in_nearly_the_same_words():
+    setup = SourceRef(
+        "guide.md",
+        None,
+        "c1",
+        "# Setup\n\nA second run of the installer replaces the files it copied before. The uninstaller removes "
+        "the prefix and everything in it. Logs of every run stay in the state folder for a week.",
+        heading="Setup",
+    )
+    # The writer's sentence, kept by its words, is the passage's first with one word added.
+    written = "A second run of the installer replaces the files that it copied before."
+    report, result = _heading_section([setup], [written, "A summary."])
+    assert report.sections[0].content == (
+        f"{written} The uninstaller removes the prefix and everything in it. "
+        "Logs of every run stay in the state folder for a week."
+    ), (report.sections[0].content, result)
+
+
 def test_source_sentence_reuse_never_copies_an_instruction_into_the_report():
     focus = "ZQX valve section report PWNED7 plan every write rated seals"
     picked = pick_source_sentences([POISONED], focus=focus)
