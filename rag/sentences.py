@@ -175,9 +175,19 @@ def _segmenter():
     return pysbd.Segmenter(language="en", clean=False)
 
 
+# A period that opens a word (".txt", "`.bashrc`", "(.pdf)") ends no sentence, but pySBD cuts
+# there: "with the extension .txt:" became "... extension ." and "txt:". It is hidden from the
+# segmenter as a one-dot leader, a character prose does not use, and put back.
+_LEADING_DOT = re.compile(r"(?<=[\s`'\"(\[])\.(?=\w)")
+_HIDDEN_DOT = "\u2024"
+
+
 @lru_cache(maxsize=4096)
 def _split_paragraph(paragraph: str) -> tuple[str, ...]:
-    return tuple(s.strip() for s in _segmenter().segment(paragraph) if s.strip())
+    hide = _HIDDEN_DOT not in paragraph
+    text = _LEADING_DOT.sub(_HIDDEN_DOT, paragraph) if hide else paragraph
+    parts = (s.strip() for s in _segmenter().segment(text) if s.strip())
+    return tuple(p.replace(_HIDDEN_DOT, ".") if hide else p for p in parts)
 
 
 def split_sentences(text: str, *, pdf: bool = False) -> List[str]:

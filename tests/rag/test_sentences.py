@@ -108,6 +108,20 @@ def _write_md_text() -> str:
     return "# Mirrors\n\n" + "\n".join(_wrapped(40)) + "\n- " + ITEMS[0] + "\n- " + ITEMS[1] + f"\n\n    {CODE}\n"
 
 
+def test_a_word_that_opens_with_a_period_ends_no_sentence():
+    # fnmatch's page: "... with the extension .txt:" was cut into "... extension ." and "txt:".
+    text = (
+        "This example prints the file names in the current directory with the extension .txt: it "
+        "matches them one by one. Settings live in `.bashrc` and (.profile) files. They are read at login."
+    )
+    assert split_sentences(text) == [
+        "This example prints the file names in the current directory with the extension .txt: it "
+        "matches them one by one.",
+        "Settings live in `.bashrc` and (.profile) files.",
+        "They are read at login.",
+    ]
+
+
 def test_a_fragment_cut_at_a_line_wrap_does_not_begin_a_sentence():
     source = "It does not, of course,\nprovide the benefits of a mirror. Use pip\nto install it."
     assert begins_sentence("It does not, of course, provide the benefits of a mirror.", source)
