@@ -80,8 +80,8 @@ def document_outline(
     quotable: Optional[Callable[[Any], bool]] = None,
 ) -> List[OutlineEntry]:
     """Up to ``size`` of ``headings`` (`rag.headings.DocumentHeading`) for a report on ``topic``:
-    those whose every content word the topic names first, then the rest, each group closest
-    first by ``embedding`` (the store's); [] when none is about the topic. ``quotable``:
+    those the topic names (`names`) first, then the rest, each group closest first by
+    ``embedding`` (the store's); [] when none is about the topic. ``quotable``:
     whether a heading's passage holds a sentence a report can quote (`passage_has_prose`); a
     heading whose passage is all code or tables gives no section, so it takes no place."""
     topic_stems = content_stems(topic)

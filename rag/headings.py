@@ -166,7 +166,7 @@ def without_tail(title: str) -> str:
 _TRAILING_NUMBER = re.compile(r"^(.*\D)\s(\d{1,4})$")
 
 
-def _numbered_page_line(title: str, page: Optional[int]) -> object:
+def _numbered_page_line(title: str, page: Optional[int]) -> Optional[Tuple[str, int]]:
     """What a running header that ends on its printed page number ("Chapter 4: Function
     reference 22") has in common from page to page: its words without the number, and how far
     the number runs from the file's page (a manual's front matter is unnumbered; the same for
