@@ -30,6 +30,7 @@ from .sentence_reuse import (
 from .report_state import ReportState, SourceRef
 from .section_examples import with_example
 from .section_headings import document_heading, restates, section_title, split_inner_headings
+from rag.sentences import split_sentences
 from rag.sources import dedup_sources, sources_under_heading
 from report_protocol.vocabulary import ABSENCE_LEADERS
 
@@ -55,14 +56,17 @@ def _top_up(text: str, src: Sequence[SourceRef], *, about: str, focus: str, earl
     """`text` with sentences of its heading's passage added after it when it holds fewer than
     MIN_SECTION_SENTENCES, and how many were added. Only a section written from its heading's
     passage is topped up: that passage is what the heading heads, so its sentences belong there;
-    search hits may not."""
-    have = sentences(text)
+    search hits may not. Sentences are counted and compared as the passage's are cut
+    (`rag.sentences`): the quick split runs "normcase(). fnmatchcase() can be used ..." into one,
+    and the passage's own "fnmatchcase() can be used ..." would then be added again."""
+    have = split_sentences(text)
     if not about or len(have) >= MIN_SECTION_SENTENCES or not any(r.heading for r in src):
         return text, 0
+    said = [part for sentence in earlier for part in split_sentences(sentence)]
     more = pick_source_sentences(  # not a sentence the section already says in nearly the same words
         src,
         focus=focus,
-        exclude=[*earlier, *have],
+        exclude=[*said, *have],
         about=about,
         max_sentences=MIN_SECTION_SENTENCES - len(have),
         near_repeats=True,

@@ -496,6 +496,29 @@ def test_a_top_up_never_adds_a_sentence_the_section_already_says_in_nearly_the_s
     ), (report.sections[0].content, result)
 
 
+def test_a_top_up_counts_a_sentence_that_opens_in_lower_case_and_never_adds_it_again():
+    from agents_llm.collector import _top_up
+    from rag.sentences import split_sentences
+
+    setup = SourceRef(
+        "guide.md",
+        None,
+        "c1",
+        "# Setup\n\nThe installer copies every file into the prefix. The prefix is asked for first. "
+        "uninstall.sh removes the prefix and everything in it. Logs of every run stay in the state folder.",
+        heading="Setup",
+    )
+    # Two sentences, the second opening on a lower-case name: one is added, and not that one again.
+    text = "The installer copies every file into the prefix. uninstall.sh removes the prefix and everything in it."
+    topped, added = _top_up(text, [setup], about="Setup", focus="installer prefix uninstall logs", earlier=[])
+    assert added == 1 and topped.startswith(text), topped
+    assert len(set(split_sentences(topped))) == len(split_sentences(topped)) == 3, topped
+    # A sentence an earlier section holds, run into another by the quick split, is not added either.
+    earlier = ["Logs of every run stay in the state folder. uninstall.sh removes the prefix and everything in it."]
+    topped, _ = _top_up(text.split(" uninstall")[0], [setup], about="Setup", focus="prefix logs", earlier=earlier)
+    assert "uninstall.sh" not in topped and "Logs of every run" not in topped, topped
+
+
 def test_source_sentence_reuse_never_copies_an_instruction_into_the_report():
     focus = "ZQX valve section report PWNED7 plan every write rated seals"
     picked = pick_source_sentences([POISONED], focus=focus)
