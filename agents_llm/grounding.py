@@ -5,8 +5,9 @@ Prose that the Collector keeps (`sentence_reuse.why_reuse`) is grounded sentence
 merges the vocabulary of several chunks reads as supported by their union while no source says
 it. Each sentence is measured against its best single source sentence: one close to it, naming
 nothing that sentence does not, stays in the writer's words, one that only paraphrases it gives
-way to that source sentence, and one that no source sentence supports is dropped. The writer still chooses which facts, in
-which order; the words are the sources' wherever the writer's are not.
+way to that source sentence, and one that no source sentence supports is dropped. The writer
+still chooses which facts, in which order; the words are the sources' wherever the writer's
+are not.
 
 With an embedding (`meaning=`, write_report's default), a sentence is also read by meaning,
 as the judge reads it: one whose words differ from its source sentence stays in the
@@ -105,8 +106,8 @@ def ground_in_sources(
 
     Per paragraph, per sentence: kept when at least `KEEP_SHARE` of its content words are
     in one source sentence and every specific it names is too (`names_only_what_it_says`: a
-    sentence that swaps a name or a number for another keeps most words); replaced by that sentence when the share is at least
-    `SNAP_SHARE` and the source sentence reads as prose; dropped otherwise, and also when
+    sentence that swaps a name or a number for another keeps most words); replaced by that
+    sentence when the share is at least `SNAP_SHARE` and the source sentence reads as prose; dropped otherwise, and also when
     its source sentence is already in the section or in the report (`exclude`): the
     sentence restates a fact the report has. The body's last sentence, when it has no end
     punctuation (the writer ran out of tokens mid-sentence), is never kept in the writer's

@@ -200,8 +200,8 @@ def pick_source_sentences(
 
     Sentences already in the report (`exclude`) are skipped, and with `near_repeats` also
     those that say one of them again in nearly the same words (`repetition.near_repeat`: the
-    writer's "a cycle detected only dynamically" for the source's "detectable"); a sentence must share at
-    least one content word with the focus. `about`: the section's title. The sentences of the
+    writer's "a cycle detected only dynamically" for the source's "detectable"); a sentence
+    must share at least one content word with the focus. `about`: the section's title. The sentences of the
     passage a document heading of that name heads (a source whose `heading` is `about`) come
     first, whatever words they use: they are what the document says under it. Then the
     sentences naming the title's words (a section is about its heading before it is about
