@@ -16,7 +16,7 @@ What the policy decides (this module is the phase machine):
   review 1), so the pipeline is compared with every other policy at the same budget; the
   original 24-round plan is ``algo.schedule=classic``; ``algo.rounds.<phase>`` overrides one phase;
 * phase ends: the phase's round count, or an exit signal (``report_protocol.vocabulary.EXIT_SIGNALS``)
-  in any output of the phase;
+  written by the part that closes the phase (``EXIT_SIGNALLERS``);
 * memory: ``reset_memory`` on the first round of every phase (temporal memory is wiped
   at phase boundaries);
 * tasks, as directives named by protocol ids (the engine words them,
@@ -192,7 +192,7 @@ class HandcraftedPipeline(PlanPolicy):
                 self.revise_target = writers_target(fb, self.parts) or (current.section_id if current else None)
 
         self.round_in_phase += 1
-        exit_early = signalled(fb, v.EXIT_SIGNALS.get(name))
+        exit_early = signalled(fb, v.EXIT_SIGNALS.get(name), self.parts, v.EXIT_SIGNALLERS.get(name))
         if exit_early or self.round_in_phase >= phase.rounds or self._phase_has_no_work():
             self._advance_phase()
 

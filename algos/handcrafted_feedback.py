@@ -127,5 +127,11 @@ def no_evidence(fb: RoundFeedback, parts: Mapping[str, str]) -> bool:
     return bool(researchers) and not any(read.said_something for read in researchers)
 
 
-def signalled(fb: RoundFeedback, signal: Optional[str]) -> bool:
-    return signal is not None and any(signal in read.signals for read in fb.agents.values())
+def signalled(fb: RoundFeedback, signal: Optional[str], parts: Mapping[str, str], by: Optional[str] = None) -> bool:
+    """Whether an agent playing part `by` wrote `signal` this round (any agent when `by` is None or
+    no agent plays it)."""
+    if signal is None:
+        return False
+    if by is not None and by in parts.values():
+        return any(signal in read.signals for agent, read in fb.agents.items() if parts.get(agent) == by)
+    return any(signal in read.signals for read in fb.agents.values())

@@ -9,6 +9,9 @@ copy, imported by every layer.
 
 from __future__ import annotations
 
+from .pipeline_parts import LEAD
+from .pipeline_parts import RESEARCH as RESEARCH_PART
+
 # Phase labels of the handcrafted pipeline, in pipeline order (`RoundPlan.phase` carries them).
 PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION = "planning", "research", "drafting", "review", "revision"
 PHASE_ORDER = (PLANNING, RESEARCH, DRAFTING, REVIEW, REVISION)
@@ -21,8 +24,13 @@ HOLD = "[HOLD]"  # nothing from me this round
 NO_QUERY = "NO_QUERY"  # the Researcher decided not to search
 NO_REVISION_NEEDED = "[NO_REVISION_NEEDED]"  # the Reviewer found nothing to fix in a section
 SIGNALS = (RESEARCH_EXHAUSTED, DRAFTING_COMPLETE, REVISION_COMPLETE, HOLD)
-# Seen in any output of its phase, a signal ends the phase early.
+# Written in its phase by the part that closes the phase, a signal ends the phase early.
 EXIT_SIGNALS = {RESEARCH: RESEARCH_EXHAUSTED, DRAFTING: DRAFTING_COMPLETE, REVISION: REVISION_COMPLETE}
+# Who closes each phase (a `report_protocol.pipeline_parts` part, as the phase prompts say): every
+# agent reads the phase block that names the signal, and a small model echoes it, so a signal from
+# another part is not the phase's end (a DataAnalyst's "[DRAFTING_COMPLETE]" ended drafting before
+# any section was written).
+EXIT_SIGNALLERS = {RESEARCH: RESEARCH_PART, DRAFTING: LEAD, REVISION: LEAD}
 # Absence markers: an output holding one does not count as having said something.
 NON_OUTPUT_MARKERS = (HOLD, RESEARCH_EXHAUSTED)
 # A line that opens with one of these declares absence, whatever detail follows (the

@@ -108,6 +108,31 @@ def test_each_exit_signal_ends_its_phase(phase, role, signal):
     assert phases_of(run_pipeline(env2, make_policy(env2, rounds=budgets))[0]).count(phase) > 3
 
 
+@pytest.mark.parametrize(
+    "phase, echoer, signal",
+    [
+        ("drafting", "DataAnalyst", voc.DRAFTING_COMPLETE),
+        ("research", "LeadArchitect", voc.RESEARCH_EXHAUSTED),
+        ("revision", "DataAnalyst", voc.REVISION_COMPLETE),
+    ],
+)
+def test_a_signal_from_a_part_that_does_not_close_the_phase_does_not_end_it(phase, echoer, signal):
+    """Every agent reads the phase block that names the signal; a small model echoes it (SmolLM2's
+    DataAnalyst wrote [DRAFTING_COMPLETE] in its first drafting round, and the report stayed empty)."""
+    budgets = {"planning": 1, "research": 3, "drafting": 8, "review": 1, "revision": 4}
+    default = TeamScript().answers.get((echoer, phase.upper()), "Sorting networks have a depth.")
+    extra = {(echoer, phase.upper()): lambda r, p, rnd, request: f"{default} {signal}"}
+    if phase == "revision":  # more corrections than rounds: only a signal could end the phase early
+        extra[("Reviewer", "REVIEW")] = "\n".join(f"[SECTION_ID: S{i}] fix {i}" for i in (1, 2, 3))
+    if phase == "drafting":
+        extra[("LeadArchitect", "PLANNING")] = "\n".join(f"{i}. Part {i}" for i in range(1, 9))
+    env = make_env(TeamScript(extra))
+    seq = phases_of(run_pipeline(env, make_policy(env, rounds=budgets))[0])
+    assert seq.count(phase) > 1, f"{echoer}'s {signal} ended {phase} after one round: {seq}"
+    if phase == "drafting":
+        assert len(env.report.sections) > 1
+
+
 def test_section_sentinels_advance_through_the_outline():
     """After an append the LeadArchitect gets SECTION_COMPLETE and the next title; when
     nothing is appended, SECTION_SKIPPED and the title after it."""
