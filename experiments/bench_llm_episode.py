@@ -9,9 +9,10 @@
    reuse off and on: wall time; prompt tokens sent, evaluated and reused (the episode's infos);
    model time (time inside llama.cpp's chat completion); tokens evaluated per second of model
    time; the share of the episode spent outside the model; and whether reuse on and off wrote
-   the same report with the same score. `--conversation on` plays them with each agent's calls
-   as one chat whose later turns append only what is new (`env.engine.conversation`): other
-   prompts, so another episode, not the same one faster.
+   the same report with the same score. The agents' calls are chats, as the report env's
+   config has them (`env.engine.conversation`: each agent's later turns append only what is
+   new); `--conversation off` plays every call stand-alone: other prompts, so another episode,
+   not the same one faster.
 3. The ratios: evaluated / sent prompt tokens per episode (target <= 0.4), and the episode's
    effective throughput over llama.cpp's own for the same tokens (the time llama.cpp's own
    prompt and generation speeds need for the episode's evaluated and generated tokens, over the
@@ -19,7 +20,7 @@
 
     python experiments/bench_llm_episode.py                        # both policies, reuse off and on
     python experiments/bench_llm_episode.py --policies handcrafted --reuse on
-    python experiments/bench_llm_episode.py --reuse on --conversation off,on   # agents' calls as chats
+    python experiments/bench_llm_episode.py --reuse on --conversation off,on   # stand-alone calls against chats
     python experiments/bench_llm_episode.py --own-only             # step 1 alone (seconds)
     python experiments/bench_llm_episode.py -- env.task_id=doctest # extra train.py overrides
     python experiments/bench_llm_episode.py --traces-out DIR    # also keep each episode's trace.json
@@ -289,7 +290,9 @@ def main() -> None:
     ap.add_argument("--policies", default="handcrafted,learned", help="comma-separated: handcrafted, learned")
     ap.add_argument("--reuse", default="off,on", help="prompt reuse settings to run, in order: off, on or both")
     ap.add_argument(
-        "--conversation", default="off", help="engine.conversation settings to run, in order: off, on or both"
+        "--conversation",
+        default="on",
+        help="engine.conversation settings to run, in order: on (the report env's default), off or both",
     )
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1_000_000, help="the episode seed (transfer.py's eval seed)")

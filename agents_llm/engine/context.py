@@ -50,7 +50,8 @@ class EngineSettings:
     vet_queries: bool = True
     # Each agent's calls form one chat whose later turns append only what the agent has not been shown
     # (agents_llm.conversation): an in-process model then evaluates only the new turn. Off, every call
-    # stands alone. A chat past `conversation_max_chars` starts again from the stand-alone prompt.
+    # stands alone. A chat past `conversation_max_chars` starts again from the stand-alone prompt. Off
+    # here; the report env's config turns it on (write_report's keeps its calls stand-alone).
     conversation: bool = False
     conversation_max_chars: int = 8000
 
