@@ -107,9 +107,9 @@ def ground_in_sources(
     Per paragraph, per sentence: kept when at least `KEEP_SHARE` of its content words are
     in one source sentence and every specific it names is too (`names_only_what_it_says`: a
     sentence that swaps a name or a number for another keeps most words); replaced by that
-    sentence when the share is at least `SNAP_SHARE` and the source sentence reads as prose; dropped otherwise, and also when
-    its source sentence is already in the section or in the report (`exclude`): the
-    sentence restates a fact the report has. The body's last sentence, when it has no end
+    sentence when the share is at least `SNAP_SHARE` and the source sentence reads as prose;
+    dropped otherwise, and also when its source sentence is already in the section or in the
+    report (`exclude`): the sentence restates a fact the report has. The body's last sentence, when it has no end
     punctuation (the writer ran out of tokens mid-sentence), is never kept in the writer's
     words: its source sentence stands in for it, or it is dropped. Paragraphs that are
     headings stay as they are when prose follows them; a heading left with no prose under

@@ -198,16 +198,16 @@ def pick_source_sentences(
 ) -> list[str]:
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
-    Sentences already in the report (`exclude`) are skipped, and with `near_repeats` also
-    those that say one of them again in nearly the same words (`repetition.near_repeat`: the
-    writer's "a cycle detected only dynamically" for the source's "detectable"); a sentence
-    must share at least one content word with the focus. `about`: the section's title. The sentences of the
+    Sentences already in the report (`exclude`) are skipped, and with `near_repeats` also those
+    that say one of them again in nearly the same words (`repetition.near_repeat`: the writer's
+    "a cycle detected only dynamically" for the source's "detectable"); a sentence must share at
+    least one content word with the focus. `about`: the section's title. The sentences of the
     passage a document heading of that name heads (a source whose `heading` is `about`) come
-    first, whatever words they use: they are what the document says under it. Then the
-    sentences naming the title's words (a section is about its heading before it is about
-    the topic). `keep_context`: a sentence that leans on the one before it comes only after it.
-    The extractive proxy turns that off and keeps its own prose rules (`is_prose`'s `proxy_v2`):
-    its recorded results were measured with them.
+    first, whatever words they use: they are what the document says under it. Then the sentences
+    naming the title's words (a section is about its heading before it is about the topic).
+    `keep_context`: a sentence that leans on the one before it comes only after it. The
+    extractive proxy turns that off and keeps its own prose rules (`is_prose`'s `proxy_v2`): its
+    recorded results were measured with them.
     """
     about_stems = content_stems(about)
     about_key = heading_key(about) if about else ""

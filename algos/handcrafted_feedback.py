@@ -130,8 +130,7 @@ def no_evidence(fb: RoundFeedback, parts: Mapping[str, str]) -> bool:
 def signalled(fb: RoundFeedback, signal: Optional[str], parts: Mapping[str, str], by: Optional[str] = None) -> bool:
     """Whether an agent playing part `by` wrote `signal` this round (any agent when `by` is None or
     no agent plays it)."""
-    if signal is None:
-        return False
-    if by is not None and by in parts.values():
-        return any(signal in read.signals for agent, read in fb.agents.items() if parts.get(agent) == by)
-    return any(signal in read.signals for read in fb.agents.values())
+    closers = {agent for agent, part in parts.items() if part == by}
+    return signal is not None and any(
+        signal in read.signals for agent, read in fb.agents.items() if not closers or agent in closers
+    )
