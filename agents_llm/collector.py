@@ -197,6 +197,10 @@ class Collector:
         about = (planned_title or (revised.title if revised is not None else "")) if self.section_about_title else ""
         if about:
             src = sources_under_heading(src, about)
+        if self.reuse_sources and not any(r.text.strip() for r in src):
+            # Every written sentence must rest on evidence the appenders hold (agents_llm.engine.evidence):
+            # with none, nothing they write can be grounded, so the model is not even asked.
+            return CollectorResult("skipped", "the appenders hold no evidence to write it from")
         evidence: list[str] = []
         if self.writer_sees_evidence:
             said = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]

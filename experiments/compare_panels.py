@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
 
 import numpy as np  # noqa: E402
-from llm_team_result import paired_difference, read_csv  # noqa: E402
+from llm_team_result import read_csv  # noqa: E402
+
+from algos.evaluation.comm_sensitivity import paired_difference  # noqa: E402
 
 ALL = "all cells"
 

@@ -49,6 +49,8 @@ sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sy
 
 import numpy as np  # noqa: E402
 
+from algos.evaluation.comm_sensitivity import paired_difference  # noqa: E402
+
 EPISODE_FIELDS = ["policy", "train_seed", "task", "seed", "score", "tokens", "policy_id", "commit"]
 REFERENCE = "handcrafted"
 SEEDED = re.compile(r"^(?P<policy>.+)_s(?P<seed>\d+)$")
@@ -89,16 +91,6 @@ def complete_tasks(rows: list[dict]) -> tuple[list[str], dict[str, list[str]]]:
     have = {(r["policy"], str(r["train_seed"]), r["task"]) for r in rows}
     missing = {t: [f"{p}{'_s' + s if s else ''}" for p, s in runs if (p, s, t) not in have] for t in tasks}
     return [t for t in tasks if not missing[t]], {t: m for t, m in missing.items() if m}
-
-
-def paired_difference(diff: np.ndarray, reps: int, seed: int) -> dict:
-    """Mean over tasks of a per-task difference, its 95 % percentile bootstrap over tasks, exact sign-flip p."""
-    from algos.evaluation.agreement import sign_flip_p
-
-    rng = np.random.default_rng(seed)
-    boot = diff[rng.integers(0, len(diff), size=(reps, len(diff)))].mean(axis=1)
-    low, high = np.percentile(boot, [2.5, 97.5])
-    return {"mean": float(diff.mean()), "low": float(low), "high": float(high), "p": sign_flip_p(diff)}
 
 
 def summarize(rows: list[dict], *, margin: float, token_ratio: float, reps: int, seed: int = 0) -> dict:

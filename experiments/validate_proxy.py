@@ -122,7 +122,9 @@ def policy_jobs(vcfg: ValidateConfig, env: dict, tasks: list[str], overrides: li
     from algos.training import checkpoint as ckpt
 
     jobs = []
-    for policy in vcfg.policies:
+    for entry in vcfg.policies:
+        # "ablated:<policy>": the message-ablation diagnostic, <policy> with no delivery between agents.
+        policy, ablated = (entry[len(ABLATED) :], True) if entry.startswith(ABLATED) else (entry, False)
         if policy == "learned" or policy in vcfg.checkpoints:
             # an absolute path stays itself
             path = ckpt.resolve_checkpoint(ROOT / vcfg.checkpoints.get(policy, vcfg.checkpoint))
@@ -136,16 +138,20 @@ def policy_jobs(vcfg: ValidateConfig, env: dict, tasks: list[str], overrides: li
             composed = hydra.compose(config_name="config", overrides=[f"algo={name}", *overrides])
             algo = OmegaConf.to_container(algo_config(name, kw, composed.algo), resolve=True)
             ident, checkpoint = json.dumps(algo, sort_keys=True), None
+        cell_env = env
+        if ablated:
+            cell_env = dict(env, engine=dict(env.get("engine") or {}, deliver_messages=False))
+            ident = f"{ABLATED} {ident}"
         for task in tasks:
             jobs.append(
                 {
-                    "label": policy,
+                    "label": entry,
                     "kind": "learner" if checkpoint else "fixed",
                     "run": 0,
                     "seed": vcfg.seed,
                     "tasks": [task],
                     "algo": algo,
-                    "env": env,
+                    "env": cell_env,
                     "checkpoint": checkpoint,
                     "policy_id": ident,
                 }
@@ -174,6 +180,8 @@ def append_row(path: Path, fields: list[str], row: dict) -> None:
 def key(policy: str, task: str, seed, policy_id: str) -> tuple:
     return (policy, task, int(seed), policy_id)
 
+
+ABLATED = "ablated:"  # a policy entry's prefix: that policy played with env.engine.deliver_messages=false
 
 PROXY_FIELDS = ["policy", "task", "seed", "policy_id", "score", "tokens", "rounds"]
 
@@ -330,9 +338,11 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
     from algos.evaluation.agreement import rank_agreement
 
     cell = {(r["policy"], r["task"]): r for r in rows}
-    complete = [t for t in tasks if all((p, t) in cell for p in vcfg.policies)]
+    # The ablated policies are a diagnostic (experiments/comm_sensitivity.py), not policies to rank.
+    policies = [p for p in vcfg.policies if not p.startswith(ABLATED)]
+    complete = [t for t in tasks if all((p, t) in cell for p in policies)]
     result: dict = {
-        "policies": list(vcfg.policies),
+        "policies": policies,
         "tasks": complete,
         "tasks_planned": tasks,
         "episodes": len(rows),
@@ -344,9 +354,9 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
     if len(complete) < 2:
         result["agreement"] = None
         return result
-    proxy = np.array([[float(cell[(p, t)]["proxy_score"]) for t in complete] for p in vcfg.policies])
-    llm = np.array([[float(cell[(p, t)]["llm_score"]) for t in complete] for p in vcfg.policies])
-    a = rank_agreement(proxy, llm, vcfg.policies, complete, alpha=vcfg.alpha, reps=vcfg.bootstrap)
+    proxy = np.array([[float(cell[(p, t)]["proxy_score"]) for t in complete] for p in policies])
+    llm = np.array([[float(cell[(p, t)]["llm_score"]) for t in complete] for p in policies])
+    a = rank_agreement(proxy, llm, policies, complete, alpha=vcfg.alpha, reps=vcfg.bootstrap)
     result["agreement"] = {
         "within_task_tau": a.within_task_tau,
         "within_task_ci": [a.within_task_low, a.within_task_high],
@@ -365,7 +375,7 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
             **{f"llm/{t}": float(llm[i, k]) for k, t in enumerate(complete)},
             **{f"proxy/{t}": float(proxy[i, k]) for k, t in enumerate(complete)},
         }
-        for i, p in enumerate(vcfg.policies)
+        for i, p in enumerate(policies)
     }
     return result
 
@@ -443,9 +453,14 @@ def validate(cfg: DictConfig) -> dict:
     wanted = {key(j["label"], j["tasks"][0], j["seed"], j["policy_id"]) for j in llm_jobs}
     rows = [r for r in read_rows(out / "panel.csv") if key(r["policy"], r["task"], r["seed"], r["policy_id"]) in wanted]
     result = summarize(rows, vcfg, tasks, time.perf_counter() - t0)
+    from comm_sensitivity import diagnose
+    from comm_sensitivity import markdown as sensitivity_markdown
+
+    result["comm_sensitivity"] = diagnose(rows, out, reps=vcfg.bootstrap)
+    text = markdown(result) + "\n" + sensitivity_markdown(result["comm_sensitivity"])
     (out / "summary.json").write_text(json.dumps(result, indent=2))
-    (out / "summary.md").write_text(markdown(result), encoding="utf-8")
-    print(markdown(result), flush=True)
+    (out / "summary.md").write_text(text, encoding="utf-8")
+    print(text, flush=True)
     return result
 
 

@@ -154,6 +154,8 @@ def run_report(
         "keep_by_meaning": True,
         "writer_sees_evidence": True,
         "section_about_title": True,  # a section planned from a heading finds the passage it heads
+        # The product's route: a section may use what any agent retrieved (agents_llm.engine.evidence).
+        "evidence_flow": "pooled",
         **(engine_cfg or {}),
     }
     messages: list[str] = []

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rag.sources import SourceBuffer
-
 from .. import prompts
 from ..backends import TokenLedger
 from ..conversation import Conversations
 from ..report_state import ReportState
+from .evidence import EvidenceFlow, TeamEvidence
 
 
 @dataclass
@@ -54,6 +53,15 @@ class EngineSettings:
     # here; the report env's config turns it on (write_report's keeps its calls stand-alone).
     conversation: bool = False
     conversation_max_chars: int = 8000
+    # How evidence reaches the Collector (agents_llm.engine.evidence): "team", only through what the
+    # appending agents hold (their own retrievals and what they received), so communication decides
+    # what a section can say; "pooled", every retrieval of any agent (write_report's route: the
+    # fullest report a fixed pipeline writes, whoever sent what).
+    evidence_flow: str = EvidenceFlow.TEAM.value
+    # The message-ablation diagnostic (experiments/comm_sensitivity.py): false blanks every delivery
+    # between agents (no teammate's text, evidence or objective reaches anyone; an agent's own tool
+    # results and the report stay). Not a setting for a run that means to write well.
+    deliver_messages: bool = True
 
     def __post_init__(self) -> None:
         """Range checks at construction (the env builds this from `engine.*` before any call)."""
@@ -76,6 +84,12 @@ class EngineSettings:
             or not 0 <= self.temperature <= 2
         ):
             raise ValueError(f"engine.temperature must be a number in [0, 2], got {self.temperature!r}")
+        if self.evidence_flow not in {f.value for f in EvidenceFlow}:
+            raise ValueError(
+                f"engine.evidence_flow must be one of {[f.value for f in EvidenceFlow]}, got {self.evidence_flow!r}"
+            )
+        if not isinstance(self.deliver_messages, bool):
+            raise ValueError(f"engine.deliver_messages must be true or false, got {self.deliver_messages!r}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0):
             raise ValueError(f"engine.seed must be null or an integer >= 0, got {self.seed!r}")
 
@@ -89,7 +103,7 @@ class EpisodeContext:
     memory: dict[str, str] = field(default_factory=dict)  # each agent's previous output
     objective: str = ""  # the Current Team Objective, set by the Lead Architect
     rag_exhausted: bool = False
-    sources: SourceBuffer = field(default_factory=SourceBuffer)  # retrieved since the last append
+    evidence: TeamEvidence = field(default_factory=TeamEvidence)  # who holds which retrieved chunks
     budget_exhausted: str | None = None  # the ledger's reason, once spent
     llm_failure: str | None = None  # the error that stopped further calls (server down, bad key, ...)
     # Prompt tokens the model computed in this episode, and those it reused from earlier prompts' state.

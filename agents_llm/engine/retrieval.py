@@ -56,9 +56,9 @@ class RagRetriever:
         return len(self.store)
 
 
-def record_retrieval(retrieval: dict[str, Any], chunks: Sequence[Any], ctx: Any) -> bool:
-    """Write what a Researcher's search found into its trace entry and the episode context
-    (rag exhausted or not, the sources seen); False when it found nothing."""
+def record_retrieval(retrieval: dict[str, Any], chunks: Sequence[Any], ctx: Any, agent: str) -> bool:
+    """Write what `agent`'s search found into its trace entry and the episode context (rag
+    exhausted or not; the chunks become `agent`'s evidence); False when it found nothing."""
     retrieval["chunks"] = [
         {
             "source": c.source,
@@ -73,7 +73,7 @@ def record_retrieval(retrieval: dict[str, Any], chunks: Sequence[Any], ctx: Any)
         ctx.rag_exhausted = True
         return False
     ctx.rag_exhausted = False
-    ctx.sources.add(chunks)
+    ctx.evidence.add(agent, chunks)
     return True
 
 

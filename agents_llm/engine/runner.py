@@ -32,6 +32,7 @@ from ..roles import TeamMember
 from ..grounding import MeaningCheck
 from ..report_state import ReportState, SourceRef
 from .context import EngineSettings, EpisodeContext
+from .evidence import EvidenceFlow
 from .feedback import read_round
 from .planning import chain_costs, execution_depths, execution_order_edges
 from .retrieval import Retriever
@@ -187,6 +188,7 @@ class RoundEngine(TurnTaker):
         if plan.reset_memory:
             ctx.memory.clear()
         timing = self.edge_timing(plan)
+        ctx.evidence.begin_round()
         fresh, turns, order = await self._run_turns(plan, ctx, rec, timing)
         collector = await self._collect(plan, ctx, rec, fresh)
         gate_passed, gate_rec = await self._gate(plan, ctx, rec)
@@ -227,6 +229,7 @@ class RoundEngine(TurnTaker):
             budget_exhausted=ctx.budget_exhausted,
             llm=llm,
         )
+        record["evidence_held"] = dict(ctx.evidence.counts())  # each agent's unreported chunks after the round
         return RoundResult(
             outputs=fresh,
             order=order,
@@ -274,16 +277,26 @@ class RoundEngine(TurnTaker):
                 objective = set_objective.get(a) or objective
             return objective
 
+        team = self.settings.evidence_flow == EvidenceFlow.TEAM.value
+
         async def take_turn(name: str) -> None:
             earlier = [a for a in setters if depth[a] < depth[name]]
             try:
                 for a in earlier:
                     await setter_done[a].wait()
                 inbox = inbox_for(name, timing, fresh, ctx.memory, self.priority)
-                turn = await self.run_turn(name, plan, ctx, rec, inbox, objective_after(earlier))
+                if not self.settings.deliver_messages:  # the message-ablation diagnostic
+                    inbox = []
+                if team:  # a message brings its sender's evidence and objective (agents_llm.engine.evidence)
+                    ctx.evidence.deliver(name, [(s, timing[(s, name)]) for s, text in inbox if text.strip()])
+                    objective = ctx.evidence.objective_of(name)
+                else:
+                    objective = objective_after(earlier)
+                turn = await self.run_turn(name, plan, ctx, rec, inbox, objective)
                 turns[name] = turn
                 if turn.objective:
                     set_objective[name] = turn.objective
+                    ctx.evidence.learn_objective(name, turn.objective)
                 if turn.output is not None:  # stored as the turn ends: the agents waiting on it start after
                     fresh[name] = turn.output
             finally:
@@ -319,7 +332,14 @@ class RoundEngine(TurnTaker):
         self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder, fresh: dict[str, str]
     ) -> CollectorResult:
         """The Collector writes what the appenders sent (or rewrites `plan.revise_section`)."""
-        contributions = [(a, fresh.get(a, "")) for a in sorted(plan.appenders, key=self._key)]
+        appenders = sorted(plan.appenders, key=self._key)
+        contributions = [(a, fresh.get(a, "")) for a in appenders]
+        # The Collector receives from the appenders: their evidence (all the team's, pooled) and,
+        # on the team's rules, the objective they know rather than the Lead's latest.
+        sources = ctx.evidence.for_section(appenders, self.settings.evidence_flow)
+        objective = ctx.objective
+        if self.settings.evidence_flow == EvidenceFlow.TEAM.value:
+            objective = next((o for o in map(ctx.evidence.objective_of, appenders) if o), "")
         if ctx.budget_exhausted and contributions:
             collector = CollectorResult("skipped", f"token budget exhausted: {ctx.budget_exhausted}")
         else:
@@ -327,13 +347,13 @@ class RoundEngine(TurnTaker):
                 call=lambda agent, kind, msgs, mt: self._call(ctx, rec, agent, kind, msgs, mt),
                 report=ctx.report,
                 contributions=contributions,
-                objective=ctx.objective,
-                sources=ctx.sources.pending(),
+                objective=objective,
+                sources=sources,
                 revise_section=plan.revise_section,
                 planned_title=planned_title(plan),
             )
         if collector.status in ("appended", "revised"):
-            ctx.sources.flush()
+            ctx.evidence.consume(sources)
         return collector
 
     async def _gate(self, plan: RoundPlan, ctx: EpisodeContext, rec: CallRecorder) -> tuple[bool | None, dict | None]:

@@ -234,7 +234,7 @@ class TurnTaker:
                         chunks = chunks + [c for c in await self._search(again, retrieval) if c.chunk_id not in seen]
                         fresh_chunks = new_chunks(chunks, report)
                 retrieval["new_chunks"] = len(fresh_chunks)
-                if not record_retrieval(retrieval, chunks, ctx):
+                if not record_retrieval(retrieval, chunks, ctx, name):
                     turn.output = turn.response = exhausted_output(queries)
                     return turn
                 evidence = format_evidence(chunks, self.settings.evidence_max_chars)

@@ -144,7 +144,7 @@ class ExtractiveEngine(RoundEngine):
                 chunks = await asyncio.to_thread(self._retrieve, queries)
             except Exception as e:  # a store failure must not end the round; the trace says why
                 retrieval["error"] = f"{type(e).__name__}: {e}"
-            if not record_retrieval(retrieval, chunks, ctx):
+            if not record_retrieval(retrieval, chunks, ctx, name):
                 turn.output = turn.response = exhausted_output(queries)
                 return turn
             evidence = format_evidence(chunks, self.settings.evidence_max_chars)

@@ -7,7 +7,7 @@ import asyncio
 
 from agents_llm.backends import TokenLedger
 from agents_llm.collector import Collector, is_absence_only
-from agents_llm.engine import EpisodeContext, RoundEngine, plan_from_actions
+from agents_llm.engine import EngineSettings, EpisodeContext, RoundEngine, plan_from_actions
 from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.roles import build_team
 from report_protocol import ActionTable
@@ -71,17 +71,20 @@ def test_append_makes_two_calls_filters_and_flushes_sources():
     assert report.progress_summary == "The report covers parallel stepping."
 
 
-def test_engine_flushes_pending_sources_only_on_append():
-    engine = RoundEngine(build_team(TEAM), scripted(), retriever=StubRetriever())
+def test_pooled_engine_flushes_pending_sources_only_on_append():
+    """The pooled flow (write_report's): a section may cite what any agent retrieved, whoever sent what."""
+    engine = RoundEngine(
+        build_team(TEAM), scripted(), retriever=StubRetriever(), settings=EngineSettings(evidence_flow="pooled")
+    )
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
     joint = {a: T.solo for a in TEAM}
     asyncio.run(engine.run(plan_from_actions(TEAM, joint), ctx))
-    assert [s.chunk_id for s in ctx.sources.pending()] == ["c0"] and ctx.report.is_empty
+    assert [s.chunk_id for s in ctx.evidence.pooled()] == ["c0"] and ctx.report.is_empty
     joint["DataAnalyst"] = T.append
     result = asyncio.run(engine.run(plan_from_actions(TEAM, joint), ctx))
     assert result.collector.status == "appended"
     assert [s.chunk_id for s in ctx.report.sections[0].sources] == ["c0"]
-    assert len(ctx.sources) == 0
+    assert ctx.evidence.pooled() == []
 
 
 def test_researcher_reports_exhaustion_when_nothing_comes_back():
@@ -123,8 +126,8 @@ def test_no_query_with_earlier_sources_but_nothing_written_still_searches():
     retriever = StubRetriever()
     engine = RoundEngine(build_team(TEAM), scripted(rules=[(r"search queries", "NO_QUERY")]), retriever=retriever)
     ctx = EpisodeContext(ReportState("PettingZoo"), TokenLedger())
-    ctx.sources.add(StubRetriever().retrieve(["earlier round"]))
-    assert ctx.report.is_empty and ctx.sources.pending()
+    ctx.evidence.add("Researcher", StubRetriever().retrieve(["earlier round"]))
+    assert ctx.report.is_empty and ctx.evidence.pooled()
     asyncio.run(engine.run(plan_from_actions(TEAM, {a: T.solo for a in TEAM}), ctx))
     assert len(retriever.queries) == 1 and retriever.queries[0][0] == "PettingZoo"
 

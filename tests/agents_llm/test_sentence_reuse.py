@@ -97,7 +97,7 @@ def test_supported_prose_is_kept():
 
 def test_junk_prose_without_sources_is_not_written():
     result, report = collect("## The sky is blue.\nThe sky is blue.", sources=())
-    assert result.status == "skipped" and "too short" in result.reason and report.is_empty
+    assert result.status == "skipped" and "no evidence" in result.reason and report.is_empty
 
 
 def test_sentences_already_in_the_report_are_not_reused_again():

@@ -51,7 +51,13 @@ def test_episode_trace_validates_against_the_schema_and_hides_secrets(tmp_path, 
     )
     env.reset(seed=0)
     actions = [
-        {**{a: T.solo for a in TEAM}, "LeadArchitect": T.broadcast, "Researcher": T.query(0)},
+        # The DataAnalyst hears the Researcher, so the section it appends next round can cite its chunk.
+        {
+            **{a: T.solo for a in TEAM},
+            "LeadArchitect": T.broadcast,
+            "Researcher": T.query(0),
+            "DataAnalyst": T.query(1),
+        },
         {**{a: T.solo for a in TEAM}, "DataAnalyst": T.append},
         {**{a: T.solo for a in TEAM}, "Reviewer": T.aggregate},
     ]

@@ -111,12 +111,21 @@ def test_v1_roles_follow_their_rules(make_env):
     )
 
 
+def test_a_section_without_the_objective_gets_no_heading_from_it(make_env):
+    """The objective reaches the Collector only through the appender (proxy v3's information rules)."""
+    env = make_env()
+    env.reset(seed=0)
+    env.step(joint(Researcher=APPEND))  # it never heard the LeadArchitect
+    assert env.report.sections and env.report.sections[0].title != "Background"
+
+
 def test_sections_carry_their_heading_and_references(make_env):
     env = make_env()
     env.reset(seed=0)
+    env.step(joint(Researcher=T.query(0)))  # it hears the LeadArchitect's objective
     env.step(joint(Researcher=APPEND))
     section = env.report.sections[0]
-    assert section.title == "Background"  # the LeadArchitect's objective this round
+    assert section.title == "Background"  # the objective it received from the LeadArchitect
     assert section.sources and "[source:" not in section.content
     assert "## References" in env.report.to_markdown()
 
