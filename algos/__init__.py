@@ -24,6 +24,7 @@ from .presets import PresetConfig, PresetTopology
 from .registry import available, build, get, register, to_config
 from .value_learner import ValueLearner, ValueLearnerConfig
 from .vdn import VDN, VDNConfig
+from .solo import SoloConfig, SoloPolicy
 
 register("qmix", QMIX, config_name="base_qmix")
 register("vdn", VDN, config_name="base_vdn")
@@ -32,8 +33,11 @@ register("graph_pg", GraphPG, config_name="base_graph_pg")
 register("random", RandomPolicy, config_name="base_random")
 register("handcrafted", HandcraftedPipeline, config_name="base_handcrafted")
 register("preset", PresetTopology, config_name="base_preset")
+register("solo", SoloPolicy, config_name="base_solo")
 
 __all__ = [
+    "SoloConfig",
+    "SoloPolicy",
     "AlgoConfig",
     "Algorithm",
     "Capabilities",
