@@ -182,7 +182,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self.task = task
         self.report = ReportState(topic=task.topic, key_terms=list(task.key_terms))
         self.ledger = make_ledger(self.llm_cfg)
-        self.ctx = EpisodeContext(report=self.report, ledger=self.ledger)
+        self.ctx = EpisodeContext(report=self.report, ledger=self.ledger, episode_seed=seed)
         judge = self.resources.judge()
         grounder = grounder_for(judge, self.resources.embedding)
         self.tracker = make_reward_tracker(judge, self.judge_cfg, grounder=grounder)

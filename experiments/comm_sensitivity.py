@@ -30,7 +30,12 @@ sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sy
 
 import numpy as np  # noqa: E402
 
-from algos.evaluation.comm_sensitivity import paired_difference, policy_identity, report_overlap  # noqa: E402
+from algos.evaluation.comm_sensitivity import (  # noqa: E402
+    paired_difference,
+    policy_identity,
+    power_words,
+    report_overlap,
+)
 
 ABLATED = "ablated:"
 PIPELINE = "handcrafted"
@@ -120,7 +125,7 @@ def markdown(result: dict) -> str:
             lines.append(
                 f"- {team}, message ablation of {policy}: intact {a['intact']:.3f}, ablated {a['ablated']:.3f}, "
                 f"difference {a['mean']:+.3f} [{a['low']:+.3f}, {a['high']:+.3f}], sign-flip p {a['p']:.4f} "
-                f"({a['tasks']} tasks)"
+                f"({a['tasks']} tasks); {power_words(a)}"
             )
     if not result["ablation"]:
         lines.append("- message ablation: no `ablated:<policy>` rows in the panel")

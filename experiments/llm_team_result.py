@@ -49,7 +49,7 @@ sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sy
 
 import numpy as np  # noqa: E402
 
-from algos.evaluation.comm_sensitivity import paired_difference  # noqa: E402
+from algos.evaluation.comm_sensitivity import paired_difference, power_words  # noqa: E402
 
 EPISODE_FIELDS = ["policy", "train_seed", "task", "seed", "score", "tokens", "policy_id", "commit"]
 REFERENCE = "handcrafted"
@@ -112,6 +112,10 @@ def summarize(rows: list[dict], *, margin: float, token_ratio: float, reps: int,
     iqm = interval_estimates({p: m[0] for p, m in matrices.items()}, reps=reps, seed=seed, task_bootstrap=True)
     tokens = {p: float(np.mean([r["tokens"] for r in rows if r["policy"] == p])) for p in policies}
     reference = matrices[REFERENCE][0].mean(axis=0)
+    # The bar a learner of communication must clear: the best fixed policy (by mean), not only the pipeline.
+    fixed = [p for p in policies if next(r["kind"] for r in rows if r["policy"] == p) == "fixed"]
+    best_fixed = max(fixed, key=lambda p: float(matrices[p][0].mean()))
+    best = matrices[best_fixed][0].mean(axis=0)
     table = []
     for p in policies:
         mat, _, runs = matrices[p]
@@ -131,6 +135,8 @@ def summarize(rows: list[dict], *, margin: float, token_ratio: float, reps: int,
             entry["paired_difference"] = d
             entry["beats_pipeline"] = d["low"] > 0
             entry["matches_pipeline_cheaper"] = d["mean"] >= -margin and entry["token_ratio"] <= token_ratio
+        if p != best_fixed:
+            entry["to_best_fixed"] = paired_difference(mat.mean(axis=0) - best, reps, seed)
         table.append(entry)
     winners = [
         e["policy"]
@@ -145,6 +151,7 @@ def summarize(rows: list[dict], *, margin: float, token_ratio: float, reps: int,
         "margin": margin,
         "token_ratio": token_ratio,
         "table": table,
+        "best_fixed": best_fixed,
         "learned_policies_meeting_the_bar": winners,
     }
 
@@ -160,22 +167,31 @@ def markdown(result: dict) -> str:
         f"policy (per training seed), task and episode seed; {result['episodes']} episodes, played by code "
         f"revision(s) {', '.join(result['commits'])}.",
         "",
-        "| policy | runs | IQM [95 % CI] | mean | paired diff to handcrafted [95 % CI] | sign-flip p "
-        "| tokens / episode | x handcrafted |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| policy | runs | IQM [95 % CI] | mean | paired diff to {result['best_fixed']} (best fixed) [95 % CI], p "
+        "| paired diff to handcrafted [95 % CI] | sign-flip p | min. detectable diff (80 %) | tokens / episode "
+        "| x handcrafted |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def cell(d: dict | None) -> str:
+        return f"{d['mean']:+.3f} {_ci(d)}" if d else ""
+
     for e in sorted(result["table"], key=lambda e: -e["iqm"]["point"]):
-        d = e.get("paired_difference")
-        diff = f"{d['mean']:+.3f} {_ci(d)}" if d else ""
+        d, b = e.get("paired_difference"), e.get("to_best_fixed")
         named = ", ".join(map(str, e["train_seeds"]))
         seeds = f"{e['runs']} (seed{'s' if len(e['train_seeds']) > 1 else ''} {named})" if named else str(e["runs"])
+        to_best = f"{cell(b)}, p {b['p']:.3f}" if b else ""
+        p_pipeline = f"{d['p']:.3f}" if d else ""
+        mdd = f"{(b or d)['mdd']:.3f}" if (b or d) else ""
         lines.append(
-            f"| {e['policy']} | {seeds} | {e['iqm']['point']:.3f} {_ci(e['iqm'])} | {e['mean']:.3f} | {diff} "
-            f"| {d['p']:.3f} | {e['tokens']:,.0f} | {e['token_ratio']:.2f} |"
-            if d
-            else f"| {e['policy']} | {seeds} | {e['iqm']['point']:.3f} {_ci(e['iqm'])} | {e['mean']:.3f} |  |  "
-            f"| {e['tokens']:,.0f} | 1.00 |"
+            f"| {e['policy']} | {seeds} | {e['iqm']['point']:.3f} {_ci(e['iqm'])} | {e['mean']:.3f} "
+            f"| {to_best} | {cell(d)} | {p_pipeline} | {mdd} | {e['tokens']:,.0f} | {e['token_ratio']:.2f} |"
         )
+    lines += ["", "Power (from this panel's own per-task spread):"]
+    for e in result["table"]:
+        b = e.get("to_best_fixed")
+        if b is not None and e["kind"] == "learner":
+            lines.append(f"- {e['policy']} against {result['best_fixed']}: {power_words(b)}")
     winners = result["learned_policies_meeting_the_bar"]
     bar = (
         f"a paired difference to the handcrafted pipeline with its interval above 0, or one within "
@@ -284,7 +300,6 @@ def write_result(folder: Path, rename: dict[str, str], margin: float, token_rati
         w.writerows(rows)
     result = summarize(rows, margin=margin, token_ratio=token_ratio, reps=reps)
     result["score"] = "report score"
-    result["best_fixed"] = None
     result["curves"] = curve_summary(training_curves(folder), reps=reps)
     late = {p.parent.name: late_actions(p) for p in sorted(folder.glob("runs/*/train.csv"))}
     result["late_actions"] = {label: acts for label, acts in late.items() if acts}

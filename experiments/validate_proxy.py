@@ -100,6 +100,9 @@ class ValidateConfig:
     exclude_tasks: List[str] = field(default_factory=lambda: ["dates-and-times", "random-numbers", "serialization"])
     tasks: Optional[int] = None  # the first N remaining held-out tasks (None: all of them)
     seed: int = 1_000_000  # the episodes' seed, the same for every policy and task
+    # Episodes per cell, seeds seed, seed + 1, ...: replicates with sampled decoding (an llm.temperature
+    # above 0; each episode's calls then sample with a seed drawn from its own), a replay when greedy.
+    replicates: int = 1
     workers: int = 2  # LLM-team episodes at once, one single-thread model process each
     run_episodes: bool = True  # false: only recompute the figures from the stored panel
     # Play every cell's proxy episode again and refile the proxy columns of its panel row (the LLM
@@ -142,13 +145,13 @@ def policy_jobs(vcfg: ValidateConfig, env: dict, tasks: list[str], overrides: li
         if ablated:
             cell_env = dict(env, engine=dict(env.get("engine") or {}, deliver_messages=False))
             ident = f"{ABLATED} {ident}"
-        for task in tasks:
+        for task, replicate in ((t, r) for t in tasks for r in range(vcfg.replicates)):
             jobs.append(
                 {
                     "label": entry,
                     "kind": "learner" if checkpoint else "fixed",
                     "run": 0,
-                    "seed": vcfg.seed,
+                    "seed": vcfg.seed + replicate,
                     "tasks": [task],
                     "algo": algo,
                     "env": cell_env,
@@ -337,7 +340,13 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
     """The agreement figures over the tasks every policy has finished on the LLM team."""
     from algos.evaluation.agreement import rank_agreement
 
-    cell = {(r["policy"], r["task"]): r for r in rows}
+    cell: dict[tuple[str, str], dict] = {}  # a cell's replicates: their mean scores
+    for r in rows:
+        cell.setdefault((r["policy"], r["task"]), {"n": 0, "proxy_score": 0.0, "llm_score": 0.0})
+        c = cell[(r["policy"], r["task"])]
+        c["n"] += 1
+        for column in ("proxy_score", "llm_score"):
+            c[column] += (float(r[column]) - c[column]) / c["n"]
     # The ablated policies are a diagnostic (experiments/comm_sensitivity.py), not policies to rank.
     policies = [p for p in vcfg.policies if not p.startswith(ABLATED)]
     complete = [t for t in tasks if all((p, t) in cell for p in policies)]
@@ -441,6 +450,8 @@ def validate(cfg: DictConfig) -> dict:
     unknown = set(vcfg.exclude_tasks) - set(heldout_tasks(llm_env))
     if unknown:
         raise ValueError(f"validate.exclude_tasks: {sorted(unknown)} are not held-out tasks of the LLM team")
+    if isinstance(vcfg.replicates, bool) or not isinstance(vcfg.replicates, int) or vcfg.replicates < 1:
+        raise ValueError(f"validate.replicates must be an integer >= 1, got {vcfg.replicates!r}")
     tasks = [t for t in heldout_tasks(llm_env) if t not in vcfg.exclude_tasks][: vcfg.tasks]
     t0 = time.perf_counter()
     llm_jobs = policy_jobs(vcfg, llm_env, tasks, vcfg.llm_overrides)

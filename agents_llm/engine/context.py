@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import prompts
 from ..backends import TokenLedger
 from ..conversation import Conversations
@@ -110,3 +112,13 @@ class EpisodeContext:
     prompt_tokens_evaluated: int = 0
     prompt_tokens_reused: int = 0
     conversations: Conversations | None = None  # each agent's chat, with engine.conversation on
+    # The episode's reset seed: with sampled decoding (temperature > 0) every call's sampling seed
+    # derives from it and `EngineSettings.seed`, so two episodes of one cell are replicates.
+    episode_seed: int | None = None
+
+    def sampling_seed(self, settings: EngineSettings) -> int | None:
+        """The seed a call samples with: the engine's own when decoding is greedy or the episode
+        has no seed, else one drawn from (engine seed, episode seed)."""
+        if settings.temperature == 0 or settings.seed is None or self.episode_seed is None:
+            return settings.seed
+        return int(np.random.SeedSequence([settings.seed, self.episode_seed]).generate_state(1)[0] % 2**31)

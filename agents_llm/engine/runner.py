@@ -152,7 +152,7 @@ class RoundEngine(TurnTaker):
                 messages,
                 max_tokens=max_tokens,
                 temperature=self.settings.temperature,
-                seed=self.settings.seed,
+                seed=ctx.sampling_seed(self.settings),
                 caller=agent,
                 ledger=ctx.ledger,
             )

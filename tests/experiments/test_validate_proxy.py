@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["rag=hashing", "judge.embedding=hashing"]
 
@@ -114,3 +116,31 @@ def test_two_checkpoints_under_one_label_are_two_policies(tmp_path):
     assert ident(shipped) == ident(shipped)
     assert ident(shipped) != ident(other)
     assert ident(shipped).startswith("qmix final.pt sha256:") and len(ident(shipped).split(":")[-1]) == 16
+
+
+def test_replicates_and_ablated_cells_are_planned_and_averaged():
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import validate_proxy as vp
+
+    vcfg = vp.ValidateConfig(policies=["random", "ablated:random"], replicates=2, seed=10)
+    with __import__("hydra").initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
+        jobs = vp.policy_jobs(vcfg, {"engine": {"reuse_sources": True}}, ["sqlite"], [])
+    assert [(j["label"], j["seed"]) for j in jobs] == [
+        ("random", 10),
+        ("random", 11),
+        ("ablated:random", 10),
+        ("ablated:random", 11),
+    ]
+    assert [j["env"]["engine"].get("deliver_messages") for j in jobs] == [None, None, False, False]
+    assert jobs[2]["policy_id"].startswith(vp.ABLATED) and not jobs[0]["policy_id"].startswith(vp.ABLATED)
+    # Two tasks x two replicates of three policies: each cell is its replicates' mean, and the
+    # ablated policy is a diagnostic, not a policy the agreement ranks.
+    rows = [
+        {"policy": p, "task": t, "seed": s, "proxy_score": base + s / 100, "llm_score": base + s / 100}
+        for p, base in (("a", 0.1), ("b", 0.5), ("c", 0.9), ("ablated:a", 0.0))
+        for t in ("t1", "t2")
+        for s in (0, 2)
+    ]
+    result = vp.summarize(rows, vp.ValidateConfig(policies=["a", "b", "c", "ablated:a"]), ["t1", "t2"], 0.0)
+    assert result["policies"] == ["a", "b", "c"]
+    assert result["table"]["a"]["llm"] == pytest.approx(0.11)
