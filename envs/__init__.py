@@ -108,6 +108,7 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from .configs import EnvConfig, OneStep3x3EnvConfig, TwoStepEnvConfig, store_env_config
+from .recorded_names import RecordedNameError, check_recorded_env  # a checkpoint's names, never imported
 
 Factory = Callable[..., Any]
 _REGISTRY: dict[str, Union[Factory, str]] = {}
