@@ -223,6 +223,9 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    from run_config import refuse_secret_arguments
+
+    refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
     try:
         _TASK, sys.argv[1:] = take_task(sys.argv[1:])
     except TaskArgumentError as e:
