@@ -327,6 +327,9 @@ def main(cfg: DictConfig) -> float:
 register_configs()
 
 if __name__ == "__main__":
+    from preflight import preload_or_refuse, refuse_bad_settings
+
     refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
-    preload_plugins(sys.argv)
+    preload_or_refuse(sys.argv, "train.py")
+    refuse_bad_settings(sys.argv, "train.py")  # one line, exit 2, nothing written
     main()

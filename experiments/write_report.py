@@ -231,4 +231,8 @@ if __name__ == "__main__":
     except TaskArgumentError as e:
         print(f"write_report: {e}", file=sys.stderr)
         sys.exit(2)
+    from preflight import preload_or_refuse, refuse_bad_settings
+
+    preload_or_refuse(sys.argv, "write_report.py")
+    refuse_bad_settings(sys.argv, "write_report.py")  # one line, exit 2, nothing written
     main()
