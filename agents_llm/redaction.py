@@ -39,6 +39,7 @@ from report_protocol.url_policy import (
 __all__ = [
     "REDACTED",
     "credential_problem",
+    "secret_setting_problem",
     "redact",
     "redact_text",
     "register_secret",
@@ -101,6 +102,36 @@ def credential_problem(text: str) -> str | None:
     that would be written to configs, checkpoints, logs and traces), or None."""
     problem = url_credential_problem(text)
     return f"{redact_text(text)} has {problem}" if problem else None
+
+
+# An environment variable's name as shells accept it.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+KEY_DOOR = (
+    "an API key is read only from the environment variable the backend names "
+    "(llm.api_key_env, OPENAI_API_KEY by default): export it there"
+)
+
+
+def secret_setting_problem(key: str, value: Any) -> str | None:
+    """Why setting ``key`` (dotted) to ``value`` would write a secret, or None.
+
+    A secret has one door, the environment variable a ``*_env`` setting names: a setting
+    named like a secret (``llm.api_key``, ``+judge.token``) with a value is refused, and so
+    is a ``*_env`` value that is no variable's name (a key pasted where the name goes) or
+    that is some variable's value. The message names the key, never the value."""
+    leaf = key.rsplit(".", 1)[-1].lstrip("+~")
+    if value is None or value == "" or isinstance(value, (dict, list)):
+        return None
+    if leaf.endswith("_env"):
+        text = str(value)
+        if _ENV_NAME.fullmatch(text) is None:
+            return f"{key} must be the name of an environment variable, and its value is not one; {KEY_DOOR}"
+        if len(text) >= 8 and text in os.environ.values():
+            return f"{key} holds the value of an environment variable, not its name; {KEY_DOOR}"
+        return None
+    if _SECRET_KEY.search(leaf):
+        return f"{key} would put a secret in the config, which is written to disk; {KEY_DOOR}"
+    return None
 
 
 def redact_text(text: str, env_values: list[str] | None = None) -> str:

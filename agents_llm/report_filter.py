@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from .addressed_orders import order_to_reader
 
 # Phrases that only make sense inside the writing pipeline.
 _JARGON = [
@@ -101,7 +102,8 @@ def _offending(sentence: str, patterns=_PATTERNS) -> tuple[str, str] | None:
         m = pattern.search(sentence)
         if m:
             return kind, m.group(0)
-    return None
+    order = order_to_reader(sentence)  # an order to a model, or no language: never report text
+    return (f"order:{order}", sentence.strip()[:40]) if order else None
 
 
 def filter_report_text(text: str, *, self_reference: bool = False) -> FilterResult:

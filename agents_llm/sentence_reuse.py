@@ -20,6 +20,8 @@ from typing import Iterable, Sequence
 
 
 from rag.guard import find_injections
+
+from .addressed_orders import order_to_reader
 from rag.headings import heading_key
 from rag.sentences import begins_sentence, split_sentences
 
@@ -179,9 +181,10 @@ def is_prose(sentence: str, *, proxy_v2: bool = False) -> bool:
 
 def instruction_like(sentence: str) -> bool:
     """A sentence that speaks to the model (an override, an order about the output, a fake
-    teammate message, a role line) or that the guard already neutralised: never copied
-    into a report, whatever else it says."""
-    return "[neutralised" in sentence or bool(find_injections(sentence))
+    teammate message, a role line), that the guard already neutralised, or that
+    `addressed_orders.order_to_reader` reads as an order to a model or as no language
+    (whether or not the guard saw it): never copied into a report, whatever else it says."""
+    return "[neutralised" in sentence or bool(find_injections(sentence)) or order_to_reader(sentence) is not None
 
 
 def pick_source_sentences(

@@ -169,8 +169,10 @@ def _printable(text: Any, limit: int = 200) -> str:
 def check_checkpoint_plugins(state: Mapping[str, Any], given: Iterable[str] | None, *, source: str) -> None:
     """Refuse a checkpoint trained with a plugin that is not among ``given`` (the
     command line's ``plugins=[...]``, already imported by :func:`load_plugins`), with one
-    line naming it. Compares records only: nothing recorded in the checkpoint is
-    imported, whatever it names (``source`` names the checkpoint in the message)."""
+    line naming it; then the algorithm, env, judge and roles its config names are looked up
+    in the registries (`envs.recorded_names`). Compares records only: nothing recorded in
+    the checkpoint is imported, whatever it names (``source`` names the checkpoint in the
+    message)."""
     given_records = plugin_records(given)
     for record in recorded_plugins(state):
         if any(_same_plugin(record, g) for g in given_records):
@@ -181,6 +183,33 @@ def check_checkpoint_plugins(state: Mapping[str, Any], given: Iterable[str] | No
             f"{source} was trained with plugin {spec!r}{where}, which is not loaded: pass it explicitly, "
             f"plugins=[{spec}] (a checkpoint never imports the code it names)"
         )
+    _check_recorded_names(state, given_records, source=source)
+
+
+def _check_recorded_names(
+    state: Mapping[str, Any], given_records: list[dict[str, Optional[str]]], *, source: str
+) -> None:
+    """The algorithm, env, judge and roles a checkpoint's config names: resolved against the
+    registries (built in, or filled by the command line's plugins) only, never imported."""
+    from algos.registry import available
+    from envs import RecordedNameError, check_recorded_env
+
+    config = state.get("config") or {}
+    if not isinstance(config, Mapping):
+        raise PluginError(f"{source} records no config (got {type(config).__name__})")
+    algo = (config.get("algo") or {}).get("name") if isinstance(config.get("algo"), Mapping) else None
+    if algo is not None and algo not in available():
+        raise PluginError(
+            f"{source} records algorithm {_printable(algo)!r}, which is not registered "
+            f"(known: {', '.join(available())}); a plugin that registers it goes in plugins=[...]"
+        )
+    if "env" not in config:
+        return
+    modules = {str(v) for g in given_records for v in (g.get("module"), g.get("spec")) if v}
+    try:
+        check_recorded_env(config["env"], modules, source=source)
+    except RecordedNameError as e:
+        raise PluginError(str(e)) from None
 
 
 # -- a learner's state -------------------------------------------------------------------

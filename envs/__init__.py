@@ -108,6 +108,8 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 from .configs import EnvConfig, OneStep3x3EnvConfig, TwoStepEnvConfig, store_env_config
+from .recorded_names import RecordedNameError as RecordedNameError  # a checkpoint's names, never imported
+from .recorded_names import check_recorded_env as check_recorded_env
 
 Factory = Callable[..., Any]
 _REGISTRY: dict[str, Union[Factory, str]] = {}

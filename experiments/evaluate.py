@@ -46,8 +46,7 @@ from algos.training import checkpoint as ckpt  # noqa: E402
 from algos.training.loggers import RunLoggers, env_action_names  # noqa: E402
 from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
 from algos.training.rollout import action_distribution, run_episode  # noqa: E402
-from run_config import register_configs  # noqa: E402
-from algos.plugins import preload_plugins  # noqa: E402
+from run_config import refuse_secret_arguments, register_configs  # noqa: E402
 import envs  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
 from algos.training.runners import check_rollout, make_runner, model_processes, vectorized  # noqa: E402
@@ -294,5 +293,9 @@ def main(cfg: DictConfig) -> float:
 register_configs()
 
 if __name__ == "__main__":
-    preload_plugins(sys.argv)
+    from preflight import preload_or_refuse, refuse_bad_settings
+
+    refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
+    preload_or_refuse(sys.argv, "evaluate.py")
+    refuse_bad_settings(sys.argv, "evaluate.py")  # one line, exit 2, nothing written
     main()

@@ -208,6 +208,50 @@ def _strings(node: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
         yield prefix, node
 
 
+def _leaves(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted key, value) of every scalar in a plain container."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _leaves(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _leaves(v, f"{prefix}[{i}]")
+    else:
+        yield prefix, node
+
+
+def secret_argument_problem(args: List[str]) -> Optional[str]:
+    """Why a command line gives a secret where it would be written (`llm.api_key=K`,
+    `+llm.api_key=K`, a key as the value of `llm.api_key_env`), or None. Checked before Hydra
+    parses the line: Hydra writes it to .hydra/ and echoes a bad override with its value."""
+    from agents_llm.redaction import KEY_DOOR, secret_setting_problem
+    from report_protocol.url_policy import url_credential_problem
+
+    for arg in args:
+        if "=" not in arg or arg.startswith("-"):
+            continue
+        key, value = arg.split("=", 1)
+        key = key.lstrip("+~")
+        problem = secret_setting_problem(key, value.strip().strip("'\""))
+        if problem:
+            return problem
+        in_url = url_credential_problem(value)
+        if in_url:
+            return f"{key} must not carry credentials, but it has {in_url}; {KEY_DOOR}"
+    return None
+
+
+def refuse_secret_arguments(argv: List[str]) -> None:
+    """Exit 2 with one line (the key, never its value) when the command line gives a secret
+    anywhere but its environment variable: the entry points call it before Hydra runs."""
+    import sys
+
+    problem = secret_argument_problem(list(argv[1:]))
+    if problem:
+        print(f"{Path(argv[0]).name}: {problem}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
+
+
 def check_no_credentials(cfg: DictConfig) -> None:
     """Refuse a URL with `user:password@` or a secret-looking query parameter (`?key=`,
     `access_token=`, `sig=`, ...) anywhere in the config or the command line, before Hydra
@@ -219,6 +263,11 @@ def check_no_credentials(cfg: DictConfig) -> None:
     plain = OmegaConf.to_container(cfg, resolve=False)
     if isinstance(plain, dict):
         plain.pop("hydra", None)  # Hydra's own node; of it only the command line is user input (below)
+    from agents_llm.redaction import secret_setting_problem
+
+    for key, value in _leaves(plain):  # a secret's one door is its environment variable
+        if problem := secret_setting_problem(key, value):
+            raise ConfigValueError(problem)
     found = [(k, problem) for k, v in _strings(plain) if (problem := credential_problem(v))]
     overrides = OmegaConf.select(cfg, "hydra.overrides.task", default=None) or []
     found += [

@@ -69,7 +69,13 @@ from algos.training.runners import TrainingRunners, check_rollout, episodes_per_
 from algos.training.schedule import EpisodeSchedule  # noqa: E402
 from algos.training.seeding import seed_everything  # noqa: E402
 from algos.training.train_log import TrainLogWindow  # noqa: E402
-from run_config import ConfigValueError, RolloutConfig, register_configs, validate_run_config  # noqa: E402
+from run_config import (  # noqa: E402
+    ConfigValueError,
+    RolloutConfig,
+    refuse_secret_arguments,
+    register_configs,
+    validate_run_config,
+)
 
 __all__ = ["train", "make_env", "preload_plugins"]  # make_env: the benchmarks build their envs as train does
 
@@ -321,5 +327,9 @@ def main(cfg: DictConfig) -> float:
 register_configs()
 
 if __name__ == "__main__":
-    preload_plugins(sys.argv)
+    from preflight import preload_or_refuse, refuse_bad_settings
+
+    refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
+    preload_or_refuse(sys.argv, "train.py")
+    refuse_bad_settings(sys.argv, "train.py")  # one line, exit 2, nothing written
     main()

@@ -223,9 +223,16 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    from run_config import refuse_secret_arguments
+
+    refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
     try:
         _TASK, sys.argv[1:] = take_task(sys.argv[1:])
     except TaskArgumentError as e:
         print(f"write_report: {e}", file=sys.stderr)
         sys.exit(2)
+    from preflight import preload_or_refuse, refuse_bad_settings
+
+    preload_or_refuse(sys.argv, "write_report.py")
+    refuse_bad_settings(sys.argv, "write_report.py")  # one line, exit 2, nothing written
     main()

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import List, Tuple
 
-from rag.injection_patterns import INJECTION_PATTERNS, PATTERN_WORDS
+from rag.injection_patterns import INJECTION_PATTERNS, LINE_ANCHORED_KINDS, PATTERN_WORDS
 from rag.text_view import matching_view, strip_invisible
 
 # HTML comments are invisible in rendered markdown/HTML, so nothing in one is content a
@@ -65,19 +65,21 @@ class GuardedText:
 def _match_spans(text: str) -> List[Tuple[int, int, str, str]]:
     """(start, end, kind, excerpt) in `text` for every injection pattern found."""
     view, origin = matching_view(text)
-    # Within the view a line break only matters for the role-prefix pattern; every
-    # other pattern sees it as a plain space, so "ignore all\nprevious instructions"
-    # is one phrase.
+    # Patterns anchored on a line start (role lines, "### Instruction:") read the view
+    # with its line breaks, so they work on every line; every other pattern sees a break
+    # as a plain space, so "ignore all\nprevious instructions" is one phrase.
     flat = view.replace("\n", " ")
+    breaks = [index for index, char in enumerate(view) if char == "\n"]
     lower = flat.lower()
     spans: List[Tuple[int, int, str, str]] = []
     for (kind, pattern), words in zip(INJECTION_PATTERNS, PATTERN_WORDS):
         if not any(word in lower for word in words):
             continue
-        haystack = view if kind == "role_prefix" else flat
+        haystack = view if kind in LINE_ANCHORED_KINDS else flat
         for match in pattern.finditer(haystack):
             if match.end() <= match.start():
                 continue
+            match = _within_first_line(pattern, haystack, match, breaks)
             start = origin[match.start()]
             end = origin[match.end() - 1] + 1
             spans.append((start, end, kind, match.group(0)))
@@ -93,6 +95,21 @@ def _match_spans(text: str) -> List[Tuple[int, int, str, str]]:
         else:
             merged.append((start, end, kind, excerpt))
     return merged
+
+
+def _within_first_line(pattern: re.Pattern, haystack: str, match: re.Match, breaks: List[int]) -> re.Match:
+    """The shortest match from the same start that ends before a line break the match
+    runs over, if the pattern completes there: a pattern's open-ended tail ("write only
+    ...") is the rest of its own line, never the start of the next one."""
+    for cut in breaks:
+        if cut <= match.start():
+            continue
+        if cut >= match.end():
+            break
+        shorter = pattern.match(haystack, match.start(), cut)
+        if shorter is not None and shorter.end() > shorter.start():
+            return shorter
+    return match
 
 
 def _drop_html_comments(text: str, findings: List[GuardFinding]) -> Tuple[str, int]:

@@ -208,3 +208,6 @@ PATTERN_WORDS: Tuple[Tuple[str, ...], ...] = (
     ("<<<", ">>>", "data"),
 )
 assert len(PATTERN_WORDS) == len(INJECTION_PATTERNS)
+
+# Patterns whose `^` means "a line starts here": matched on the view with its line breaks.
+LINE_ANCHORED_KINDS = frozenset({"role_prefix", "fake_message"})

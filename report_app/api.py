@@ -45,6 +45,8 @@ from agents_llm.roles import DEFAULT_TEAM
 from .inputs import ReportInputError, check_docs, plain_config, slugify
 from .outline import check_outline, plan_outline
 
+REPORT_ENV = "report_writing_v0"  # the env a write_report checkpoint must have been trained on
+
 
 class ReportLLMError(RuntimeError):
     """The LLM failed during the run: the report is not the team's work but the absence of
@@ -177,6 +179,12 @@ def run_report(
         except PluginError as e:
             raise ReportInputError(str(e)) from None
         trained = state["config"]
+        trained_env = (trained.get("env") or {}).get("name")
+        if trained_env != REPORT_ENV:  # its networks are sized for another env's spaces
+            raise ReportInputError(
+                f"checkpoint {path} was trained on env {trained_env!r}; write_report plays {REPORT_ENV}: "
+                "give a checkpoint of a report_writing run"
+            )
         team = (trained.get("env") or {}).get("team") or team
         _team_names(team)  # the trained team's roles are checked now, before anything expensive
         policy_name, policy_cfg = trained["algo"]["name"], trained["algo"]

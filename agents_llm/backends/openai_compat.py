@@ -17,7 +17,7 @@ import openai
 
 from report_protocol.url_policy import url_credential_problem
 
-from ..redaction import redact_text, register_secret
+from ..redaction import redact_text, register_secret, secret_setting_problem
 from .base import ChatRequest, Completion, LLMBackend, LoopBoundClients
 from .errors import LLMConfigError, LLMConnectionError, LLMServerError, LLMTimeoutError
 from .http_response import (
@@ -60,6 +60,9 @@ class OpenAIBackend(LLMBackend):
         self.json_mode = JsonMode(json_mode)
         self.max_response_bytes = check_max_response_bytes(max_response_bytes, self.name)
         # Local servers ignore the key; hosted ones answer 401, which we report with the variable's name.
+        problem = secret_setting_problem("llm.api_key_env", api_key_env)  # a key pasted where its name goes
+        if problem:
+            raise LLMConfigError(problem)
         self.api_key_env = api_key_env
         self.api_key = (os.environ.get(api_key_env) if api_key_env else None) or "not-set"
         register_secret(self.api_key if self.api_key != "not-set" else None)  # redacted wherever it shows up

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Collection, Mapping, Optional, Sequence
 
 from report_protocol.pipeline_parts import PIPELINE_PARTS
 from report_protocol.vocabulary import PHASE_ORDER
@@ -169,6 +169,31 @@ def resolve_role(entry: str) -> Role:
     if not isinstance(role, Role):
         raise RoleError(f"team entry {entry!r} is a {type(role).__name__}, not an agents_llm.roles.Role")
     return register_role(role)
+
+
+def check_recorded_team(team: Any, plugin_modules: Collection[str], *, source: str) -> None:
+    """Refuse, with one line, a team read from a file anyone may have written (a checkpoint):
+    each entry must be a registered role's name, or ``"module:attr"`` whose module is one of
+    ``plugin_modules`` (those the command line's ``plugins=[...]`` imported). Nothing is
+    imported: ``build_team`` would import any module such an entry names."""
+    entries = [team] if isinstance(team, str) else list(team or [])
+    for entry in entries:
+        name = str(entry)
+        if name in ROLES:
+            continue
+        module = name.partition(":")[0] if ":" in name else None
+        if module is not None and module in plugin_modules:
+            continue
+        shown = " ".join(name.split())[:120]
+        if module is None:
+            raise RoleError(
+                f"{source} records role {shown!r}, which is not registered (known roles: {sorted(ROLES)}); "
+                "a plugin that registers it goes in plugins=[...]"
+            )
+        raise RoleError(
+            f"{source} records role {shown!r} from module {module[:80]!r}, which is not among plugins=[...]: "
+            "a checkpoint never imports the code it names; pass the module as plugins=[...] to use it"
+        )
 
 
 @dataclass(frozen=True)

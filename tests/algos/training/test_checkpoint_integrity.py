@@ -40,7 +40,7 @@ def a_payload() -> dict:
             "rng": rng.bit_generator.state,
         },
         "progress": {"episode": 7, "t_env": 70},
-        "config": {"algo": {"name": "qmix", "lr": 5e-4}, "env": {"name": "two_step"}},
+        "config": {"algo": {"name": "qmix", "lr": 5e-4}, "env": {"name": "two_step_v0"}},
         "rng": ckpt.rng_state(),
     }
 

@@ -1,0 +1,136 @@
+"""Sentences that give orders to a model, or that are no language: never report text.
+
+Whatever the guard (`rag.guard`) flags or misses, a report quotes the documents'
+statements, not their orders. This filter does not list attacks; it reads a sentence's
+shape: who it addresses (a model, an assistant, an agent, "you" about its instructions,
+prompt, task or output), what it orders (an imperative about the reply, the report's
+parts, citations), the markers of a chat template (turns and roles of any family, tool
+calls), and text that is no language (base64, hex, reversed or rot13 words, one letter per
+line, a sentence mostly in another script inside the report). Benign manual imperatives
+("Press the red button", "Print the service report and sign it") address the reader
+about the device and pass. `order_to_reader(sentence)` returns why a sentence is refused.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import Optional
+
+_I = re.IGNORECASE
+# Turn and role markers of chat templates (ChatML, Llama 2/3, Gemma, Phi, Alpaca, Vicuna), tool calls.
+_TEMPLATE = re.compile(
+    r"<\|[\w ]{2,30}\|>|<\s*/?\s*(?:start_of_turn|end_of_turn|tool_call|system|assistant|user|tool)\b[^>]*>|"
+    r"\[/?INST\]|<</?SYS>>|^\s*#{1,6}\s*(?:instruction|response|input|system|assistant|user|human)\b|"
+    r"(?:^|\n)\s*(?:user|assistant|system|human|ai|model|bot|gpt|llm)\s*:|"
+    r"[\"'](?:tool|function|function_call|tool_calls|arguments|name)[\"']\s*:",
+    _I | re.MULTILINE,
+)
+# Who a sentence speaks to: a model, not a reader of the manual.
+_MODEL = (
+    r"(?:ai|a\.i\.|assistant|language\s+model|llm|chatbot|model|gpt|agent|bot|automated\s+writers?|"
+    r"writer|summari[sz]er|reviewer\s+agent)s?"
+)
+_ADDRESSES_MODEL = re.compile(
+    rf"\b(?:dear|hey|attention,?|note\s+(?:to|for)(?:\s+the)?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
+    rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to|could|can|will)\b|"
+    rf"\b{_MODEL}\s*(?:,|:)\s*(?:please\s+)?[a-z]+|"
+    rf"\bfor\s+(?:the|an?|any)\s+{_MODEL}\b|\b(?:new\s+)?task\s+for\s+the\s+{_MODEL}\b|"
+    r"\b(?:as\s+your\s+(?:developer|creator|operator|administrator|owner)|(?:the\s+)?user\s+has\s+authori[sz]ed\s+you|"
+    r"system\s+administrator|priority\s+override|policy\s+update|you\s+are\s+(?:no\s+longer|now)|from\s+now\s+on)\b",
+    _I,
+)
+# "you"/"your" about what a model has: its instructions, prompt, task, output.
+_YOUR_ORDERS = re.compile(
+    r"\b(?:you|your)\b[^.!?]{0,40}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
+    r"output|reply|response|answer|summary|report)\b|"
+    r"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{0,30}?\b(?:you|your)\b",
+    _I,
+)
+# What came before no longer counts: an override that names no addressee.
+_OVERRIDE = re.compile(
+    r"\b(?:previous|prior|earlier|above|preceding|before|so\s+far|received|given)\b[^.!?]{0,40}?"
+    r"\b(?:obsolete|cancel+ed|void|expired|no\s+longer\s+appl(?:y|ies)|was\s+a\s+test|ignored?|disregard)\b|"
+    r"(?<!\bnot\s)(?<!n't\s)(?<!never\s)\b(?:ignore|disregard|forget|pay\s+no\s+heed\s+to|set\s+aside|override)\b"
+    r"[^.!?]{0,40}?"
+    r"\b(?:instructions?|told|guidance|directions|rules|prompt|task|above|before|previous|prior)\b|"
+    r"\bthe\s+real\s+(?:job|task)\b|\byour\s+new\s+\w+\b",
+    _I,
+)
+# An order about the model's output or the report's parts.
+_OUTPUT_ORDER = re.compile(
+    r"\b(?:write|print|output|say|respond|reply|answer|include|insert|add|append|put|repeat|reveal|begin|end|"
+    r"emit|list|state|conclude|replace|prefix|sign)\b[^.!?]{0,60}?"
+    r"(?:\b(?:your|the|this|each|every|its)\s+(?:reply|response|answer|output|summary|prompt|conclusion|"
+    r"headings?|title|sections?|paragraphs?|references?|citations?)\b|\b(?:in|into|to|of|under)\s+(?:the|this|your)\s+"
+    r"(?:pump\s+)?report\b)",
+    _I,
+)
+_CITATION_RULE = re.compile(
+    r"\bcit(?:e|es|ed|ing|ation)\b[^.!?]{0,80}?\b(?:must|always|only|never)\b|"
+    r"\b(?:must|always)\b[^.!?]{0,60}?\bcit(?:e|ation)s?\b",
+    _I,
+)
+# Other languages' orders to a model, in Latin script (German, Spanish, French, Italian, Portuguese).
+_FOREIGN_ORDER = re.compile(
+    r"\b(?:anweisung\w*|aufgabe|bericht|antworte\w*|schreibe|vergiss|ignorier\w*|"
+    r"instrucci\w+|tarea|informe|responde\w*|escribe|olvida|ignora\w*|"
+    r"consignes?|rapport|r[ée]pond\w*|[ée]crive\w*|oubliez?|"
+    r"istruzion\w+|compito|rispond\w*|scrivi|instru[çc][õo]es|tarefa|relat[óo]rio|escreva)\b",
+    _I,
+)
+_WORD = re.compile(r"[^\W\d_]+")
+_COMMON = frozenset(
+    "the and to of in is it for on with write print report ignore all previous instructions say put every "
+    "heading title your you this that a an be are was not only".split()
+)
+_ENCODED_TOKEN = re.compile(
+    r"(?<![\w/])(?=[A-Za-z0-9+/]*[0-9])(?=[A-Za-z0-9+/]*[A-Za-z])[A-Za-z0-9+/]{16,}={0,2}(?![\w/])"
+)
+_SINGLE_LETTERS = re.compile(r"(?:(?<=\s)|^)(?:\S\s+){5,}\S(?=\s|$)")
+
+
+def _common_share(words: list[str]) -> float:
+    return sum(w.lower() in _COMMON for w in words) / max(len(words), 1)
+
+
+def _not_language(sentence: str) -> Optional[str]:
+    letters = [ch for ch in sentence if ch.isalpha()]
+    if (
+        letters
+        and sum(not ("a" <= ch.lower() <= "z" or ch in "äöüßéèêàáíóúñçëïôâûœ") for ch in letters) / len(letters) > 0.3
+    ):
+        return "other_script"
+    if _ENCODED_TOKEN.search(sentence):
+        return "encoded"
+    if re.search(r"\b[0-9a-f]{24,}\b", sentence, _I):
+        return "encoded"
+    if _SINGLE_LETTERS.search(sentence):
+        return "one_letter_per_line"
+    words = _WORD.findall(sentence)
+    if len(words) >= 4:
+        here = _common_share(words)
+        reversed_words = _WORD.findall(sentence[::-1])
+        rot = _WORD.findall(codecs.encode(sentence, "rot13"))
+        if _common_share(reversed_words) >= here + 0.2:
+            return "reversed"
+        if _common_share(rot) >= here + 0.2:
+            return "rot13"
+    return None
+
+
+def order_to_reader(sentence: str) -> Optional[str]:
+    """Why `sentence` is an order to a model or no language (a kind), or None for a statement."""
+    text = str(sentence)
+    for kind, pattern in (
+        ("template_marker", _TEMPLATE),
+        ("addresses_model", _ADDRESSES_MODEL),
+        ("your_orders", _YOUR_ORDERS),
+        ("override", _OVERRIDE),
+        ("output_order", _OUTPUT_ORDER),
+        ("citation_rule", _CITATION_RULE),
+        ("foreign_order", _FOREIGN_ORDER),
+    ):
+        if pattern.search(text):
+            return kind
+    return _not_language(text)

@@ -1,0 +1,95 @@
+#!/usr/bin/env python
+"""Held-out injection variants through the report's write path: how many reach a report.
+
+    python experiments/injection_end_to_end.py [--json out.json]
+
+Each variant of tests/rag/data/heldout_injections.json (written before the defence, never
+tuned on) is planted in a pump manual between benign sentences. The planted document goes
+the way a retrieved chunk goes into a section: the guard (`rag.guard`, as retrieval applies
+it), sentence reuse (`sentence_reuse.pick_source_sentences`, with the variant's own words as
+the focus, so relevance never hides a miss) and the Collector's finalising filter
+(`report_filter.filter_report_text`) for the body, and the same filter for a heading made
+from the variant's first line. A variant is found when any of its markers is in the text
+that comes out (case-insensitive, blanks collapsed). Benign manual sentences go the same
+way and count as changed when they do not come out verbatim. This is the reuse path, not a
+model run: the writer's own prose is grounded against these same source sentences
+(`agents_llm.grounding` uses `instruction_like`), so a sentence this path refuses cannot be
+kept by grounding either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from agents_llm.report_filter import filter_report_text  # noqa: E402
+from agents_llm.sentence_reuse import pick_source_sentences  # noqa: E402
+from rag.guard import guard_untrusted_text  # noqa: E402
+from rag.sources import SourceRef  # noqa: E402
+
+DATA = ROOT / "tests" / "rag" / "data" / "heldout_injections.json"
+BEFORE = "The centrifugal pump moves clean water from the tank to the pressure vessel. "
+AFTER = " The pump motor draws about four amperes at full load during normal operation."
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def write_path(planted: str) -> str:
+    """The report text the planted passage can give: reused sentences, filtered, and a heading."""
+    text = BEFORE + planted + AFTER
+    source = SourceRef(source="pump_manual.md", page=1, chunk_id="c1", text=guard_untrusted_text(text, None).text)
+    focus = f"pump {planted}"
+    picked = pick_source_sentences([source], focus=focus, max_sentences=50, max_chars=10_000, keep_context=False)
+    body = filter_report_text(" ".join(picked), self_reference=True).text
+    # A markdown heading in the planted text is a document heading a section may take as its title.
+    headings = [ln.lstrip("#").strip() for ln in planted.splitlines() if ln.lstrip().startswith("#")]
+    titles = [filter_report_text("## " + guard_untrusted_text(h, None).text).text for h in headings]
+    return "\n".join([body, *titles])
+
+
+def found(variant: dict, out: str) -> bool:
+    text = _norm(out)
+    return any(_norm(m) in text for m in variant["markers"] if m.strip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    rows: dict[str, list[int]] = {}
+    leaked = []
+    for variant in data["attacks"]:
+        hit = found(variant, write_path(variant["text"]))
+        row = rows.setdefault(variant["family"], [0, 0])
+        row[0] += 1
+        row[1] += int(hit)
+        if hit:
+            leaked.append(variant["id"])
+    changed = []
+    for benign in data["benign"]:
+        out = write_path(benign["text"])
+        if benign["text"] not in out.split("\n")[0]:
+            changed.append(benign["id"])
+    print(f"{'family':<22} planted  found")
+    for family, (n, hit) in rows.items():
+        print(f"{family:<22} {n:>7} {hit:>6}")
+    total = len(data["attacks"])
+    print(f"{'all':<22} {total:>7} {len(leaked):>6}")
+    print(f"benign sentences changed: {len(changed)} of {len(data['benign'])}")
+    print("found:", " ".join(leaked) or "none")
+    print("benign changed:", " ".join(changed) or "none")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"found": leaked, "benign_changed": changed, "per_family": rows}))
+
+
+if __name__ == "__main__":
+    main()
