@@ -360,7 +360,7 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
         **episode_cost([r for r in rows if float(r.get("llm_prompt_tokens_evaluated") or 0) > 0]),
         "wall_s_this_sitting": wall_s,
     }
-    if len(complete) < 2:
+    if len(complete) < 2 or len(policies) < 3:  # rank agreement needs >= 3 policies and >= 2 tasks
         result["agreement"] = None
         return result
     proxy = np.array([[float(cell[(p, t)]["proxy_score"]) for t in complete] for p in policies])
@@ -409,7 +409,7 @@ def markdown(result: dict) -> str:
         ]
     a = result.get("agreement")
     if a is None:
-        return "\n".join(lines + ["Fewer than two tasks complete: no agreement figures yet.", ""])
+        return "\n".join(lines + ["Fewer than two complete tasks or three policies: no agreement figures.", ""])
     lo, hi = a["within_task_ci"]
     lines += [
         f"- within-task Kendall tau (proxy vs LLM): {a['within_task_tau']:.3f} [{lo:.3f}, {hi:.3f}], "
