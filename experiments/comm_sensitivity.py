@@ -66,7 +66,9 @@ def find_reports(folder: Path, reports: Path | None, policies: list[str], tasks:
     for p in policies:
         slug = p.replace(":", "_")
         for t in tasks:
-            candidates = [folder / "episodes" / slug / t / "report.md"]
+            # validate_proxy keeps each episode under episodes/<policy>/<task>/<episode folder>/
+            candidates = sorted((folder / "episodes" / slug / t).glob("*/report.md"))
+            candidates.insert(0, folder / "episodes" / slug / t / "report.md")
             if reports is not None:
                 candidates.insert(0, reports / slug / f"{t}.md")
             path = next((c for c in candidates if c.is_file()), None)
