@@ -1,6 +1,6 @@
 """The repository speaks of the project, not of the work steps that built it: no tracked text
-file names an internal step number ("stop" and a number, with a space, a dash or nothing
-between). A figure names the commit that produced it instead, which a reader can check out."""
+file names an internal step number ("stop" or "stops" and a number, with a space, a dash or
+nothing between). A figure names the commit that produced it instead, which a reader can check out."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ CHECKED = [
     "experiments",
     "tests",
 ]
-STEP_NUMBER = re.compile(r"\bstop[ -]?\d+", re.IGNORECASE)
+STEP_NUMBER = re.compile(r"\bstops?[ -]?\d+", re.IGNORECASE)
 
 
 def tracked_files() -> list[Path]:
@@ -58,9 +58,9 @@ def step_numbers(text: str) -> list[tuple[int, str]]:
 
 def test_the_pattern_finds_step_numbers_in_every_spelling_and_nothing_else():
     found = step_numbers(
-        "Stop 44 fixed it\nat stop-41's code\nstop42-g24-before/\nnonstop 5\nstop_words 3\ndo not stop."
+        "Stop 44 fixed it\nat stop-41's code\nstop42-g24-before/\nstops 42-43\nnonstop 5\nstop_words 3\ndo not stop."
     )
-    assert [no for no, _ in found] == [1, 2, 3]
+    assert [no for no, _ in found] == [1, 2, 3, 4]
 
 
 def test_no_tracked_text_file_names_an_internal_step_number():
