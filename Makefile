@@ -64,8 +64,12 @@ lint: install
 	$(PYTHON) -m ruff format --check $(LINT_PATHS)
 	$(PYTHON) -m mypy $(MYPY_PACKAGES)
 
+# The fast suite on two pytest-xdist workers, a test file per worker at a time (module-scoped
+# fixtures are built once per file); TEST_WORKERS=0 runs it in one process. --durations names
+# the slowest tests, the candidates for @pytest.mark.slow when the suite outgrows 5 minutes.
+TEST_WORKERS ?= 2
 test: install
-	$(call run_pytest,)
+	$(call run_pytest,-n $(TEST_WORKERS) --dist loadfile --durations=15)
 
 # BenchMARL in its own environment (the project's site-packages visible, torch shared):
 # benchmarl 1.5.2 needs torchrl<0.12 where the bench extra pins 0.14.1, and its declared

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,6 +187,7 @@ def test_a_mixer_a_network_and_an_env_from_outside_train_and_evaluate(tmp_path):
     assert float(eval_rows[-1]["return"]) in (0.0, 3.5, 7.0)
 
 
+@pytest.mark.slow
 def test_a_judge_from_outside_scores_the_report_env(tmp_path):
     (tmp_path / "my_extensions.py").write_text(PLUGIN)
     run_dir = tmp_path / "run"

@@ -236,6 +236,7 @@ def test_one_and_eight_envs_in_flight_give_the_same_episodes_and_logits():
     assert (la.logits.detach()[1:] != 0).any()
 
 
+@pytest.mark.slow
 def test_on_the_report_env_it_respects_its_masks_and_charges_the_tokens_it_reports():
     """The report env (scripted TEST DOUBLE backend): masks that change by round (no
     terminate before the minimum rounds, no self-query) are never broken, and the

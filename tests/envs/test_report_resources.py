@@ -28,6 +28,7 @@ def _run_one_round(env):
     return env
 
 
+@pytest.mark.slow
 def test_two_envs_of_different_configs_share_nothing():
     a = _run_one_round(envs.make("report_writing_v0", **BASE))
     b_judge = dict(HASHING_JUDGE, w_length=0.5)

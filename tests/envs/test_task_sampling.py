@@ -21,6 +21,7 @@ def _tasks_played(env, seeds):
     return played
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("isolated_cache")
 def test_by_seed_plays_every_task_once_per_n_consecutive_seeds():
     env = envs.make("report_writing_v0", **BASE, task_sampling="by_seed")

@@ -87,6 +87,7 @@ def test_summary_is_on_the_measured_length_not_raw_characters(judge):
     assert f"supported / raw chars: median {(ratio[0] + ratio[1]) / 2:.2f}" in lines
 
 
+@pytest.mark.slow
 def test_a_scripted_episode_prints_the_length_the_env_reported(capsys):
     """The bench on the env as train.py composes it (scripted backend, hashing): the row's length score is the
     one the env's infos carried, computed on the supported characters the reward's last length term measured."""

@@ -28,6 +28,7 @@ def test_parse_entry():
         parse_entry("nope")
 
 
+@pytest.mark.slow
 def test_evaluate_compares_every_fixed_policy_in_one_table(tmp_path):
     out = tmp_path / "eval" / "metrics.json"
     env = dict(os.environ, QMIX_CACHE_DIR=str(tmp_path / "cache"))
@@ -121,6 +122,7 @@ def test_compare_runs_llama_cpp_policies_on_two_model_processes_without_a_flag(m
     assert compare.compare_workers(llm_team, 6) == 1
 
 
+@pytest.mark.slow
 def test_compare_on_two_processes_gives_the_same_table_as_one(tmp_path, isolated_cache):  # noqa: F811
     """Each policy's episodes run in order in one process (random's stream runs on from episode to
     episode), so two worker processes give exactly the sequential rows."""

@@ -98,6 +98,7 @@ algos.register("bandit", Bandit)
 '''
 
 
+@pytest.mark.slow
 def test_plugin_algorithm_outside_algos_trains_through_train_py(tmp_path):
     pkg = tmp_path / "my_pkg"
     pkg.mkdir()
@@ -299,6 +300,7 @@ def _wandb_group(job):
     return config_hash(ckpt["config"])
 
 
+@pytest.mark.slow
 def test_a_budget_without_gradient_updates_fails_at_start_naming_the_settings(tmp_path):
     res = run(["logger=csv", "env=two_step", "train.episodes=10", f"hydra.run.dir={tmp_path / 'r'}"], cwd=tmp_path)
     assert res.returncode == 2, res.stderr[-2000:]
@@ -308,6 +310,7 @@ def test_a_budget_without_gradient_updates_fails_at_start_naming_the_settings(tm
     assert not (tmp_path / "r" / "train.csv").exists(), "no episode may run in a budget that learns nothing"
 
 
+@pytest.mark.slow
 def test_train_csv_has_the_loss_column_before_the_first_update(tmp_path):
     run_dir = tmp_path / "r"
     args = [*SMALL, "train.episodes=12", "train.log_every=1", "train.eval_every=0", f"hydra.run.dir={run_dir}"]
@@ -328,6 +331,7 @@ def test_train_csv_has_the_loss_column_before_the_first_update(tmp_path):
         ("algo.gnn_layer=gcn", "algo.gnn_layer"),
     ],
 )
+@pytest.mark.slow
 def test_a_misspelt_choice_exits_2_naming_the_key_before_anything_is_written(tmp_path, override, key):
     run_dir = tmp_path / "r"
     res = run(["logger=csv", "env=two_step", override, f"hydra.run.dir={run_dir}"], cwd=tmp_path)
@@ -336,6 +340,7 @@ def test_a_misspelt_choice_exits_2_naming_the_key_before_anything_is_written(tmp
     assert not run_dir.exists(), f"the run folder was created for a config that cannot run: {list(run_dir.rglob('*'))}"
 
 
+@pytest.mark.slow
 def test_resume_after_a_kill_past_the_checkpoint_logs_each_episode_once(tmp_path):
     """A kill -9 leaves rows logged after the last periodic checkpoint: the resumed run
     replays those episodes and must not log them twice (train.csv, eval.csv)."""

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +34,7 @@ def train(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_proxy_policy_starts_a_run_on_the_llm_team(tmp_path):
     """The LLM team (its scripted double here) has the proxy's spaces: the run starts from the
     shipped learner, so before its first update its networks are the shipped ones."""
@@ -63,6 +65,7 @@ def test_a_proxy_policy_starts_a_run_on_the_llm_team(tmp_path):
                 assert torch.equal(after[name][key], tensor), f"{name}.{key} moved without an update"
 
 
+@pytest.mark.slow
 def test_init_is_refused_naming_what_differs(tmp_path):
     other_algo = train(tmp_path, "algo=vdn", "env=report_writing_extractive", f"init={SHIPPED}")
     assert other_algo.returncode != 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores go to a temp dir)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +33,7 @@ def _transfer(out: Path, workers: int) -> dict:
         return transfer.transfer(cfg)
 
 
+@pytest.mark.slow
 def test_two_model_processes_give_the_rows_and_table_of_one(tmp_path, isolated_cache):  # noqa: F811
     """Each policy's tasks run in order in one process (random's stream runs on from task to task),
     so two processes give the sequential rows in the same order, and the files say so."""

@@ -41,6 +41,7 @@ def run_panel(tmp_path: Path, tasks: int, extra: tuple | list = ()) -> subproces
     )
 
 
+@pytest.mark.slow
 def test_the_panel_resumes_without_rerunning_finished_episodes(tmp_path):
     first = run_panel(tmp_path, tasks=2)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -69,6 +70,7 @@ def test_the_panel_resumes_without_rerunning_finished_episodes(tmp_path):
     assert [r["llm_score"] for r in again[-2:]] == [r["llm_score"] for r in rows[-2:]], "greedy: the same episodes"
 
 
+@pytest.mark.slow
 def test_replaying_the_proxy_refiles_its_columns_and_keeps_the_llm_ones(tmp_path):
     """After the proxy's code or store changed, validate.replay_proxy plays every cell's proxy
     episode again: the proxy columns are what a fresh proxy episode gives, the LLM columns stay."""

@@ -73,6 +73,7 @@ def _cli(tmp_path, *args):
     )
 
 
+@pytest.mark.slow
 def test_a_task_with_an_apostrophe_a_comma_and_a_colon_runs(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -90,6 +91,7 @@ def test_a_task_with_an_apostrophe_a_comma_and_a_colon_runs(tmp_path):
     assert (out / "report.md").read_text(encoding="utf-8").startswith(f"# {TASK}")
 
 
+@pytest.mark.slow
 def test_no_task_is_a_clear_error(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "docs=.", "llm=scripted"],
@@ -149,6 +151,7 @@ WARRANTY = (
 )
 
 
+@pytest.mark.slow
 def test_unrelated_documents_give_the_documented_exit_code_and_no_section(tmp_path):
     from agents_llm.coverage import NOT_COVERED_EXIT_CODE
 

@@ -87,6 +87,7 @@ def test_fifty_megabyte_text_file_is_skipped_fast_by_the_size_limit(store, docs_
     assert [p.rsplit("/", 1)[-1] for p in report.ingested] == ["small.txt"]
 
 
+@pytest.mark.slow
 def test_a_large_text_file_within_the_limit_is_ingested_in_bounded_time(tmp_path, docs_dir):
     store = open_store(make_rag_cfg(tmp_path / "store", ingest__max_file_mb=4.0))
     big = docs_dir / "big.txt"

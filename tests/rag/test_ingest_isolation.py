@@ -75,6 +75,7 @@ def _ingest_cli(tmp_path: Path, docs: Path, *extra: str) -> subprocess.Completed
     )
 
 
+@pytest.mark.slow
 def test_ingest_exits_non_zero_when_nothing_was_ingested(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()

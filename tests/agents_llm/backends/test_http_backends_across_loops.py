@@ -92,6 +92,7 @@ def test_report_episodes_over_http_on_every_kind_of_loop(kind):
         assert len(server.requests) >= 5 * 3 * 3
 
 
+@pytest.mark.slow
 def test_train_py_runs_two_report_episodes_over_an_openai_server(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

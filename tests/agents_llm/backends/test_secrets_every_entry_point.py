@@ -40,6 +40,7 @@ def _bad_urls(secret: str) -> list[str]:
     [pytest.param(0, marks=pytest.mark.slow), 1, pytest.param(2, marks=pytest.mark.slow), 3],
     ids=["userinfo", "key", "access_token", "sig"],
 )
+@pytest.mark.slow
 def test_credentials_in_a_url_are_refused_by_every_entry_point_and_written_nowhere(tmp_path, which):
     secret = f"PlantedUrlSecret{which}x9"
     url = _bad_urls(secret)[which]
@@ -70,6 +71,7 @@ def test_credentials_in_a_url_are_refused_by_every_entry_point_and_written_nowhe
         assert _leaks(tmp_path, secret, res.stdout, res.stderr) == [], name
 
 
+@pytest.mark.slow
 def test_the_key_in_use_is_redacted_from_a_whole_run_whatever_its_variable_is_called(tmp_path, monkeypatch):
     """A server failing with the key in its error body: train (CSV, TensorBoard, W&B offline,
     checkpoints, traces), write_report (report, trace) and chat leave it nowhere."""

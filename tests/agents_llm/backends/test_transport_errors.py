@@ -85,6 +85,7 @@ def test_ollama_a_cut_then_a_whole_answer_succeeds_on_the_retry():
     assert resp.text == "whole answer"
 
 
+@pytest.mark.slow
 def test_write_report_and_train_against_a_server_cutting_every_answer_exit_with_the_cause(tmp_path):
     """The entry points: exit 3 (write_report) or 1 (train, with a checkpoint), one line naming
     the endpoint and the library's error, no traceback."""

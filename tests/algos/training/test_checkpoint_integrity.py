@@ -172,6 +172,7 @@ def _cli(script: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess
     )
 
 
+@pytest.mark.slow
 def test_entry_points_refuse_a_code_or_corrupt_checkpoint_with_exit_2(tmp_path):
     marker = tmp_path / "ran"
     evil = tmp_path / "evil.pt"

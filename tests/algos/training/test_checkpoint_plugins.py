@@ -102,6 +102,7 @@ def test_a_resumed_run_keeps_the_command_lines_plugins_not_the_checkpoints(plant
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_entry_points_refuse_a_checkpoint_whose_plugin_is_not_given_and_import_nothing(planted, tmp_path):
     marker, module, record = planted
     path = ckpt.save_atomic(_state([record]), tmp_path / "foreign.pt")

@@ -107,6 +107,7 @@ def test_report_env_learner_is_the_same_for_one_and_eight_envs():
     assert backend.max_in_flight > 4
 
 
+@pytest.mark.slow
 def test_fixed_policies_match_the_sequential_loop_on_the_report_env():
     make = report_env_factory(ScriptedBackend())
     env = make()
