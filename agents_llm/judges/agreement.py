@@ -1,25 +1,15 @@
 """Does a source say what a claim says? Agreement, not closeness, between a claim and its source.
 
 Two sentences can be as close as embeddings go and say opposite things ("the left ventricle
-pumps blood to the lungs" / "the right ventricle ..."). `check_agreement(claim, source)` reads the
-claim against the source sentence it restates (the one sharing most content words) and names the
-first conflict it finds:
-
-- ``number``: the claim states a quantity (digits, number words, ordinals, centuries) that the
-  source nowhere states;
-- ``negation``: a negation covers different words in claim and source ("not the farmer" / "not the
-  roaster"), or one negates what the other asserts;
-- ``antonym``: the claim uses a word whose opposite the source uses in its place (a curated lexicon
-  of opposites: more/less, rise/fall, allow/prevent, ...);
-- ``quantifier``: "most" against "few", "majority" against "minority", "all" against "only";
-- ``roles``: the same words with two of them swapped around the words between them ("A pumps to B"
-  / "B pumps to A"), in the same voice.
+pumps blood to the lungs" / "the right ventricle ..."). `check_agreement(claim, source)` reads each
+clause of the claim against the source clause it restates and names the first conflict (`reason`): ``number`` (a quantity the source nowhere states), ``name`` (an underscored
+code name the source never writes), ``negation`` (one side denies what the other asserts, or the
+negation moved: "not the farmer" / "not the roaster"), ``antonym`` (a curated lexicon of opposites),
+``quantifier`` ("most" / "few"), ``roles`` (two words swapped around the words between them).
 
 No model made for the job (natural-language inference) installs offline from a pinned package here, so
 these are rules: each is a conflict a reader names in one word, and `reason` says which. They see no
-paraphrase of a mechanism into another one that shares no words with the source; that is the
-embedding's part (a sentence far from every source sentence is not grounded in the first place).
-Measured on agents_llm/judges/validity/contradictions.json by experiments/agreement_eval.py.
+paraphrase of a mechanism into another that shares no words with the source. Measured on agents_llm/judges/validity/contradictions.json by experiments/agreement_eval.py.
 """
 
 from __future__ import annotations
@@ -36,7 +26,6 @@ __all__ = ["Agreement", "check_agreement", "REASONS"]
 REASONS = ("number", "name", "negation", "antonym", "quantifier", "roles")
 ALIGN_MIN_SHARED = 2  # a claim clause is read against a source clause sharing at least this many content words
 ALIGN_MIN_OVERLAP = 0.3  # ... and this share of the content words either holds
-PARITY_MIN_OVERLAP = 0.5  # a negation one side lacks counts between clauses this close (else: its scope only)
 ROLES_MIN_OVERLAP = 0.6  # a swap counts between texts that share this share of their content words
 
 
@@ -120,6 +109,11 @@ _OPPOSITE = _opposites()
 
 
 def _tokens(text: str) -> list[str]:
+    return list(_token_tuple(text))
+
+
+@lru_cache(maxsize=20_000)
+def _token_tuple(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for tok in _TOKEN.findall(text.replace("\u2019", "'")):
         low = tok.lower()
@@ -136,7 +130,7 @@ def _tokens(text: str) -> list[str]:
             out[-1] = _NEGATION_PHRASES[(out[-1], low)]
         else:
             out.append(low)
-    return out
+    return tuple(out)
 
 
 def _value(token: str) -> float | None:
@@ -213,15 +207,15 @@ def _moved_negation(
     return None
 
 
-def _one_sided_negation(c_tokens: list[str], s_tokens: list[str], c_set: set[str], s_set: set[str]) -> str:
-    """A word one side negates and the other asserts, where the other side negates nothing at all ("is not
-    thread-safe" / "is thread-safe")."""
-    for neg_tokens, other_tokens, other_set in ((c_tokens, s_tokens, s_set), (s_tokens, c_tokens, c_set)):
-        if _negation_count(other_tokens) == 0:
-            hit = sorted(_negated(neg_tokens) & other_set)
-            if hit:
-                return hit[0]
-    return ""
+def _flipped_negation(
+    c_tokens: list[str], s_tokens: list[str], c_set: set[str], s_set: set[str], denied: frozenset[str] = frozenset()
+) -> str:
+    """A word negated on the side with the extra negation that the other side asserts, or ""."""
+    if _negation_count(c_tokens) % 2 == _negation_count(s_tokens) % 2:
+        return ""
+    c_neg, s_neg = _negated(c_tokens), _negated(s_tokens)
+    flipped = sorted((c_neg - s_neg - denied) & s_set | (s_neg - c_neg) & c_set)
+    return flipped[0] if flipped else ""
 
 
 def _negation_count(tokens: list[str]) -> int:
@@ -275,9 +269,10 @@ def _slots_exchanged(c_tokens: list[str], s_tokens: list[str], a: str, b: str) -
 
 
 def _quantifier(tokens: list[str]) -> str:
-    """The first quantifier word of a text ("at most" is a bound, not "most")."""
+    """The first quantifier word of a text ("at most" is a bound and "the most compact" a superlative,
+    not "most")."""
     for i, tok in enumerate(tokens):
-        if tok in _QUANTIFIER_HIGH | _QUANTIFIER_LOW and not (tok == "most" and i and tokens[i - 1] == "at"):
+        if tok in _QUANTIFIER_HIGH | _QUANTIFIER_LOW and not (tok == "most" and i and tokens[i - 1] in {"at", "the"}):
             return tok
     return ""
 
@@ -291,15 +286,16 @@ def check_agreement(claim: str, source: str) -> Agreement:
     say enough of the same (`ALIGN_MIN_SHARED` words, `ALIGN_MIN_OVERLAP` of their words): a clause
     the source does not speak to is no conflict."""
     c_tokens = _tokens(claim)
-    missing = _quantities(c_tokens) - _quantities(_tokens(source))
+    missing = _quantities(c_tokens) - _source_quantities(source)
     if missing:
         return Agreement(False, "number", ", ".join(sorted(missing)))
     unknown = _unknown_names(claim, source)
     if unknown:
         return Agreement(False, "name", ", ".join(sorted(unknown)))
     source_clauses = _source_clauses(source)
+    denied = _source_denied(source)
     for clause in _clauses(claim):
-        result = _clause_agreement(clause, source_clauses)
+        result = _clause_agreement(clause, source_clauses, denied)
         if not result.agrees:
             return result
     return Agreement(True)
@@ -310,12 +306,15 @@ _NAME_TOKEN = re.compile(r"\w+")
 
 
 def _unknown_names(claim: str, source: str) -> set[str]:
-    """Underscored names (keep_blank_values, QUOTE_ALL) the claim writes and the source never does: one
-    thing swapped for another. Dotted names are left alone: a report may qualify a name its source does not."""
+    """Underscored names (keep_blank_values, QUOTE_ALL) the claim writes and a source that writes such
+    names never does: one thing swapped for another. Dotted names are left alone: a report may qualify a name its source does not."""
     names = {n.lower() for n in _IDENTIFIER.findall(claim) if "." not in n}
-    return names - {t.lower() for t in _NAME_TOKEN.findall(source)} if names else set()
+    if not names or not any("." not in n for n in _IDENTIFIER.findall(source)):
+        return set()  # a source that names nothing in code cannot be contradicted by a name
+    return names - {t.lower() for t in _NAME_TOKEN.findall(source)}
 
 
+_ASIDE = re.compile(r"\([^()]*\)")
 _CLAUSE_BREAK = re.compile(r"\s*[;:]\s+|,\s+(?=(?:and|but|while|whereas|so|yet|although|though)\s)")
 
 
@@ -333,12 +332,26 @@ def _clauses(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=5_000)
+def _source_quantities(source: str) -> frozenset[str]:
+    return frozenset(_quantities(_tokens(source)))
+
+
+@lru_cache(maxsize=5_000)
+def _source_denied(source: str) -> frozenset[str]:
+    return frozenset(_negated(_tokens(source)))
+
+
+@lru_cache(maxsize=5_000)
 def _source_clauses(source: str) -> tuple[tuple[str, frozenset[str]], ...]:
     pieces = list(dict.fromkeys(_clauses(source)))
     return tuple((p, frozenset(_content(_tokens(p)))) for p in pieces)
 
 
-def _clause_agreement(claim: str, source_clauses: tuple[tuple[str, frozenset[str]], ...]) -> Agreement:
+def _clause_agreement(
+    claim: str, source_clauses: tuple[tuple[str, frozenset[str]], ...], denied: frozenset[str] = frozenset()
+) -> Agreement:
+    """`check_agreement` for one clause; `denied`: the words the whole source negates somewhere (a claim
+    negating one of them says what the source says, in another of its sentences)."""
     c_tokens = _tokens(claim)
     c_stems = _content(c_tokens)
     c_set = set(c_stems)
@@ -352,14 +365,15 @@ def _clause_agreement(claim: str, source_clauses: tuple[tuple[str, frozenset[str
     s_stems = _content(s_tokens)
     s_set = set(s_stems)
 
-    # A negation one side lacks, or one that moved to another word both sides hold ("not the farmer" /
-    # "not the roaster"); a negation rephrased ("does not need a signal" / "without a signal") is neither.
-    aligned = len(c_set & s_set) >= PARITY_MIN_OVERLAP * len(c_set | s_set)
-    if aligned and _negation_count(c_tokens) % 2 != _negation_count(s_tokens) % 2:
-        return Agreement(False, "negation", "a negation one side lacks")
-    one_sided = _one_sided_negation(c_tokens, s_tokens, c_set, s_set)
-    if one_sided:
-        return Agreement(False, "negation", f"not {one_sided}")
+    # A negation one side lacks, on a word the other side asserts ("does not need a signal" / "needs a
+    # signal"); a negated aside the other side leaves out ("a cautious (not minimal) way") is an omission,
+    # and a negation rephrased ("does not need a signal" / "without a signal") is neither.
+    # An aside in parentheses ("the values (not the keys!) can be anything") contrasts more than it denies:
+    # a conflict must stand with the asides read and with them left out.
+    flipped = _flipped_negation(c_tokens, s_tokens, c_set, s_set, denied)
+    aside_free = _tokens(_ASIDE.sub(" ", claim)), _tokens(_ASIDE.sub(" ", best))
+    if flipped and _flipped_negation(*aside_free, c_set, s_set, denied):
+        return Agreement(False, "negation", f"not {flipped}")
     moved = _moved_negation(c_tokens, s_tokens, c_stems, s_stems)
     if moved:
         return Agreement(False, "negation", f"not {moved[0]} / not {moved[1]}")

@@ -18,8 +18,11 @@ BLIND_SPOTS = {
     "reference": {
         "shuffled_headings": "seen only through heading fit (a title's similarity to its own text), a small part "
         "of structure: the margin is small",
-        "reversed claims (not generated)": "grounding measures topical anchoring, not truth: a sentence with its "
-        "claim reversed stays grounded",
+        "contradicted_facts": "the agreement check (judges.agreement) is rules: a number, a negation, an antonym of its "
+        "lexicon, a quantifier, swapped roles or an underscored name; a contradiction in other words passes (on the "
+        "suite's hand-made contradictions it catches 16 of 36)",
+        "a section in other words (hashing)": "the hashing embedding grounds by shared words: a true section in "
+        "synonyms earns little, and appending it lowers the score (MiniLM sees it)",
         "echo_headings": "a title made of our instructions over good text costs only heading fit; the referee's "
         "prompt_echo flag (and its penalty) is what makes it pay",
     },

@@ -3,6 +3,7 @@ import asyncio
 import pytest
 
 from agents_llm.judges import ReferenceJudge, make_judge
+from agents_llm.judges.reading import content_sentences
 from agents_llm.judges.reference import DEFAULT_WEIGHTS, GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from rag.embeddings import HashingEmbedding
@@ -234,3 +235,37 @@ def test_minilm_default_embedding_grounding_moves_the_right_way():
     assert unsupported.components["grounding"] < 0.3
     assert off_topic.components["grounding"] < 0.1
     assert grounded.score == j.score_sync(report_with(("Electrolytes", paraphrase, [SOURCE]))).score
+
+
+def test_a_sentence_that_contradicts_its_source_earns_nothing_and_counts_against():
+    """Support means the source says it: a changed number or a reversed relation is no support."""
+    contradicted = GROUNDED.replace("falls when", "rises when").replace("one millisiemens", "ten millisiemens")
+    j = judge()
+    true_g = j.sentence_grounding(content_sentences(GROUNDED), [SOURCE], TOPIC)
+    false_g = j.sentence_grounding(content_sentences(contradicted), [SOURCE], TOPIC)
+    assert [g.conflict for g in true_g] == ["", "", ""]
+    assert [g.conflict for g in false_g] == ["number", "", "antonym"]
+    assert false_g[0].grounded == 0.0 < true_g[0].grounded
+    credit = j.read(report_with(("Findings", contradicted, [SOURCE])))[0].credit
+    assert credit[0] < 0 and credit[2] < 0 < credit[1]
+    assert (
+        j.score_sync(report_with(("Findings", contradicted, [SOURCE]))).score
+        < j.score_sync(report_with(("Findings", GROUNDED, [SOURCE]))).score
+    )
+
+
+def test_an_outline_line_that_only_repeats_the_headings_earns_nothing():
+    outline = "## Ionic conductivity of garnet electrolytes\n- ionic conductivity of garnet electrolytes\n- dendrites"
+    reading = judge().read(report_with(("Ionic conductivity of garnet electrolytes", outline, [SOURCE])))[0]
+    assert reading.grounded and all(c == 0.0 for c in reading.credit)
+
+
+def test_one_section_earns_no_balance():
+    """A single section is no organisation: two sections of the same text score more than one holding both."""
+    first, second = GROUNDED.split(". ", 1)
+    j = judge()
+    one = j.score_sync(report_with(("Garnet electrolytes", GROUNDED, [SOURCE])))
+    two = j.score_sync(
+        report_with(("Garnet conductivity", first + ".", [SOURCE]), ("Dendrites and interfaces", second, [SOURCE]))
+    )
+    assert one.components["structure"] < two.components["structure"] and one.score < two.score
