@@ -13,12 +13,40 @@ import numpy as np
 
 from ..report_state import ReportState
 from .base import clamp01
-from .reading import SectionReading, SentenceGrounding, content_sentences
+from .reading import SectionReading, SentenceGrounding, content_sentences, is_echo, outline_stems
 from .terms import family_in, stems_of
 from .text import words
 
 if TYPE_CHECKING:
     from .reference import ReferenceJudge
+
+
+def read(judge: "ReferenceJudge", report: ReportState) -> list[SectionReading]:
+    """Each section's grounding, topicality and per-sentence credit (`SectionReading`).
+
+    A sentence's topicality is its section's, or that of the passage it restates where higher (a
+    sentence grounded in an on-topic passage is on topic in whatever words it says it). Its credit:
+    -`contradiction_penalty` if it contradicts its cited text, 0 if it is our prompt coming back or
+    says nothing beyond the report's headings (an outline), else grounding times topicality, full at
+    `support_level`."""
+    per_section = judge.report_grounding(report)
+    topical = judge.topicality(report, [[g.sentence for g in sec] for sec in per_section])
+    cited = list(dict.fromkeys(g.evidence for sec in per_section for g in sec if g.evidence))
+    evidence_topical = dict(zip(cited, judge.topicality(report, [[e] for e in cited]))) if cited else {}
+    outline = outline_stems(report)
+    out = []
+    for sec, t in zip(per_section, topical):
+        sentence_t = [max(t, evidence_topical.get(g.evidence, 0.0)) for g in sec]
+        credit = [
+            -judge.contradiction_penalty
+            if g.conflict
+            else 0.0
+            if is_echo(g.sentence, report.topic) or stems_of(g.sentence) <= outline
+            else min(1.0, g.grounded * st / judge.support_level)
+            for g, st in zip(sec, sentence_t)
+        ]
+        out.append(SectionReading(sec, t, credit, sentence_t))
+    return out
 
 
 def coverage(judge: "ReferenceJudge", report: ReportState) -> float:
@@ -59,7 +87,7 @@ def supported_coverage(
         return 0.0
     values = np.array([g.grounded for g in grounded] if credit is None else list(credit), dtype=np.float64)
     match = judge.term_match(terms, [g.sentence for g in grounded])
-    return float((match * values[None, :]).max(axis=1).mean())
+    return clamp01(float((match * np.maximum(values, 0.0)[None, :]).max(axis=1).mean()))
 
 
 def duplicates(judge: "ReferenceJudge", sents: list[str]) -> np.ndarray:
@@ -100,11 +128,12 @@ def structure(judge: "ReferenceJudge", report: ReportState, readings: Sequence[S
     for r in readings:
         lengths = np.array([len(g.sentence) for g in r.grounded], dtype=np.float64)
         credited = float(lengths @ np.array(r.credit)) if lengths.sum() else 0.0
-        credit_share.append(credited / lengths.sum() if lengths.sum() else 0.0)
+        credit_share.append(max(credited, 0.0) / lengths.sum() if lengths.sum() else 0.0)
         sizes.append(max(credited, 1.0))
     count = min(sum(credit_share) / judge.target_sections, 1.0)
     sized = np.array(sizes, dtype=np.float64)
-    balance = 1.0 if len(sized) < 2 else clamp01(1.0 - sized.std() / sized.mean())
+    # One section is no organisation: there is nothing to balance, and nothing earned for it.
+    balance = 0.0 if len(sized) < 2 else clamp01(1.0 - sized.std() / sized.mean())
     return (count + balance + judge.heading_fit(report)) / 3.0
 
 
@@ -155,7 +184,7 @@ def grounding_of(grounded: Sequence[SentenceGrounding], credit: Sequence[float] 
     if not weights.sum():
         return 0.0
     values = np.array([g.grounded for g in grounded] if credit is None else list(credit), dtype=np.float64)
-    return float(weights @ values / weights.sum())
+    return clamp01(float(weights @ values / weights.sum()))  # contradicted sentences count against the rest
 
 
 def topicality(judge: "ReferenceJudge", report: ReportState, section_sentences: Sequence[Sequence[str]]) -> list[float]:

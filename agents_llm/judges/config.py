@@ -134,7 +134,7 @@ class ReferenceWeights:
     coverage: float = 0.5  # exponent of supported coverage
     grounding: float = 0.5  # exponent of grounding (0.5 and 0.5: their geometric mean)
     redundancy: float = 1.0  # exponent of the non-repeated share of the text (1: repeated text is worth nothing)
-    structure: float = 0.25  # share of the score that section count, balance and heading fit can take away
+    structure: float = 0.3  # share of the score that section count, balance and heading fit can take away
 
 
 @dataclass

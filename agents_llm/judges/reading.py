@@ -4,7 +4,7 @@ per-section readings (`SentenceGrounding`, `SectionReading`) its components are 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
@@ -13,6 +13,7 @@ import numpy as np
 from .text import markup_profile, sentences, words
 
 EmbedFn = Callable[[list[str]], np.ndarray]
+MAX_HEADING_WORDS = 15  # a line starting with '#' and longer than this is text pasted after a heading, not one
 
 
 def as_embed_fn(embed: Any) -> EmbedFn:
@@ -58,13 +59,17 @@ class SentenceGrounding:
 
     `similarity`: best cosine to the evidence (each cited chunk and its sentences), or
     None when nothing with text is cited. `grounded`: that similarity on the judge's band,
-    in [0, 1] (0 when nothing is cited). `evidence`: the best-matching evidence text.
+    in [0, 1] (0 when nothing is cited or the sentence contradicts the cited text).
+    `evidence`: the best-matching evidence text.
     """
 
     sentence: str
     similarity: float | None
     grounded: float
     evidence: str = ""
+    # The conflict with the cited text (`judges.agreement`: "number", "negation", ...), or "" when none:
+    # a sentence that contradicts its source is not grounded in it, however close it reads.
+    conflict: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,13 +77,32 @@ class SectionReading:
     """What the judge reads in one section: its sentences' grounding, how far the section is
     about the report's topic (`topicality`, in [0, 1]) and each sentence's `credit`: grounding
     times topicality, full at `support_level` (see ReferenceJudge), 0 for a sentence that is our
-    own prompt instructions coming back (the referee's `echo_reason`)."""
+    own prompt instructions coming back (the referee's `echo_reason`) or that only restates the
+    report's headings, negative for one that contradicts its source."""
 
     grounded: list[SentenceGrounding]
     topicality: float
     credit: list[float]
+    # Each sentence's topicality: the section's, or that of the evidence it restates where higher (a
+    # sentence grounded in an on-topic passage is on topic in whatever words it says it). Empty: the section's.
+    sentence_topicality: list[float] = field(default_factory=list)
+
+
+def outline_stems(report: Any) -> frozenset[str]:
+    """The stems of the report's outline: its topic, its section titles and the Markdown headings inside its
+    sections. A sentence that says nothing beyond them (a bullet repeating a heading) has no body."""
+    from .terms import stems_of
+
+    heads = [report.topic] + [sec.title for sec in report.sections]
+    heads += [
+        line
+        for sec in report.sections
+        for line in sec.content.splitlines()
+        if line.lstrip().startswith("#") and len(words(line)) <= MAX_HEADING_WORDS
+    ]
+    return frozenset().union(*(stems_of(h) for h in heads))
 
 
 def per_sentence_topicality(readings: Sequence[SectionReading]) -> list[float]:
-    """Each sentence's section topicality, in reading order."""
-    return [r.topicality for r in readings for _ in r.grounded]
+    """Each sentence's topicality (`SectionReading.sentence_topicality`), in reading order."""
+    return [t for r in readings for t in (r.sentence_topicality or [r.topicality] * len(r.grounded))]

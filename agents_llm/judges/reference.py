@@ -50,14 +50,15 @@ of it. The validity suite (agents_llm/judges/validity,
 tests/agents_llm/judges/test_validity.py, tests/agents_llm/judges/test_reading_rules.py,
 experiments/bench_judge.py) checks these orderings on twelve topics.
 
+Truth: closeness is not support (MiniLM gives 0.77 to a sentence with its claim reversed), so
+each grounded sentence is also read against its cited text for agreement (`judges.agreement`:
+numbers, negation, antonyms, quantifiers, swapped roles, code names); a sentence that
+contradicts it is not grounded and its credit is -`contradiction_penalty` (`components.read`).
+
 What it cannot tell, by construction:
-- truth: grounding measures topical anchoring in the cited text. Measured against the
-  source sentence "Garnet-type LLZO electrolytes reach ionic conductivities near one
-  millisiemens per centimetre at room temperature.": MiniLM gives a paraphrase 0.86, a
-  same-topic sentence stating another fact 0.32, generic filler 0.24, off-topic -0.01;
-  the hashing embedding gives 0.38, 0.06, 0.02, 0.0. Neither tells a contradiction from
-  support (MiniLM: 0.77 for the same sentence with the claim reversed); the LLM judge's
-  verifiability is the check for that.
+- truth beyond those rules: a contradiction in other words (a mechanism swapped for
+  another) passes; the LLM judge's verifiability is the check for that.
+- a true section in synonyms with the hashing embedding: its grounding sees shared words.
 - order and flow: sections in another order score the same; sentences within a
   section are not checked for coherence.
 - a heading that is on topic but wrong for its section is caught only as far as its
@@ -92,6 +93,7 @@ from .reading import (  # noqa: F401 (re-exported: callers import them from here
     is_echo,
     per_sentence_topicality,
 )
+from .agreement import check_agreement
 from .terms import STOPWORDS, family_in, key_term_words, key_terms_of, stem
 from .text import sentences, words
 from .vector_cache import VectorCache
@@ -112,7 +114,7 @@ RELEVANCE_BANDS = {"minilm": (0.2, 0.4), "hashing": (0.5, 0.8)}
 
 # coverage, grounding, redundancy: exponents of the substance (a product); structure: the
 # share of the score that structure can take away (in [0, 1]).
-DEFAULT_WEIGHTS = {"coverage": 0.5, "grounding": 0.5, "redundancy": 1.0, "structure": 0.25}
+DEFAULT_WEIGHTS = {"coverage": 0.5, "grounding": 0.5, "redundancy": 1.0, "structure": 0.3}
 SUBSTANCE_COMPONENTS = ("coverage", "grounding", "redundancy")
 
 
@@ -135,6 +137,7 @@ class ReferenceJudge:
         target_sections: int = 5,
         min_sentence_words: int = 3,
         cache_size: int = 50000,
+        contradiction_penalty: float = 0.5,
     ):
         self.embed = as_embed_fn(embed)
         self.key_terms = list(key_terms)
@@ -181,6 +184,9 @@ class ReferenceJudge:
         self.target_sections = target_sections
         self.min_sentence_words = min_sentence_words
         self.cache_size = cache_size
+        if contradiction_penalty < 0:
+            raise ValueError(f"contradiction_penalty must be >= 0, got {contradiction_penalty}")
+        self.contradiction_penalty = contradiction_penalty
         self._cache = VectorCache(self.embed, cache_size)
 
     async def score(self, report: ReportState, *, ledger: TokenLedger | None = None) -> JudgeResult:
@@ -286,9 +292,11 @@ class ReferenceJudge:
             return []
         probes = [self.without_topic(s, topic) for s in sents]
         evidence: list[str] = []
+        texts: set[str] = set()
         for src in sources:
             text = (getattr(src, "text", src) or "").strip()
             if text:
+                texts.add(text)
                 evidence.append(text)
                 evidence.extend(sentences(text))
         evidence = list(dict.fromkeys(evidence))
@@ -297,10 +305,14 @@ class ReferenceJudge:
             return [SentenceGrounding(s, None, 0.0) for s in sents]
         sims = self._vecs([probes[i] for i in kept]) @ self._vecs(evidence).T
         best = sims.argmax(axis=1)
+        cited = "\n\n".join(t for t in evidence if t.strip() in texts)
         out = [SentenceGrounding(s, None, 0.0) for s in sents]
         for row, i in enumerate(kept):
             sim = float(sims[row, best[row]])
-            out[i] = SentenceGrounding(sents[i], sim, self.band(sim), evidence[best[row]])
+            grounded = self.band(sim)
+            # Support means the source says it: closeness alone cannot tell a reversed claim from its source.
+            conflict = check_agreement(sents[i], cited).reason if grounded > 0.0 else ""
+            out[i] = SentenceGrounding(sents[i], sim, 0.0 if conflict else grounded, evidence[best[row]], conflict)
         return out
 
     @staticmethod
@@ -331,19 +343,7 @@ class ReferenceJudge:
 
     def read(self, report: ReportState) -> list[SectionReading]:
         """Each section's grounding, topicality and per-sentence credit (see `SectionReading`)."""
-        per_section = self.report_grounding(report)
-        topical = self.topicality(report, [[g.sentence for g in sec] for sec in per_section])
-        return [
-            SectionReading(
-                sec,
-                t,
-                [
-                    0.0 if is_echo(g.sentence, report.topic) else min(1.0, g.grounded * t / self.support_level)
-                    for g in sec
-                ],
-            )
-            for sec, t in zip(per_section, topical)
-        ]
+        return components.read(self, report)
 
     def topicality(self, report: ReportState, section_sentences: Sequence[Sequence[str]]) -> list[float]:
         """How far each section is about the report's topic, in [0, 1] (`components.topicality`)."""

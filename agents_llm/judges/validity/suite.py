@@ -18,8 +18,11 @@ BLIND_SPOTS = {
     "reference": {
         "shuffled_headings": "seen only through heading fit (a title's similarity to its own text), a small part "
         "of structure: the margin is small",
-        "reversed claims (not generated)": "grounding measures topical anchoring, not truth: a sentence with its "
-        "claim reversed stays grounded",
+        "contradicted_facts": "the agreement check (judges.agreement) is rules: a number, a negation, an antonym of its "
+        "lexicon, a quantifier, swapped roles or an underscored name; a contradiction in other words passes (on the "
+        "suite's hand-made contradictions it catches 16 of 36)",
+        "a section in other words (hashing)": "the hashing embedding grounds by shared words: a true section in "
+        "synonyms earns little, and appending it lowers the score (MiniLM sees it)",
         "echo_headings": "a title made of our instructions over good text costs only heading fit; the referee's "
         "prompt_echo flag (and its penalty) is what makes it pay",
     },
@@ -47,6 +50,8 @@ class TopicScores:
     # The good report cut after each of its paragraphs but the last ("1 paragraph", "2 paragraphs", ...):
     # more good text must never score less.
     prefixes: dict[str, float] = field(default_factory=dict)
+    # good + a true section in other words than the topic's (None: the report has none): must rise.
+    appended_synonym: float | None = None
 
 
 def prefixes_of(good: GoodReport) -> dict[str, ReportState]:
@@ -81,6 +86,9 @@ def score_suite(
                 appended_good=score(good.state(list(good.sections) + [good.extra_section])),
                 appended_duplicate=score(good.state(list(good.sections) + [good.sections[0]])),
                 prefixes={name: score(state) for name, state in prefixes_of(good).items()},
+                appended_synonym=None
+                if good.synonym_section is None
+                else score(good.state(list(good.sections) + [good.synonym_section])),
             )
         )
     return out
@@ -97,6 +105,10 @@ def violations(results: list[TopicScores]) -> list[str]:
                 problems.append(f"{r.task_id}: junk {kind} scores {value:.3f}, not below {JUNK_CEILING}")
         if not r.appended_good > r.good:
             problems.append(f"{r.task_id}: appending a good section moves {r.good:.3f} to {r.appended_good:.3f}")
+        if r.appended_synonym is not None and not r.appended_synonym > r.good:
+            problems.append(
+                f"{r.task_id}: appending a good section in other words moves {r.good:.3f} to {r.appended_synonym:.3f}"
+            )
         for name, value in r.prefixes.items():
             if value > r.good:
                 problems.append(

@@ -3,6 +3,7 @@ import asyncio
 import pytest
 
 from agents_llm.judges import ReferenceJudge, make_judge
+from agents_llm.judges.reading import content_sentences
 from agents_llm.judges.reference import DEFAULT_WEIGHTS, GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from rag.embeddings import HashingEmbedding
@@ -234,3 +235,37 @@ def test_minilm_default_embedding_grounding_moves_the_right_way():
     assert unsupported.components["grounding"] < 0.3
     assert off_topic.components["grounding"] < 0.1
     assert grounded.score == j.score_sync(report_with(("Electrolytes", paraphrase, [SOURCE]))).score
+
+
+def test_a_sentence_that_contradicts_its_source_earns_nothing_and_counts_against():
+    """Support means the source says it: a changed number or a reversed relation is no support."""
+    contradicted = GROUNDED.replace("falls when", "rises when").replace("one millisiemens", "ten millisiemens")
+    j = judge()
+    true_g = j.sentence_grounding(content_sentences(GROUNDED), [SOURCE], TOPIC)
+    false_g = j.sentence_grounding(content_sentences(contradicted), [SOURCE], TOPIC)
+    assert [g.conflict for g in true_g] == ["", "", ""]
+    assert [g.conflict for g in false_g] == ["number", "", "antonym"]
+    assert false_g[0].grounded == 0.0 < true_g[0].grounded
+    credit = j.read(report_with(("Findings", contradicted, [SOURCE])))[0].credit
+    assert credit[0] < 0 and credit[2] < 0 < credit[1]
+    assert (
+        j.score_sync(report_with(("Findings", contradicted, [SOURCE]))).score
+        < j.score_sync(report_with(("Findings", GROUNDED, [SOURCE]))).score
+    )
+
+
+def test_an_outline_line_that_only_repeats_the_headings_earns_nothing():
+    """A bullet that restates its heading (here a source sentence, so it would be grounded) has no body."""
+    heading = "Lithium dendrites still grow along grain boundaries at high current densities"
+    outline = f"## {heading}\n- {heading.lower()}"
+    reading = judge().read(report_with(("Dendrites", outline, [SOURCE])))[0]
+    assert reading.grounded and reading.grounded[0].grounded > 0.5 and reading.credit == [0.0]
+
+
+def test_one_section_earns_no_balance():
+    """A single section is no organisation: its structure is its count and heading fit, balance adds nothing."""
+    j = judge()
+    report = report_with(("Garnet electrolytes and dendrites", GROUNDED, [SOURCE]))
+    assert j.read(report)[0].credit == [1.0, 1.0, 1.0]
+    count = 1.0 / j.target_sections
+    assert j.score_sync(report).components["structure"] == pytest.approx((count + j.heading_fit(report)) / 3)

@@ -17,6 +17,7 @@ from agents_llm.judges.validity import (
     JUNK,
     JUNK_CEILING,
     load_good_reports,
+    load_heldout_reports,
     other_report,
     score_suite,
     violations,
@@ -41,7 +42,15 @@ REQUIRED_KINDS = {
     "off_topic_appended",
     "inside_other_report",
     "first_sentence",
+    "contradicted_facts",
+    "shuffled_copy",
+    "outline_only",
+    "filler_appended",
 }
+# Known and measured: the judge's grounding cannot tell a section written in other words from an
+# ungrounded one (hashing: shared words only; MiniLM: on 4 of 12 topics), so appending one still
+# lowers the score; the strict xfails below say so until it is fixed.
+SYNONYM_BLIND = "appending a good section in other words"
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +92,14 @@ def test_degradations_are_named_documented_and_deterministic(reports):
         assert a.to_markdown() != good.state().to_markdown(), f"{name} leaves the report unchanged"
 
 
-def _judge_scores(embedding: str):
+def _judge_scores(embedding: str, reports=None):
     judge = make_judge({"kind": "reference", "embedding": embedding})
-    return score_suite(lambda report: judge.score_sync(report).score)
+    return score_suite(lambda report: judge.score_sync(report).score, reports)
 
 
-def _assert_valid(results):
-    assert len(results) >= 12
-    problems = violations(results)
+def _assert_valid(results, topics: int = 12, blind: str = ""):
+    assert len(results) >= topics
+    problems = [p for p in violations(results) if not (blind and blind in p)]
     assert not problems, "\n".join(problems)
     for r in results:  # what the orderings above mean, spelled out
         assert all(r.degraded[k] < JUNK_CEILING for k in JUNK)
@@ -99,27 +108,25 @@ def _assert_valid(results):
 
 
 def test_reference_judge_passes_the_validity_suite_with_the_hashing_embedding():
-    _assert_valid(_judge_scores("hashing"))
+    _assert_valid(_judge_scores("hashing"), blind=SYNONYM_BLIND)
 
 
 @pytest.mark.slow
 def test_reference_judge_passes_the_validity_suite_with_minilm():
-    _assert_valid(_judge_scores("minilm"))
+    _assert_valid(_judge_scores("minilm"), blind=SYNONYM_BLIND)
 
 
-def test_violations_name_what_a_bad_judge_gets_wrong(reports):
-    """A judge that scores by length alone (what the old length-heavy reward paid for) fails the suite."""
-    results = score_suite(lambda report: min(report.chars / 5000, 1.0), reports[:1])
-    problems = "\n".join(violations(results))
-    assert "padded scores" in problems and "sections_duplicated scores" in problems
+def test_held_out_topics_are_outside_the_corpus_and_complete():
+    held_out = load_heldout_reports()
+    tasks = {t.id for t in load_tasks(split="all")}
+    assert len(held_out) >= 6 and not tasks & {g.task_id for g in held_out}
+    for good in held_out + load_good_reports():
+        assert len(good.contradicted) >= 3 and good.synonym_section is not None, good.task_id
+        assert len(good.sections) >= 3 and all(s.sources for s in good.sections)
 
 
-@pytest.mark.parametrize("kind", ["code_markup", "echo_rephrased"])
-def test_appending_a_junk_section_to_a_good_report_lowers_its_score(reports, kind):
-    """A code/markup or echoed section is no section of the report: it adds no content, no section count."""
-    judge = make_judge({"kind": "reference", "embedding": "hashing"})
-    for i, good in enumerate(reports):
-        junk = DEGRADATIONS[kind](good, other_report(reports, i)).sections[-1]
-        with_junk = good.state()
-        with_junk.append(junk.title, junk.content, list(junk.sources))
-        assert judge.score_sync(with_junk).score < judge.score_sync(good.state()).score, good.task_id
+@pytest.mark.parametrize("embedding", ["hashing", pytest.param("minilm", marks=pytest.mark.slow)])
+@pytest.mark.xfail(strict=True, reason="the judge's grounding cannot yet credit a true section in other words")
+def test_a_section_in_other_words_raises_the_score(embedding):
+    problems = violations(_judge_scores(embedding, load_heldout_reports() + load_good_reports()))
+    assert not [p for p in problems if SYNONYM_BLIND in p]
