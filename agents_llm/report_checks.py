@@ -124,6 +124,7 @@ class SourceText:
 
     documents: List[List[str]] = field(default_factory=list)
     headings: set[str] = field(default_factory=set)
+    starts: set[Tuple[int, int]] = field(default_factory=set)  # sentences that open a part under a heading
     _where: dict[str, Tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
@@ -135,8 +136,13 @@ class SourceText:
         out = cls()
         for text in raw:
             out.headings |= heading_lines(text)
-        for text in loaded:
-            sentences = [s for b in blocks(text) if b.kind == "prose" for s in split_sentences(b.text)]
+        for d, text in enumerate(loaded):
+            sentences: List[str] = []
+            for b in blocks(text):
+                if b.kind == "heading" or (b.kind == "prose" and b.text.strip() in out.headings):
+                    out.starts.add((d, len(sentences)))
+                elif b.kind == "prose":
+                    sentences.extend(split_sentences(b.text))
             out.documents.append(sentences)
         for d, sentences in enumerate(out.documents):
             for i, s in enumerate(sentences):
@@ -168,8 +174,12 @@ class SourceText:
         return self.documents[where[0]][where[1]]
 
     def neighbour(self, where: Tuple[int, int], step: int) -> Optional[str]:
+        """The sentence ``step`` before or after the one at ``where`` in its document, under the
+        same heading; None at a document's or a part's edge."""
         d, i = where
         j = i + step
+        if (d, max(i, j)) in self.starts:
+            return None
         return self.documents[d][j] if 0 <= j < len(self.documents[d]) else None
 
 
@@ -196,7 +206,11 @@ def heading_lines(text: str) -> set[str]:
 def glued_heading(sentence: str, headings: Iterable[str] = ()) -> Optional[str]:
     """The heading run into the start of ``sentence``, or None."""
     for heading in sorted(headings, key=len, reverse=True):
-        if len(heading) >= 3 and sentence.startswith(heading + " ") and sentence[len(heading) + 1 : len(heading) + 2].isupper():
+        if (
+            len(heading) >= 3
+            and sentence.startswith(heading + " ")
+            and sentence[len(heading) + 1 : len(heading) + 2].isupper()
+        ):
             return heading
     caps = _CAPS_HEADING.match(sentence)
     return caps.group(1) if caps else None
@@ -204,7 +218,9 @@ def glued_heading(sentence: str, headings: Iterable[str] = ()) -> Optional[str]:
 
 def mend_broken_words(sentence: str) -> str:
     """``sentence`` with each word broken at a line end joined again ("ker- nel" -> "kernel")."""
-    return _BROKEN_WORD.sub(lambda m: m.group(0) if m.group(2).lower() in _NOT_BROKEN else m.group(1) + m.group(2), sentence)
+    return _BROKEN_WORD.sub(
+        lambda m: m.group(0) if m.group(2).lower() in _NOT_BROKEN else m.group(1) + m.group(2), sentence
+    )
 
 
 def broken_word(sentence: str) -> Optional[str]:
@@ -230,28 +246,37 @@ def leans(sentence: str) -> bool:
     return bool(_LEANS.match(sentence))
 
 
+def missing_antecedent(sentence: str, before: Sequence[str], sources: SourceText) -> Optional[str]:
+    """The source sentence ``sentence`` leans on ("So ...", "This ...", "these X") when it is
+    not among ``before``, the sentences before it in its section; None otherwise."""
+    where = sources.locate(sentence)
+    if where is None or not (leans(sentence) or _THESE.search(sentence)):
+        return None
+    previous = sources.neighbour(where, -1)
+    return previous if previous is not None and key(previous) not in {key(s) for s in before} else None
+
+
 def dangling(sentence: str, before: Sequence[str], after: Sequence[str], sources: SourceText) -> Optional[str]:
     """Why ``sentence`` leans on text its section does not hold, or None. ``before``/``after``:
     the sentences of its section before and after it."""
-    earlier = {key(s) for s in before}
     where = sources.locate(sentence)
-    if leans(sentence):
-        previous = sources.neighbour(where, -1) if where else None
-        if where is not None and previous is not None and key(previous) not in earlier:
-            return f"leans on the source sentence before it, left out: {previous[:60]!r}"
-        if where is None and not before:
+    these = [m.group(1) for m in _THESE.finditer(sentence)]
+    previous = missing_antecedent(sentence, before, sources)
+    if previous is not None:
+        return f"leans on the source sentence before it, left out: {previous[:60]!r}"
+    if where is None:
+        if leans(sentence) and not before:
             return "leans on a sentence before it, and opens its section"
+        said = stems(" ".join(before))
+        for noun in these:
+            if stem(noun) not in said | stems(sentence.split(noun)[0]):
+                return f"speaks of 'these {noun}' with none before"
     if _POINTS_ON.search(sentence):
         following = sources.neighbour(where, 1) if where else None
         if not after or following is None or key(following) != key(after[0]):
             return "points at text below it that the report does not hold"
     if _POINTS_BACK.search(sentence) and not before:
         return "points at text above it that the report does not hold"
-    for m in _THESE.finditer(sentence):
-        noun = stem(m.group(1))
-        said = stems(" ".join(before)) | stems(sentence[: m.start()])
-        if noun not in said:
-            return f"speaks of 'these {m.group(1)}' with none before"
     return None
 
 

@@ -14,7 +14,23 @@ from __future__ import annotations
 import re
 from typing import List
 
-QUESTION_WORDS = ("how", "what", "when", "why", "which", "where", "who", "whom", "whose", "whether", "does", "do", "is", "are", "can")
+QUESTION_WORDS = (
+    "how",
+    "what",
+    "when",
+    "why",
+    "which",
+    "where",
+    "who",
+    "whom",
+    "whose",
+    "whether",
+    "does",
+    "do",
+    "is",
+    "are",
+    "can",
+)
 MAX_PARTS = 6
 
 _QUESTION = re.compile(rf"^(?:{'|'.join(QUESTION_WORDS)})\b", re.IGNORECASE)
@@ -25,7 +41,9 @@ _LAST_ITEM = re.compile(r",?\s+(?:and|or)\s+(?=\S)")
 
 def _top_level_split(text: str, separators: str) -> List[str]:
     """``text`` cut at each of ``separators`` outside brackets and quotes."""
-    out, depth, current = [], 0, []
+    out: List[str] = []
+    current: List[str] = []
+    depth = 0
     for ch in text:
         if ch in "([{":
             depth += 1

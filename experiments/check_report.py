@@ -103,7 +103,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for f in findings:
         print(f"  [{f.kind}] ({f.section}) {f.sentence[:100]!r}" + (f": {f.detail}" if f.detail else ""))
     if args.json:
-        payload = {"report": str(report), "sentences": n_sentences, "counts": counts, "findings": [vars(f) for f in findings]}
+        payload = {
+            "report": str(report),
+            "sentences": n_sentences,
+            "counts": counts,
+            "findings": [vars(f) for f in findings],
+        }
         args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return 1 if any(counts.values()) else 0
 

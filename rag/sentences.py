@@ -145,7 +145,11 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
         elif _LIST_ITEM.match(line):
             flush()
             current[:] = [stripped, "item"]
-        elif plain and (previous_blank or (not current and out and out[-1].kind == "heading")) and _heads_indented_part(line, lines[n + 1] if n + 1 < len(lines) else None):
+        elif (
+            plain
+            and (previous_blank or (not current and out and out[-1].kind == "heading"))
+            and _heads_indented_part(line, lines[n + 1] if n + 1 < len(lines) else None)
+        ):
             flush()
             out.append(Block("heading", stripped))
         elif current:

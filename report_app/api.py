@@ -43,7 +43,8 @@ from agents_llm.report_state import ReportState
 from agents_llm.roles import DEFAULT_TEAM
 
 from .inputs import ReportInputError, check_docs, plain_config, slugify
-from .outline import check_outline, plan_outline
+from .outline import DOCUMENTS, check_outline, plan_outline
+from .task_plan import PartPlan, plan_parts
 
 
 class ReportLLMError(RuntimeError):
@@ -66,6 +67,9 @@ class ReportResult:
     messages: list[str] = field(default_factory=list)
     seconds: float = 0.0
     coverage: Optional[Coverage] = None  # what the topic search before the run found
+    parts: list[PartPlan] = field(default_factory=list)  # the task's parts, each covered or not
+    score: Optional[float] = None  # the judge's score of the report the team wrote
+    cleanup: dict[str, int] = field(default_factory=dict)  # what the last pass mended or dropped
 
     @property
     def not_covered(self) -> bool:
@@ -102,6 +106,17 @@ def _team_names(team: Sequence[str]) -> list[str]:
 def _max_rounds(policy_obj: Any, default: int) -> int:
     phases = getattr(policy_obj, "phases", None)
     return sum(p.rounds for p in phases) + 1 if phases else default
+
+
+def _judged(resources: Any, report: ReportState) -> Optional[float]:
+    """The judge's score of the report as it is exported (after the last pass); None when the
+    judge cannot run here (called from inside a running event loop)."""
+    try:
+        asyncio.get_running_loop()
+        return None
+    except RuntimeError:
+        pass
+    return float(asyncio.run(resources.judge().score(report)).score)
 
 
 def run_report(
@@ -260,10 +275,20 @@ def run_report(
             coverage=coverage,
         )
 
-    # 4. the plan's outline: the documents' own headings closest to the task, unless told otherwise
+    # 4. the plan's outline: a section per part of the task, under the documents' heading closest
+    # to it; for a task that asks one thing, the documents' headings closest to it
+    parts: list[PartPlan] = []
     if state is None and not policy_cfg.get("outline"):
-        policy_cfg["outline"], said = plan_outline(outline, task, store)
-        messages.append(said)
+        parts = plan_parts(task, store, search_topic) if outline == DOCUMENTS else []
+        titles = list(dict.fromkeys(p.title for p in parts if p.title))
+        if titles:
+            policy_cfg["outline"] = titles
+            messages.append(
+                "outline: the task's parts: " + "; ".join(f"{p.part} -> {p.title or '(not covered)'}" for p in parts)
+            )
+        else:
+            policy_cfg["outline"], said = plan_outline(outline, task, store)
+            messages.append(said)
 
     # 5. the run
     env = ReportWritingEnv(
@@ -307,7 +332,13 @@ def run_report(
     if llm_errors:
         messages.append(f"{llm_errors} of {llm_calls} LLM call(s) failed (see calls[].error in the trace)")
 
-    # 6. the outputs: written whatever happened
+    # 6. the last pass against the documents, and a line for each part of the task not covered
+    from .finish import finish_report, store_sources
+
+    cleanup = finish_report(report, store_sources(store) if store is not None else None, parts)
+    score = _judged(resources, report) if error is None and not llm_failure else None
+
+    # 7. the outputs: written whatever happened
     out_dir.mkdir(parents=True, exist_ok=True)
     files: dict[str, Optional[str]] = {}
     if env.trace is not None:
@@ -354,6 +385,9 @@ def run_report(
         messages=messages,
         seconds=time.perf_counter() - started,
         coverage=coverage,
+        parts=parts,
+        score=score,
+        cleanup=cleanup.counts() if cleanup is not None else {},
     )
 
 

@@ -89,7 +89,9 @@ def test_each_fault_is_found():
 def test_a_reversed_or_merged_claim_does_not_agree():
     source = "The writer blocks until the reader has taken the data."
     assert not rule_agreement("The writer does not block until the reader has taken the data.", source).agrees
-    assert not rule_agreement("The writer blocks until the reader has taken the data, as POSIX standardises.", source).agrees
+    assert not rule_agreement(
+        "The writer blocks until the reader has taken the data, as POSIX standardises.", source
+    ).agrees
     assert rule_agreement("The writer blocks until the reader has taken the data.", source).agrees
 
 

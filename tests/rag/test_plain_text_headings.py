@@ -30,7 +30,10 @@ def test_man_page_sections_and_hyphens(tmp_path):
     lines = text.splitlines()
     for heading in ("NAME", "DESCRIPTION", "Limits on the queue", "EXAMPLES"):
         assert heading in lines, heading
-    assert "Each job is a file in /var/spool/printer/queue, named by its number. A longrunning job keeps its file." in lines
+    assert (
+        "Each job is a file in /var/spool/printer/queue, named by its number. A longrunning job keeps its file."
+        in lines
+    )
     assert "The program below lists the jobs of one printer." in lines
     titles = [t for t, _, _ in headings_in(text, marked_kinds=False)]
     assert "Limits on the queue" in titles and "EXAMPLES" in titles
