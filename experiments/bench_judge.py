@@ -37,6 +37,7 @@ from agents_llm.judges.validity import (
     JUNK,
     JUNK_CEILING,
     load_good_reports,  # noqa: E402
+    load_heldout_reports,
     score_suite,
     violations,
 )
@@ -78,6 +79,8 @@ def pairs(results):
             yield kind, r.good, value
         yield "append_good_section (must rise)", r.appended_good, r.good
         yield "append_duplicate_section (must fall)", r.good, r.appended_duplicate
+        if r.appended_synonym is not None:
+            yield "append_synonym_section (must rise)", r.appended_synonym, r.good
         for name, value in r.prefixes.items():
             yield "prefix (must not score more)", r.good + 1e-12, value  # a tie is allowed
 
@@ -155,6 +158,7 @@ def report_judge(name, results, seconds):
             f"{r.task_id:22s} {r.good:6.3f} "
             + " ".join(f"{r.degraded[k]:9.3f}" for k in kinds)
             + f" {r.appended_good:6.3f} {r.appended_duplicate:6.3f} {max(r.prefixes.values(), default=0.0):6.3f}"
+            + ("" if r.appended_synonym is None else f" {r.appended_synonym:6.3f}")
         )
     by_kind: dict[str, list[bool]] = {}
     for kind, high, low in pairs(results):
@@ -210,9 +214,15 @@ def main(argv=None) -> int:
         help="episode reports the (slow) LLM judge scores: the first N in task order, whole tasks first (default: all)",
     )
     parser.add_argument("--disagreements", type=int, default=10, help="discordant report pairs printed per judge pair")
+    parser.add_argument(
+        "--part",
+        choices=["suite", "heldout"],
+        default="suite",
+        help="the suite's twelve topics, or its held-out part (six topics outside the corpus, never tuned on)",
+    )
     args = parser.parse_args(argv)
 
-    reports = load_good_reports()
+    reports = load_good_reports() if args.part == "suite" else load_heldout_reports()
     episodes = sorted(load_episode_reports(args.episodes), key=lambda e: (e.task_id, e.label)) if args.episodes else []
     if episodes:
         rebuilt = sum(not e.exact for e in episodes)

@@ -31,6 +31,10 @@ duplicated. `score_suite` and `violations` run those checks and return the figur
 (tests/agents_llm/judges/test_validity.py asserts them, experiments/bench_judge.py prints
 them per judge).
 
+The held-out part (`load_heldout_reports`, `heldout/`): six topics far from the corpus, with
+sources and reports written by hand from the report format alone before the judge's rules were
+read; the same degradations and checks run on them, and nothing is tuned on them.
+
 The package is the suite's public face; its parts: `reports` (the good reports),
 `degradations` (what turns them into worse ones), `suite` (the scores and the checks).
 """
@@ -50,6 +54,10 @@ from .degradations import (  # noqa: F401 (re-exported: every degradation by nam
     citations_removed,
     code_block,
     code_markup,
+    contradicted_facts,
+    filler_appended,
+    outline_only,
+    shuffled_copy,
     echo_headings,
     echo_rephrased,
     empty,
@@ -69,7 +77,14 @@ from .degradations import (  # noqa: F401 (re-exported: every degradation by nam
     stock_sentence,
     wrong_citations,
 )
-from .reports import REPORTS_PACKAGE, GoodReport, GoodSection, load_good_reports  # noqa: F401
+from .reports import (  # noqa: F401
+    HELDOUT_FOLDER,
+    REPORTS_PACKAGE,
+    GoodReport,
+    GoodSection,
+    load_good_reports,
+    load_heldout_reports,
+)
 from .suite import (  # noqa: F401
     BLIND_SPOTS,
     JUNK_CEILING,

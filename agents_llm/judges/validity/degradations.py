@@ -5,6 +5,7 @@ what each family stands for."""
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Callable
 
@@ -246,6 +247,40 @@ def first_sentence(good: GoodReport, other: GoodReport) -> ReportState:
     return good.state([GoodSection(head.title, sentences(head.content)[0], head.sources)])
 
 
+# -- truth, synthesis and outline (what held-out topics showed the judge could not see) --------
+def contradicted_facts(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good report, citations kept, with three key facts contradicted by hand (a number changed, a
+    relation reversed, a role swapped: the report's `contradicted` table): it reads as well and is false."""
+    if not good.contradicted:
+        raise ValueError(f"validity report {good.task_id}: no 'contradicted' facts to degrade")
+    contents = [s.content for s in good.sections]
+    for index, old, new in good.contradicted:
+        contents[index] = contents[index].replace(old, new)
+    return good.state([GoodSection(s.title, c, s.sources) for s, c in zip(good.sections, contents)])
+
+
+def shuffled_copy(good: GoodReport, other: GoodReport) -> ReportState:
+    """The cited passages' own sentences pasted in a fixed random order under one heading (the topic),
+    citing every source: a copy of the sources, no organisation, no synthesis."""
+    pasted = [t for src in good.sources.values() for t in sentences(" ".join(src.text.split()))]
+    random.Random(good.task_id).shuffle(pasted)
+    return good.state([GoodSection(good.topic, " ".join(pasted), tuple(good.sources.values()))])
+
+
+def outline_only(good: GoodReport, other: GoodReport) -> ReportState:
+    """One section holding the report's outline: every heading (and the extra section's) as a Markdown
+    heading or bullet, no body under any, citing every source."""
+    titles = [s.title for s in good.sections] + [good.extra_section.title]
+    outline = "\n".join([f"# {good.topic}"] + [f"## {t}\n- {t.lower()}" for t in titles])
+    return good.state([GoodSection(f"Outline: {good.topic}", outline, tuple(good.sources.values()))])
+
+
+def filler_appended(good: GoodReport, other: GoodReport) -> ReportState:
+    """The good report followed by a section of generic filler under a plausible title, citing the first
+    section's sources."""
+    return good.state(list(good.sections) + [GoodSection("Further considerations", FILLER, good.sections[0].sources)])
+
+
 def _cycle(items, n):
     return [items[i % len(items)] for i in range(n)]
 
@@ -270,5 +305,9 @@ DEGRADATIONS: dict[str, Degradation] = {
     "off_topic_appended": off_topic_appended,
     "inside_other_report": inside_other_report,
     "first_sentence": first_sentence,
+    "contradicted_facts": contradicted_facts,
+    "shuffled_copy": shuffled_copy,
+    "outline_only": outline_only,
+    "filler_appended": filler_appended,
 }
-JUNK = ("empty", "stock_sentence", "prompt_echo", "headings_only", "code_markup", "echo_rephrased")
+JUNK = ("empty", "stock_sentence", "prompt_echo", "headings_only", "code_markup", "echo_rephrased", "outline_only")

@@ -1,6 +1,10 @@
 """The validity suite's good reports: one hand-written, sourced report per topic of the
 default corpus (`reports/<task_id>.json`, verbatim passages of the `python_stdlib` corpus),
-loaded as `GoodReport`s."""
+loaded as `GoodReport`s; and the held-out part (`heldout/<task_id>.json`): six topics far from
+the corpus (sourdough, bees, tides, bicycle chains, glaciers, bookbinding), sources and reports
+written by hand from the report format and the topic alone, before the judge's rules were read,
+and never tuned on: they measure whether the judge's orderings carry to material it was not
+shaped on."""
 
 from __future__ import annotations
 
@@ -32,6 +36,10 @@ class GoodReport:
     sections: tuple[GoodSection, ...]
     extra_section: GoodSection
     sources: dict[str, SourceRef] = field(default_factory=dict)
+    # Hand-written for the truth and meaning checks: (section index, exact text, its contradiction)
+    # for three key facts, and a true, sourced section in other words than the topic's.
+    contradicted: tuple[tuple[int, str, str], ...] = ()
+    synonym_section: GoodSection | None = None
 
     def state(
         self, sections: list[GoodSection] | tuple[GoodSection, ...] | None = None, topic: str | None = None
@@ -50,9 +58,24 @@ def _section(raw: dict, sources: dict[str, SourceRef], where: str) -> GoodSectio
     return GoodSection(raw["title"], raw["content"], tuple(sources[sid] for sid in raw["sources"]))
 
 
-def load_good_reports() -> list[GoodReport]:
-    """Every good report shipped in `reports/`, sorted by task id."""
-    folder = resources.files(REPORTS_PACKAGE) / "reports"
+HELDOUT_FOLDER = "heldout"
+
+
+def _contradiction(raw: dict, report: dict, where: str) -> tuple[int, str, str]:
+    index, old, new = raw["section"], raw["from"], raw["to"]
+    if not (0 <= index < len(report["sections"]) and old in report["sections"][index]["content"]):
+        raise ValueError(f"{where}: contradicted text {old!r} is not in section {index}")
+    return index, old, new
+
+
+def load_heldout_reports() -> list[GoodReport]:
+    """The held-out good reports (`heldout/`): topics outside every corpus, never tuned on."""
+    return load_good_reports(HELDOUT_FOLDER)
+
+
+def load_good_reports(folder_name: str = "reports") -> list[GoodReport]:
+    """Every good report shipped in `folder_name/` (default: the suite's twelve), sorted by task id."""
+    folder = resources.files(REPORTS_PACKAGE) / folder_name
     out = []
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".json"):
@@ -71,6 +94,8 @@ def load_good_reports() -> list[GoodReport]:
                 sections=tuple(_section(s, sources, where) for s in raw["sections"]),
                 extra_section=_section(raw["extra_section"], sources, where),
                 sources=sources,
+                contradicted=tuple(_contradiction(c, raw, where) for c in raw.get("contradicted", ())),
+                synonym_section=_section(raw["synonym_section"], sources, where) if "synonym_section" in raw else None,
             )
         )
     if not out:

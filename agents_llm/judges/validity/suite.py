@@ -47,6 +47,8 @@ class TopicScores:
     # The good report cut after each of its paragraphs but the last ("1 paragraph", "2 paragraphs", ...):
     # more good text must never score less.
     prefixes: dict[str, float] = field(default_factory=dict)
+    # good + a true section in other words than the topic's (None: the report has none): must rise.
+    appended_synonym: float | None = None
 
 
 def prefixes_of(good: GoodReport) -> dict[str, ReportState]:
@@ -81,6 +83,9 @@ def score_suite(
                 appended_good=score(good.state(list(good.sections) + [good.extra_section])),
                 appended_duplicate=score(good.state(list(good.sections) + [good.sections[0]])),
                 prefixes={name: score(state) for name, state in prefixes_of(good).items()},
+                appended_synonym=None
+                if good.synonym_section is None
+                else score(good.state(list(good.sections) + [good.synonym_section])),
             )
         )
     return out
@@ -97,6 +102,10 @@ def violations(results: list[TopicScores]) -> list[str]:
                 problems.append(f"{r.task_id}: junk {kind} scores {value:.3f}, not below {JUNK_CEILING}")
         if not r.appended_good > r.good:
             problems.append(f"{r.task_id}: appending a good section moves {r.good:.3f} to {r.appended_good:.3f}")
+        if r.appended_synonym is not None and not r.appended_synonym > r.good:
+            problems.append(
+                f"{r.task_id}: appending a good section in other words moves {r.good:.3f} to {r.appended_synonym:.3f}"
+            )
         for name, value in r.prefixes.items():
             if value > r.good:
                 problems.append(
