@@ -1,0 +1,86 @@
+"""The agreement check: a claim that contradicts its source is named, with the kind of conflict."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from agents_llm.judges.agreement import REASONS, Agreement, check_agreement
+
+SOURCE = (
+    "The pump moves water from the well to the tank. Most farms in the valley use drip irrigation. "
+    "The reservoir holds 4,000 cubic metres and was built in the nineteenth century. "
+    "Drip irrigation does not waste water on the paths between rows. Evaporation rises in summer."
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Water is moved by the pump from the well to the tank.",
+        "The majority of valley farms rely on drip irrigation.",
+        "Built in the 19th century, the reservoir holds 4,000 cubic metres.",
+        "Drip irrigation wastes no water on the paths between the rows.",
+        "In summer, evaporation rises.",
+    ],
+)
+def test_a_faithful_restatement_agrees(claim):
+    assert check_agreement(claim, SOURCE) == Agreement(True)
+
+
+@pytest.mark.parametrize(
+    "claim, reason",
+    [
+        ("The reservoir holds 40,000 cubic metres.", "number"),
+        ("The reservoir was built in the eighteenth century.", "number"),
+        ("Drip irrigation wastes water on the paths between rows.", "negation"),
+        ("Evaporation falls in summer.", "antonym"),
+        ("Few farms in the valley use drip irrigation.", "quantifier"),
+        ("The pump moves water from the tank to the well.", "roles"),
+    ],
+)
+def test_a_contradiction_is_named_by_its_kind(claim, reason):
+    result = check_agreement(claim, SOURCE)
+    assert not result.agrees and result.reason == reason and result.reason in REASONS and result.detail
+
+
+def test_a_negation_moved_to_another_word_contradicts():
+    source = "The miller, not the baker, sets the price of flour."
+    assert check_agreement("The baker rather than the miller sets the price of flour.", source).reason == "negation"
+    assert check_agreement("The price of flour is set by the miller rather than the baker.", source).agrees
+
+
+def test_a_converse_restatement_agrees():
+    """'A is half of B' says what 'B is twice A' says."""
+    assert check_agreement("Copper costs twice as much as tin.", "Tin costs half as much as copper.").agrees
+    assert (
+        check_agreement("Tin costs twice as much as copper.", "Tin costs half as much as copper.").reason == "antonym"
+    )
+
+
+def _balanced_accuracy(split: str) -> float:
+    raw = json.loads((resources.files("agents_llm.judges.validity") / "contradictions.json").read_text("utf-8"))
+    rows = [p for p in raw["pairs"] if raw["documents"][p["doc"]]["split"] == split]
+    flagged = {id(p): not check_agreement(p["claim"], p["source"]).agrees for p in rows}
+    recall = sum(flagged[id(p)] for p in rows if p["label"] == "contradicts") / sum(
+        p["label"] == "contradicts" for p in rows
+    )
+    kept = sum(not flagged[id(p)] for p in rows if p["label"] == "entails") / sum(p["label"] == "entails" for p in rows)
+    return (recall + kept) / 2
+
+
+def test_the_labelled_set_is_balanced_and_documented():
+    raw = json.loads((resources.files("agents_llm.judges.validity") / "contradictions.json").read_text("utf-8"))
+    pairs = raw["pairs"]
+    assert len(pairs) >= 200 and sum(p["label"] == "contradicts" for p in pairs) * 2 == len(pairs)
+    for p in pairs:
+        assert p["source"] in raw["documents"][p["doc"]]["text"], p
+    assert {d["split"] for d in raw["documents"].values()} == {"dev", "heldout"}
+
+
+def test_balanced_accuracy_on_the_held_out_documents():
+    """The figure experiments/agreement_eval.py prints; the held-out documents were never tuned on."""
+    assert _balanced_accuracy("heldout") >= 0.85
+    assert _balanced_accuracy("dev") >= 0.9
