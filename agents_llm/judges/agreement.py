@@ -33,7 +33,10 @@ from .text import sentences
 
 __all__ = ["Agreement", "check_agreement", "REASONS"]
 
-REASONS = ("number", "negation", "antonym", "quantifier", "roles")
+REASONS = ("number", "name", "negation", "antonym", "quantifier", "roles")
+ALIGN_MIN_SHARED = 2  # a claim clause is read against a source clause sharing at least this many content words
+ALIGN_MIN_OVERLAP = 0.3  # ... and this share of the content words either holds
+PARITY_MIN_OVERLAP = 0.5  # a negation one side lacks counts between clauses this close (else: its scope only)
 ROLES_MIN_OVERLAP = 0.6  # a swap counts between texts that share this share of their content words
 
 
@@ -62,7 +65,7 @@ _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _NOT_A_QUANTITY = {"one", "first", "second"}
 _ERA = {"bc", "bce", "ad", "ce"}
 
-_NEGATIONS = {"not", "no", "never", "none", "nor", "neither", "nothing", "without", "cannot", "n't", "nobody"}
+_NEGATIONS = {"not", "no", "non", "never", "none", "nor", "neither", "nothing", "without", "cannot", "n't", "nobody"}
 _NEGATIONS |= {"rather-than", "instead-of"}
 _SKIP_AFTER_NEGATION = STOPWORDS | {"be", "been", "being", "any", "anything", "only", "just", "so", "too", "even"}
 # Two-word cues, read as one negation of what follows ("the roaster rather than the farmer").
@@ -89,7 +92,7 @@ dark pale | light heavy | reflect absorb | reflects absorbs | present absent | a
 true false | correct wrong | same different | similar different | agree disagree | maximum minimum
 often rarely | always never | frequently rarely | tolerate suppress | sweet sour | odd even | wider narrower
 widen narrow | widened narrowed | full empty | fill empty | start stop | starts stops | begin end | inner outer
-lower upper | underground above-ground | produce remove | produces removes | reduce increase | reducing increasing | half twice | add subtract | add cancel | together apart
+lower upper | underground above-ground | lightweight heavyweight | produce remove | produces removes | reduce increase | reducing increasing | half twice | add subtract | add cancel | together apart
 amplify damp | amplify dampen | accelerate slow | accelerates slows | speeds slows | speed slow | help hinder
 protect damage | protects damages | good bad | better worse | best worst | positive negative | direct indirect
 alternating direct | useful useless | rise decline | rises declines | increases declines | grow shrink
@@ -120,6 +123,9 @@ def _tokens(text: str) -> list[str]:
     out: list[str] = []
     for tok in _TOKEN.findall(text.replace("\u2019", "'")):
         low = tok.lower()
+        if tok == "None" and out:
+            out.append("none-value")  # Python's None mid-sentence is a value, not a negation
+            continue
         if low in {"st", "nd", "rd", "th"} and out and out[-1][0].isdigit():
             continue  # "3rd": the digits already say it
         if low.endswith("n't"):
@@ -158,7 +164,12 @@ def _quantities(tokens: list[str]) -> set[str]:
         j = i + 1
         while j < len(tokens) and not tokens[j][0].isdigit() and tokens[j] in _NUMBER_WORDS:
             nxt = _NUMBER_WORDS[tokens[j]]
-            value = value * nxt if nxt >= 100 else value + nxt
+            if nxt >= 100:
+                value *= nxt  # "two thousand"
+            elif value >= 20 and value % 10 == 0 and nxt < 10:
+                value += nxt  # "forty five"
+            else:
+                break  # "sixteen, two": two quantities
             j += 1
         era = tokens[j] if j < len(tokens) and tokens[j] in _ERA else ""
         era = {"bce": "bc", "ce": "ad"}.get(era, era)
@@ -202,18 +213,19 @@ def _moved_negation(
     return None
 
 
+def _one_sided_negation(c_tokens: list[str], s_tokens: list[str], c_set: set[str], s_set: set[str]) -> str:
+    """A word one side negates and the other asserts, where the other side negates nothing at all ("is not
+    thread-safe" / "is thread-safe")."""
+    for neg_tokens, other_tokens, other_set in ((c_tokens, s_tokens, s_set), (s_tokens, c_tokens, c_set)):
+        if _negation_count(other_tokens) == 0:
+            hit = sorted(_negated(neg_tokens) & other_set)
+            if hit:
+                return hit[0]
+    return ""
+
+
 def _negation_count(tokens: list[str]) -> int:
     return sum(t in _NEGATIONS for t in tokens)
-
-
-def _best_sentence(claim_stems: set[str], source: str) -> str:
-    best, best_overlap = source, -1.0
-    for sent in sentences(source) or [source]:
-        stems = set(_content(_tokens(sent)))
-        overlap = len(claim_stems & stems) / (len(claim_stems | stems) or 1)
-        if overlap > best_overlap:
-            best, best_overlap = sent, overlap
-    return best
 
 
 def _passive(tokens: list[str]) -> bool:
@@ -274,22 +286,80 @@ def _quantifier(tokens: list[str]) -> str:
 def check_agreement(claim: str, source: str) -> Agreement:
     """Whether `source` (a sentence or a passage) says what `claim` says, or the first conflict found.
 
-    Numbers are checked against the whole source; the other rules against the source sentence that
-    shares most content words with the claim."""
+    Numbers are checked against the whole source. The other rules read each clause of the claim
+    against the clause of the source that shares most content words with it, and only where the two
+    say enough of the same (`ALIGN_MIN_SHARED` words, `ALIGN_MIN_OVERLAP` of their words): a clause
+    the source does not speak to is no conflict."""
     c_tokens = _tokens(claim)
     missing = _quantities(c_tokens) - _quantities(_tokens(source))
     if missing:
         return Agreement(False, "number", ", ".join(sorted(missing)))
+    unknown = _unknown_names(claim, source)
+    if unknown:
+        return Agreement(False, "name", ", ".join(sorted(unknown)))
+    source_clauses = _source_clauses(source)
+    for clause in _clauses(claim):
+        result = _clause_agreement(clause, source_clauses)
+        if not result.agrees:
+            return result
+    return Agreement(True)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w+")
+_NAME_TOKEN = re.compile(r"\w+")
+
+
+def _unknown_names(claim: str, source: str) -> set[str]:
+    """Underscored names (keep_blank_values, QUOTE_ALL) the claim writes and the source never does: one
+    thing swapped for another. Dotted names are left alone: a report may qualify a name its source does not."""
+    names = {n.lower() for n in _IDENTIFIER.findall(claim) if "." not in n}
+    return names - {t.lower() for t in _NAME_TOKEN.findall(source)} if names else set()
+
+
+_CLAUSE_BREAK = re.compile(r"\s*[;:]\s+|,\s+(?=(?:and|but|while|whereas|so|yet|although|though)\s)")
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` cut at semicolons, colons and the conjunctions that join two statements; a piece with fewer
+    than two content words stays with the one before it."""
+    out: list[str] = []
+    for sent in sentences(text) or [text]:
+        for piece in _CLAUSE_BREAK.split(sent):
+            if out and len(_content(_tokens(piece))) < 2:
+                out[-1] = f"{out[-1]} {piece}"
+            elif piece.strip():
+                out.append(piece)
+    return out
+
+
+@lru_cache(maxsize=5_000)
+def _source_clauses(source: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    pieces = list(dict.fromkeys(_clauses(source)))
+    return tuple((p, frozenset(_content(_tokens(p)))) for p in pieces)
+
+
+def _clause_agreement(claim: str, source_clauses: tuple[tuple[str, frozenset[str]], ...]) -> Agreement:
+    c_tokens = _tokens(claim)
     c_stems = _content(c_tokens)
-    best = _best_sentence(set(c_stems), source)
+    c_set = set(c_stems)
+    if not c_set or not source_clauses:
+        return Agreement(True)
+    best, s_set_f = max(source_clauses, key=lambda item: len(c_set & item[1]) / (len(c_set | item[1]) or 1))
+    shared = len(c_set & s_set_f)
+    if shared < ALIGN_MIN_SHARED or shared < ALIGN_MIN_OVERLAP * len(c_set | s_set_f):
+        return Agreement(True)  # the source says nothing this clause restates
     s_tokens = _tokens(best)
     s_stems = _content(s_tokens)
-    c_set, s_set = set(c_stems), set(s_stems)
+    s_set = set(s_stems)
 
     # A negation one side lacks, or one that moved to another word both sides hold ("not the farmer" /
     # "not the roaster"); a negation rephrased ("does not need a signal" / "without a signal") is neither.
-    if _negation_count(c_tokens) % 2 != _negation_count(s_tokens) % 2:
+    aligned = len(c_set & s_set) >= PARITY_MIN_OVERLAP * len(c_set | s_set)
+    if aligned and _negation_count(c_tokens) % 2 != _negation_count(s_tokens) % 2:
         return Agreement(False, "negation", "a negation one side lacks")
+    one_sided = _one_sided_negation(c_tokens, s_tokens, c_set, s_set)
+    if one_sided:
+        return Agreement(False, "negation", f"not {one_sided}")
     moved = _moved_negation(c_tokens, s_tokens, c_stems, s_stems)
     if moved:
         return Agreement(False, "negation", f"not {moved[0]} / not {moved[1]}")

@@ -84,3 +84,17 @@ def test_balanced_accuracy_on_the_held_out_documents():
     """The figure experiments/agreement_eval.py prints; the held-out documents were never tuned on."""
     assert _balanced_accuracy("heldout") >= 0.85
     assert _balanced_accuracy("dev") >= 0.9
+
+
+def test_a_passage_is_read_clause_by_clause():
+    """Against a passage, each clause of the claim meets the source clause it restates; a clause the source
+    does not speak to is no conflict, and a code name the source never writes is a swap."""
+    passage = (
+        "The loader reads the file lazily; it does not cache pages. With keep_blank_values set, blank "
+        "fields are kept. The writer flushes after every row."
+    )
+    assert check_agreement("The loader reads the file lazily, and the writer flushes after every row.", passage).agrees
+    caching = check_agreement("The loader reads the file lazily, and it caches pages.", passage)
+    assert caching.reason == "negation"
+    assert check_agreement("With strict_parsing set, blank fields are kept.", passage).reason == "name"
+    assert check_agreement("The parser was written in a weekend by volunteers.", passage).agrees
