@@ -10,7 +10,7 @@ Five kinds of fault, each a `Finding`:
 - ``dangling``: a sentence that leans on text the report left out: it opens with "So", "This",
   "These", "The following", ... and the source sentence before it is not earlier in its section,
   or it points "below"/"above" at text that is not there, or speaks of "these X" with no X before;
-- ``false``: a sentence whose closest source sentence does not say the same (`agreement`).
+- ``false``: a sentence whose closest source sentence does not say the same (`default_agreement`).
 
 `SourceText` holds the documents' sentences in order and the lines that head their parts, so
 a report sentence can be traced to the sentence before and after it in its document.
@@ -41,7 +41,7 @@ _LEANS = re.compile(
 # A pointer at text that comes after it.
 _POINTS_ON = re.compile(r"\b(?:below|as follows|the following)\b|:\s*$", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:see|described|shown|listed|given|mentioned|noted)\b[^.]{0,40}\babove\b", re.I)
-_THESE = re.compile(r"\b[Tt]hese\s+([a-z][a-z-]+)")
+_THESE = re.compile(r"(?<=\w )(?:[Tt]his|[Tt]hese|[Tt]hose)\s+([a-z][a-z-]+)")  # "... onto this lock"
 # "ker- nel", "ker\u2010 nel": a word broken at a line end and joined with a space.
 _BROKEN_WORD = re.compile(r"\b([A-Za-z]{2,})[-\u2010\u00ad] ([a-z]{2,})\b")
 _NOT_BROKEN = frozenset({"and", "or", "nor", "to", "as", "than"})  # "pre- and post-processing"
@@ -102,16 +102,19 @@ AgreementCheck = Callable[[str, str], Agreement]
 
 
 def default_agreement() -> AgreementCheck:
-    """The agreement check in use: the judges' (`agents_llm.judges.agreement`) when present,
-    else `rule_agreement`."""
-    try:
-        from .judges import agreement as judged  # type: ignore[attr-defined]
-    except ImportError:
-        return rule_agreement
-    check = getattr(judged, "check_agreement", None)
-    if check is None:
-        return rule_agreement
-    return lambda claim, source: _as_agreement(check(claim, source))
+    """The agreement check in use: the judges' (`agents_llm.judges.agreement`: numbers, negation
+    scope, opposites, quantifiers, swapped roles), and then `rule_agreement`, whose word support
+    catches what a claim adds to its source (a merged or invented part), which the judges' check
+    leaves alone."""
+    from .judges.agreement import check_agreement
+
+    def both(claim: str, source: str) -> Agreement:
+        judged = check_agreement(claim, source)
+        if not judged.agrees:
+            return Agreement(False, f"{judged.reason}: {judged.detail}")
+        return rule_agreement(claim, source)
+
+    return both
 
 
 def _as_agreement(result: object) -> Agreement:
@@ -231,13 +234,15 @@ def broken_word(sentence: str) -> Optional[str]:
     return None
 
 
-def cut_sentence(sentence: str) -> Optional[str]:
-    """Why ``sentence`` reads as cut at a line wrap or hyphen, or None."""
+def cut_sentence(sentence: str, sources: Optional["SourceText"] = None) -> Optional[str]:
+    """Why ``sentence`` reads as cut at a line wrap or hyphen, or None. One opening in lower case
+    is a fragment unless it is a whole sentence of ``sources`` ("dpkg --configure runs ...")."""
     broken = broken_word(sentence)
     if broken:
         return f"a word broken at a line end: {broken!r}"
     first = sentence.split(maxsplit=1)[0] if sentence.split() else ""
-    if first[:1].islower() and first.rstrip(",;:").isalpha():
+    whole = sources is not None and key(sentence) in sources._where
+    if first[:1].islower() and first.rstrip(",;:").isalpha() and not whole:
         return f"opens mid-sentence with {first!r}"
     return None
 
@@ -298,7 +303,7 @@ def check_sections(
             heading = glued_heading(s, sources.headings)
             if heading:
                 found.append(Finding("glued", title, s, heading))
-            cut = cut_sentence(s)
+            cut = cut_sentence(s, sources)
             if cut:
                 found.append(Finding("cut", title, s, cut))
             why = dangling(s, sentences[:i], sentences[i + 1 :], sources)

@@ -76,7 +76,7 @@ def _one(sentence: str, title: str, sources: SourceText, agree: AgreementCheck, 
     if heading:
         log.note("cut glued heading", title, mended)
         mended = mended[len(heading) :].strip()
-    if not mended or cut_sentence(mended):
+    if not mended or cut_sentence(mended, sources):
         log.note("dropped fragment", title, mended)
         return None
     if false_sentence(mended, sources, agree):
@@ -104,7 +104,7 @@ def _section_sentences(
         leading: List[str] = []
         previous = missing_antecedent(sentence, kept, sources)
         if previous is not None:
-            if key(previous) in seen or leans(previous) or _THESE.search(previous) or cut_sentence(previous):
+            if key(previous) in seen or leans(previous) or _THESE.search(previous) or cut_sentence(previous, sources):
                 log.note("dropped dangling", title, sentence)
                 continue
             leading = [previous]

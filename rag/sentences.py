@@ -77,12 +77,14 @@ _SECTION_LINE = re.compile(r"^[A-Z][\w'/()\u2019-]*(?: [\w'/()\u2019,-]+){0,7}$"
 
 def _heads_indented_part(line: str, next_line: str | None) -> bool:
     """A plain-text line that heads the lines under it: short, no end punctuation, opening with
-    a capital, and less indented than the line after it (a man page's "EXAMPLES" at column 0
-    over text at column 7, its subsection "   Pipe capacity" over text at column 7)."""
+    a capital, and less indented than the line after it: a man page's "EXAMPLES" in capitals at
+    column 0 over text at column 7, its subsection "   Pipe capacity" at column 3 over text at 7."""
     if next_line is None or not next_line.strip():
         return False
     indent = len(line) - len(line.lstrip())
-    return len(next_line) - len(next_line.lstrip()) > indent and bool(_SECTION_LINE.match(line.strip()))
+    if indent == 0 and not line.strip().isupper():
+        return False  # at column 0 a man page's sections are in capitals; other lines open a paragraph
+    return indent <= 4 and len(next_line) - len(next_line.lstrip()) > indent and bool(_SECTION_LINE.match(line.strip()))
 
 
 def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[Block]:
