@@ -16,12 +16,14 @@ prose sentence of each section is taken through `report_checks`:
   it (when the report does not already hold it and it leans on nothing itself), else dropped;
   one pointing below is kept with the source sentence after it, else dropped.
 
-Lists, tables and code are left as they are. A section left with no prose and nothing else is
-removed. What was done is returned, for the trace and the console.
+A list item is taken as a sentence of its own (kept, mended or dropped); a heading inside a
+section that restates the task or talks about the report is dropped; tables and code are left as
+they are. A section left with no prose, item or code is removed. What was done is returned, for the trace and the console.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
@@ -43,6 +45,7 @@ from .report_checks import (
     _POINTS_ON,
 )
 from .report_state import ReportState
+from .section_headings import restates
 
 SNAP_SHARE = 0.5  # a false sentence gives way to a source sentence sharing this share of its words
 
@@ -126,24 +129,50 @@ def _section_sentences(
     return kept
 
 
+_ITEM_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+
+
 def clean_report(report: ReportState, sources: SourceText, agreement: Optional[AgreementCheck] = None) -> Cleanup:
     """Clean ``report``'s sections in place against ``sources`` (see the module doc)."""
     agree = agreement or default_agreement()
     log = Cleanup()
     seen: set[str] = set()
     for section in list(report.sections):
-        parts: List[str] = []
-        for paragraph in [p for p in section.content.split("\n\n") if p.strip()]:
-            if not _is_prose(paragraph):
-                parts.append(paragraph)
-                continue
-            sentences = [s for b in blocks(paragraph) for s in split_sentences(b.text)]
-            kept = _section_sentences(sentences, section.title, seen, sources, agree, log)
-            if kept:
-                parts.append(" ".join(kept))
-        if parts:
-            section.content = "\n\n".join(parts)
+        parts: List[Tuple[str, str]] = []  # (kind, text)
+        for block in blocks(section.content):
+            if block.kind == "prose":
+                sentences = split_sentences(block.text)
+                kept = _section_sentences(sentences, section.title, seen, sources, agree, log)
+                if kept:
+                    parts.append(("prose", " ".join(kept)))
+            elif block.kind == "item" and _ITEM_MARK.match(block.text):
+                # A list item is a sentence too, but it stands alone: kept, mended or dropped, never joined.
+                mark = _ITEM_MARK.match(block.text).group(0)  # type: ignore[union-attr]
+                kept = _section_sentences([block.text[len(mark) :]], section.title, seen, sources, agree, log)
+                if len(kept) == 1:
+                    parts.append(("item", mark + kept[0]))
+                elif kept:
+                    log.note("dropped dangling", section.title, block.text)
+                    for k in kept:
+                        seen.discard(key(k))
+            elif block.kind == "heading" and restates(block.text.lstrip("#").strip(), report.topic):
+                log.note("dropped heading restating the task", section.title, block.text)
+            elif block.kind == "heading" and block.text.lstrip("#").strip().lower().startswith("report"):
+                log.note("dropped heading about the report", section.title, block.text)
+            else:
+                parts.append((block.kind, block.text))
+        if any(kind in ("prose", "item", "code") for kind, _ in parts):
+            section.content = _joined(parts)
         else:
             report.sections.remove(section)
             log.removed_sections.append(section.title)
     return log
+
+
+def _joined(parts: List[Tuple[str, str]]) -> str:
+    out = ""
+    for i, (kind, text) in enumerate(parts):
+        if i:
+            out += "\n" if kind == "item" and parts[i - 1][0] == "item" else "\n\n"
+        out += text
+    return out

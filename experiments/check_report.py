@@ -30,19 +30,30 @@ from rag.sentences import blocks, split_sentences  # noqa: E402
 
 # Parts of report.md that are the report's apparatus, not its prose.
 _APPARATUS = ("references", "information not found in the documents")
+_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")  # a list item is a sentence of its own
 _SOURCES_LINE = re.compile(r"^Sources: (\[\d+\](, )?)+$")
 
 
 def report_sections(markdown: str) -> List[Tuple[str, List[str]]]:
-    """(section title, its prose sentences) for each section of a report.md; the title,
-    subtitle, notes, "Sources:" lines, code, lists and the apparatus sections aside."""
+    """(section title, its sentences: prose and list items) for each section of a report.md;
+    the title, subtitle, notes, "Sources:" lines, code, tables and the apparatus sections aside."""
     out: List[Tuple[str, List[str]]] = []
     title, body = None, []  # type: ignore[var-annotated]
 
     def close() -> None:
         if title is not None and title.lower() not in _APPARATUS:
             text = "\n".join(line for line in body if not _SOURCES_LINE.match(line.strip()))
-            prose = [s for b in blocks(text) if b.kind == "prose" for s in split_sentences(b.text)]
+            prose = [
+                s
+                for b in blocks(text)
+                for s in (
+                    split_sentences(b.text)
+                    if b.kind == "prose"
+                    else [_ITEM.sub("", b.text)]
+                    if _ITEM.match(b.text)
+                    else []
+                )
+            ]
             out.append((title, prose))
 
     for line in markdown.splitlines():

@@ -44,9 +44,14 @@ def test_a_bad_report_comes_out_clean():
     )
 
 
-def test_lists_and_code_are_left_alone():
+def test_code_is_left_alone_and_list_items_are_sentences():
     report = ReportState(topic="Spooling")
-    report.append("Description", "- first item\n- second item\n\n```\nlpq -P lp\n```")
-    before = report.sections[0].content
+    report.append(
+        "Description",
+        "### Report: Spooling\n\nThe spooler keeps one directory per printer.\n"
+        "- These limits are set in the configuration file.\n- A queue holds at most 64 jobs.\n\n```\nlpq -P lp\n```",
+    )
     clean_report(report, _sources(), agreement=rule_agreement)
-    assert report.sections[0].content == before
+    assert report.sections[0].content == (
+        "The spooler keeps one directory per printer.\n\n- A queue holds at most 64 jobs.\n\n```\nlpq -P lp\n```"
+    )
