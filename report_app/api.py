@@ -43,8 +43,8 @@ from agents_llm.report_state import ReportState
 from agents_llm.roles import DEFAULT_TEAM
 
 from .inputs import ReportInputError, check_docs, plain_config, slugify
-from .outline import DOCUMENTS, check_outline, plan_outline
-from .task_plan import PartPlan, one_round_per_section, plan_parts
+from .outline import check_outline
+from .task_plan import PartPlan, plan_sections
 
 
 class ReportLLMError(RuntimeError):
@@ -106,24 +106,6 @@ def _team_names(team: Sequence[str]) -> list[str]:
 def _max_rounds(policy_obj: Any, default: int) -> int:
     phases = getattr(policy_obj, "phases", None)
     return sum(p.rounds for p in phases) + 1 if phases else default
-
-
-def _plan_is_default(policy_cfg: Mapping[str, Any]) -> bool:
-    """No phase round count and no round pattern given: the plan is write_report's to choose."""
-    rounds = policy_cfg.get("rounds") or {}
-    patterns = policy_cfg.get("patterns") or {}
-    return all(n is None for n in rounds.values()) and all(p is None for p in patterns.values())
-
-
-def _judged(resources: Any, report: ReportState) -> Optional[float]:
-    """The judge's score of the report as it is exported (after the last pass); None when the
-    judge cannot run here (called from inside a running event loop)."""
-    try:
-        asyncio.get_running_loop()
-        return None
-    except RuntimeError:
-        pass
-    return float(asyncio.run(resources.judge().score(report)).score)
 
 
 def run_report(
@@ -287,25 +269,11 @@ def run_report(
     # to it; for a task that asks one thing, the documents' headings closest to it
     parts: list[PartPlan] = []
     if state is None and not policy_cfg.get("outline"):
-        parts = plan_parts(task, store, search_topic) if outline == DOCUMENTS else []
-        titles = list(dict.fromkeys(p.title for p in parts if p.title))
-        if titles:
-            policy_cfg["outline"] = titles
-            messages.append(
-                "outline: the task's parts: " + "; ".join(f"{p.part} -> {p.title or '(not covered)'}" for p in parts)
-            )
-        else:
-            policy_cfg["outline"], said = plan_outline(outline, task, store)
-            messages.append(said)
-        fast = {"Researcher", "DataAnalyst"} <= set(_team_names(team))
-        if policy_cfg["outline"] and given_rounds is None and fast and _plan_is_default(policy_cfg):
-            # A fixed outline needs no planning, research, review or revision rounds (measured on the dpkg
-            # spec: the first two changed no sentence, the last two rewrote two sections and lowered the
-            # judge's score): one round per section.
-            policy_cfg.update(one_round_per_section(len(policy_cfg["outline"])))
-            engine_cfg.setdefault("summarize", False)  # no later round reads the progress summary
-            max_rounds = len(policy_cfg["outline"]) + 1
-            messages.append(f"plan: one writing round per section ({len(policy_cfg['outline'])})")
+        parts, said, plan_rounds = plan_sections(
+            task, outline, store, search_topic, policy_cfg, engine_cfg, _team_names(team), given_rounds
+        )
+        messages.extend(said)
+        max_rounds = plan_rounds or max_rounds
 
     # 5. the run
     env = ReportWritingEnv(
@@ -350,10 +318,10 @@ def run_report(
         messages.append(f"{llm_errors} of {llm_calls} LLM call(s) failed (see calls[].error in the trace)")
 
     # 6. the last pass against the documents, and a line for each part of the task not covered
-    from .finish import finish_report, store_sources
+    from .finish import finish_report, judged, store_sources
 
     cleanup = finish_report(report, store_sources(store) if store is not None else None, parts)
-    score = _judged(resources, report) if error is None and not llm_failure else None
+    score = judged(resources, report) if error is None and not llm_failure else None
 
     # 7. the outputs: written whatever happened
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -46,3 +46,16 @@ def finish_report(report: ReportState, sources: Optional[SourceText], parts: Seq
     lines = [p.line() for p in parts if not p.covered]
     report.deficient_topics[:0] = [line for line in lines if line not in report.deficient_topics]
     return cleanup
+
+
+def judged(resources: Any, report: ReportState) -> Optional[float]:
+    """The judge's score of the report as it is exported (after the last pass); None when the
+    judge cannot run here (called from inside a running event loop)."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+        return None
+    except RuntimeError:
+        pass
+    return float(asyncio.run(resources.judge().score(report)).score)

@@ -14,7 +14,7 @@ in the report.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from agents_llm.coverage import probe_coverage
 from agents_llm.judges.terms import STOPWORDS
@@ -109,3 +109,49 @@ def one_round_per_section(sections: int) -> dict[str, Any]:
             ]
         },
     }
+
+
+def _plan_is_default(policy_cfg: Mapping[str, Any]) -> bool:
+    """No phase round count and no round pattern given: the plan is write_report's to choose."""
+    rounds = policy_cfg.get("rounds") or {}
+    patterns = policy_cfg.get("patterns") or {}
+    return all(n is None for n in rounds.values()) and all(p is None for p in patterns.values())
+
+
+def plan_sections(
+    task: str,
+    outline: Any,
+    store: Optional[Any],
+    search: Callable[[List[str]], Sequence[Any]],
+    policy_cfg: dict[str, Any],
+    engine_cfg: dict[str, Any],
+    team: Sequence[str],
+    given_rounds: Optional[int],
+) -> tuple[List[PartPlan], List[str], Optional[int]]:
+    """Set ``policy_cfg``'s outline (and, when the plan is write_report's to choose, its rounds and
+    ``engine_cfg``'s summary): a section per part of the task, under the documents' heading closest to
+    it; for a task that asks one thing, `report_app.outline`'s. Returns (the parts, lines saying what
+    was planned, the round budget the plan needs or None)."""
+    from .outline import DOCUMENTS, plan_outline
+
+    messages: List[str] = []
+    parts = plan_parts(task, store, search) if outline == DOCUMENTS else []
+    titles = list(dict.fromkeys(p.title for p in parts if p.title))
+    if titles:
+        policy_cfg["outline"] = titles
+        listed = "; ".join(f"{p.part} -> {p.title or '(not covered)'}" for p in parts)
+        messages.append("outline: the task's parts: " + listed)
+    else:
+        policy_cfg["outline"], said = plan_outline(outline, task, store)
+        messages.append(said)
+    fast = {"Researcher", "DataAnalyst"} <= set(team)
+    if not (policy_cfg["outline"] and given_rounds is None and fast and _plan_is_default(policy_cfg)):
+        return parts, messages, None
+    # A fixed outline needs no planning, research, review or revision rounds (measured on the dpkg
+    # spec: the first two changed no sentence, the last two rewrote two sections and lowered the
+    # judge's score): one round per section.
+    sections = len(policy_cfg["outline"])
+    policy_cfg.update(one_round_per_section(sections))
+    engine_cfg.setdefault("summarize", False)  # no later round reads the progress summary
+    messages.append(f"plan: one writing round per section ({sections})")
+    return parts, messages, sections + 1
