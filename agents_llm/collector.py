@@ -1,7 +1,7 @@
 """The Collector: turns what agents appended into report text.
 
 Two LLM calls per append: a prose call that writes the section, then a Summarizer call
-that updates the progress summary. It does nothing when nothing reached it, or when
+that updates the progress summary (skipped with ``summarize=False``). It does nothing when nothing reached it, or when
 every message is only absence markers ("[RESEARCH_EXHAUSTED]", "not found", ...): the
 original's lesson is that meta-talk about missing evidence must never become report
 text. The prose passes the sentence-level report filter; the sources gathered since
@@ -148,8 +148,11 @@ class Collector:
         meaning: Callable[[], MeaningCheck | None] | None = None,
         writer_sees_evidence: bool = False,
         section_about_title: bool = False,
+        summarize: bool = True,
     ):
         self.prose_max_tokens = prose_max_tokens
+        # The progress summary feeds later rounds' prompts; a plan with none after drafting skips it.
+        self.summarize = summarize
         self.summary_max_tokens = summary_max_tokens
         self.reuse_sources = reuse_sources  # agents_llm.sentence_reuse: source sentences stand in for junk prose
         # The check by meaning for grounding (None: by words alone); a function, since the
@@ -307,11 +310,15 @@ class Collector:
             if example_from is not None:
                 src = dedup_sources(src, [example_from])
                 grounding = "; ".join(x for x in (grounding, "the passage's code example added") if x)
-        summary = await call(
-            "Summarizer",
-            "summarizer",
-            prompts.summarizer_messages(previous_summary=report.progress_summary, addition=text),
-            self.summary_max_tokens,
+        summary = (
+            await call(
+                "Summarizer",
+                "summarizer",
+                prompts.summarizer_messages(previous_summary=report.progress_summary, addition=text),
+                self.summary_max_tokens,
+            )
+            if self.summarize
+            else ""
         )
         section, status = report.place(revise_section, title_filtered, text, src)
         if summary is not None and summary.strip():

@@ -194,21 +194,33 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
             if result.files.get(name):
                 print(f"  {name + ':':<11} {result.files[name]}")
         return NOT_COVERED_EXIT_CODE
+    for m in result.messages:
+        print(f"  note: {m}")
     print(f"\n{'Short report' if result.short else 'Report'}: {rep.topic}")
     print(
         f"  sections:   {len(rep.sections)} ({rep.chars} chars), references: {len(numbered_sources(rep))}, "
         f"gaps: {len(rep.deficient_topics)}"
     )
+    if result.parts:
+        covered = [p for p in result.parts if p.covered]
+        print(f"  task parts: {len(covered)} of {len(result.parts)} covered")
+        for p in result.parts:
+            print(
+                f"    {'covered:    ' if p.covered else 'not covered:'} {p.part}"
+                + (f" -> {p.title!r}" if p.covered else "")
+            )
+    if result.cleanup:
+        print("  last pass:  " + ", ".join(f"{what}: {n}" for what, n in sorted(result.cleanup.items())))
+    if result.score is not None:
+        print(f"  judge:      score {result.score:.3f} (the report as written to the files)")
     print(
-        f"  rounds:     {result.rounds}, tokens: {result.tokens.get('total_tokens', 0)} "
-        f"(prompt {result.tokens.get('prompt_tokens', 0)}, completion {result.tokens.get('completion_tokens', 0)}), "
-        f"{result.seconds:.0f} s"
+        f"  time:       {result.seconds:.0f} s, {result.rounds} rounds; tokens {result.tokens.get('total_tokens', 0)} "
+        f"(prompt {result.tokens.get('prompt_tokens', 0)}, completion {result.tokens.get('completion_tokens', 0)})"
     )
+    print("  files:")
     for name in ("markdown", "latex", "pdf", "trace"):
         if result.files.get(name):
-            print(f"  {name + ':':<11} {result.files[name]}")
-    for m in result.messages:
-        print(f"  note: {m}")
+            print(f"    {name + ':':<11} {result.files[name]}")
     return 0
 
 

@@ -2,7 +2,7 @@
 (the standard library's HTML parser), .md and .txt.
 
 Every loader returns plain text with one paragraph per line (wrapped lines joined, PDF
-hyphenation undone; lists, tables and code kept apart: `rag.sentences`); PDF pages are marked with `[PAGE N]` lines, which the
+hyphenation undone in every kind; a man page's section lines and indented subsections kept as headings; lists, tables and code kept apart: `rag.sentences`); PDF pages are marked with `[PAGE N]` lines, which the
 chunker turns into page numbers. A file that cannot be loaded raises DocumentError with
 a reason a person can act on.
 """

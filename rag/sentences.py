@@ -37,7 +37,7 @@ _PAGE = re.compile(r"^\[PAGE \d+\][ \t]*$")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+\S")  # reStructuredText directives and comments
 _SHELL = re.compile(r"^\s*(?:\$|>>>|\.\.\.|%|#!)\s")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
-_HYPHENATED = re.compile(r"[A-Za-z]{2}-$")
+_HYPHENATED = re.compile(r"[A-Za-z]{2}[-\u2010\u00ad]$")  # groff breaks words with U+2010
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 # Where a sentence can start inside a line: after . ! or ? (closing quotes and brackets
 # aside) and a space, before a capital, digit, quote or bracket.
@@ -65,11 +65,26 @@ def _structural(line: str) -> bool:
     )
 
 
-def _join(left: str, right: str, pdf: bool) -> str:
+def _join(left: str, right: str) -> str:
     right = right.strip()
-    if pdf and _HYPHENATED.search(left) and right[:1].islower():
-        return left[:-1] + right  # "segmen-" + "tation" -> "segmentation"
+    if _HYPHENATED.search(left) and right[:1].islower():
+        return left[:-1] + right  # "segmen-" + "tation" -> "segmentation", in every kind of text
     return left.rstrip() + " " + right
+
+
+_SECTION_LINE = re.compile(r"^[A-Z][\w'/()\u2019-]*(?: [\w'/()\u2019,-]+){0,7}$")
+
+
+def _heads_indented_part(line: str, next_line: str | None) -> bool:
+    """A plain-text line that heads the lines under it: short, no end punctuation, opening with
+    a capital, and less indented than the line after it: a man page's "EXAMPLES" in capitals at
+    column 0 over text at column 7, its subsection "   Pipe capacity" at column 3 over text at 7."""
+    if next_line is None or not next_line.strip():
+        return False
+    indent = len(line) - len(line.lstrip())
+    if indent == 0 and not line.strip().isupper():
+        return False  # at column 0 a man page's sections are in capitals; other lines open a paragraph
+    return indent <= 4 and len(next_line) - len(next_line.lstrip()) > indent and bool(_SECTION_LINE.match(line.strip()))
 
 
 def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[Block]:
@@ -79,6 +94,7 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
     indented by four spaces after a blank line are code (Markdown); plain text indents
     paragraphs too, so its loader turns this off."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    plain = not pdf and not indented_code  # plain text: a man page's or a note's
     typical = median([len(x.strip()) for x in lines if len(x.strip()) > 20] or [0]) if pdf else 0
     out: List[Block] = []
     current: List[str] = []  # [text, kind] of the open paragraph or list item
@@ -91,9 +107,9 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
             out.append(Block(current[1], current[0]))
             current.clear()
 
-    for raw in lines:
+    for n, raw in enumerate(lines):
         line = raw.rstrip()
-        stripped = line.strip()
+        stripped = " ".join(line.split()) if plain else line.strip()  # justified text's double spaces
         if in_fence:
             fence.append(line)
             if _FENCE.match(line):
@@ -131,8 +147,15 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
         elif _LIST_ITEM.match(line):
             flush()
             current[:] = [stripped, "item"]
+        elif (
+            plain
+            and (previous_blank or (not current and out and out[-1].kind == "heading"))
+            and _heads_indented_part(line, lines[n + 1] if n + 1 < len(lines) else None)
+        ):
+            flush()
+            out.append(Block("heading", stripped))
         elif current:
-            current[0] = _join(current[0], stripped, pdf)
+            current[0] = _join(current[0], stripped)
         else:
             current[:] = [stripped, "prose"]
         previous_blank = False

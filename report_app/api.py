@@ -43,7 +43,8 @@ from agents_llm.report_state import ReportState
 from agents_llm.roles import DEFAULT_TEAM
 
 from .inputs import ReportInputError, check_docs, plain_config, slugify
-from .outline import check_outline, plan_outline
+from .outline import check_outline
+from .task_plan import PartPlan, plan_sections
 
 REPORT_ENV = "report_writing_v0"  # the env a write_report checkpoint must have been trained on
 
@@ -68,6 +69,9 @@ class ReportResult:
     messages: list[str] = field(default_factory=list)
     seconds: float = 0.0
     coverage: Optional[Coverage] = None  # what the topic search before the run found
+    parts: list[PartPlan] = field(default_factory=list)  # the task's parts, each covered or not
+    score: Optional[float] = None  # the judge's score of the report the team wrote
+    cleanup: dict[str, int] = field(default_factory=dict)  # what the last pass mended or dropped
 
     @property
     def not_covered(self) -> bool:
@@ -140,6 +144,7 @@ def run_report(
     from envs.tasks import DEFAULT_CORPUS, default_store_path
 
     started = time.perf_counter()
+    given_rounds = max_rounds
     if not isinstance(task, str) or not task.strip():
         raise ReportInputError(f"task must be a non-empty topic, got {task!r}")
     task = " ".join(task.split())
@@ -270,10 +275,15 @@ def run_report(
             coverage=coverage,
         )
 
-    # 4. the plan's outline: the documents' own headings closest to the task, unless told otherwise
+    # 4. the plan's outline: a section per part of the task, under the documents' heading closest
+    # to it; for a task that asks one thing, the documents' headings closest to it
+    parts: list[PartPlan] = []
     if state is None and not policy_cfg.get("outline"):
-        policy_cfg["outline"], said = plan_outline(outline, task, store)
-        messages.append(said)
+        parts, said, plan_rounds = plan_sections(
+            task, outline, store, search_topic, policy_cfg, engine_cfg, _team_names(team), given_rounds
+        )
+        messages.extend(said)
+        max_rounds = plan_rounds or max_rounds
 
     # 5. the run
     env = ReportWritingEnv(
@@ -317,7 +327,13 @@ def run_report(
     if llm_errors:
         messages.append(f"{llm_errors} of {llm_calls} LLM call(s) failed (see calls[].error in the trace)")
 
-    # 6. the outputs: written whatever happened
+    # 6. the last pass against the documents, and a line for each part of the task not covered
+    from .finish import finish_report, judged, store_sources
+
+    cleanup = finish_report(report, store_sources(store) if store is not None else None, parts)
+    score = judged(resources, report) if error is None and not llm_failure else None
+
+    # 7. the outputs: written whatever happened
     out_dir.mkdir(parents=True, exist_ok=True)
     files: dict[str, Optional[str]] = {}
     if env.trace is not None:
@@ -364,6 +380,9 @@ def run_report(
         messages=messages,
         seconds=time.perf_counter() - started,
         coverage=coverage,
+        parts=parts,
+        score=score,
+        cleanup=cleanup.counts() if cleanup is not None else {},
     )
 
 

@@ -49,6 +49,9 @@ class EngineSettings:
     # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
     # the topic and outline terms (agents_llm.engine.query_check).
     vet_queries: bool = True
+    # The Summarizer's running account of the report after each append, which later rounds' prompts
+    # read; write_report turns it off when its plan has no round after drafting that would read it.
+    summarize: bool = True
     # Each agent's calls form one chat whose later turns append only what the agent has not been shown
     # (agents_llm.conversation): an in-process model then evaluates only the new turn. Off, every call
     # stands alone. A chat past `conversation_max_chars` starts again from the stand-alone prompt. Off

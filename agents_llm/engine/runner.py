@@ -105,6 +105,7 @@ class RoundEngine(TurnTaker):
             meaning=self._meaning_check if self.settings.keep_by_meaning else None,
             writer_sees_evidence=self.settings.writer_sees_evidence,
             section_about_title=self.settings.section_about_title,
+            summarize=self.settings.summarize,
         )
         self._meaning: tuple[object, MeaningCheck | None] | None = None
 

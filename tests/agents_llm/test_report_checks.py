@@ -1,0 +1,116 @@
+"""The report checker finds what a reader trips over: each kind on a report that has it, none
+on a clean one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from agents_llm.report_checks import SourceText, check_sections, rule_agreement
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A man page as `man -P cat` prints it: sections at column 0, a subsection at column 3, text at 7,
+# a word broken at a line end with groff's hyphen (U+2010).
+MAN_PAGE = """\
+NAME
+       spool - a queue of files for a printer
+
+DESCRIPTION
+       The spooler keeps one directory per printer.  Each job is a file in the
+       directory of its printer, named by its number.  So a job can be removed by
+       deleting its file from /var/spool/prin\u2010
+       ter/queue.
+
+   Limits on the queue
+       A queue holds at most 64 jobs.  These limits are set in the configuration
+       file.
+
+EXAMPLES
+       The program below lists the jobs of one printer.
+"""
+
+CLEAN = [
+    (
+        "Description",
+        [
+            "The spooler keeps one directory per printer.",
+            "Each job is a file in the directory of its printer, named by its number.",
+            "So a job can be removed by deleting its file from /var/spool/printer/queue.",
+        ],
+    ),
+    ("Limits on the queue", ["A queue holds at most 64 jobs."]),
+]
+
+
+def _sources() -> SourceText:
+    from rag.loaders import load_text
+
+    path = Path(__file__).parent / "_spool.7.txt"
+    path.write_text(MAN_PAGE, encoding="utf-8")
+    try:
+        return SourceText.of([MAN_PAGE], [load_text(path).text])
+    finally:
+        path.unlink()
+
+
+def _kinds(sections) -> list[str]:
+    return sorted(f.kind for f in check_sections(sections, _sources(), agreement=rule_agreement))
+
+
+def test_a_clean_report_has_no_finding():
+    assert _kinds(CLEAN) == []
+
+
+def test_each_fault_is_found():
+    bad = [
+        (
+            "Description",
+            [
+                "So a job can be removed by deleting its file from /var/spool/prin- ter/queue.",  # dangling, cut
+                "The spooler keeps one directory per printer.",
+                "The spooler keeps one directory per printer.",  # repeated
+                "EXAMPLES The program below lists the jobs of one printer.",  # glued, dangling (below)
+                "Limits on the queue A queue holds at most 64 jobs.",  # glued
+            ],
+        ),
+        ("Limits", ["These limits are set in the configuration file.", "A queue holds at most 32 jobs."]),
+    ]
+    found = check_sections(bad, _sources(), agreement=rule_agreement)
+    by_kind = {k: [f.sentence for f in found if f.kind == k] for k in ("repeated", "glued", "cut", "dangling", "false")}
+    assert by_kind["repeated"] == ["The spooler keeps one directory per printer."]
+    assert len(by_kind["glued"]) == 2
+    assert by_kind["cut"] == [bad[0][1][0]]
+    assert set(by_kind["dangling"]) == {bad[0][1][0], bad[0][1][3], "These limits are set in the configuration file."}
+    assert by_kind["false"] == ["A queue holds at most 32 jobs."]
+
+
+def test_a_reversed_or_merged_claim_does_not_agree():
+    source = "The writer blocks until the reader has taken the data."
+    assert not rule_agreement("The writer does not block until the reader has taken the data.", source).agrees
+    assert not rule_agreement(
+        "The writer blocks until the reader has taken the data, as POSIX standardises.", source
+    ).agrees
+    assert rule_agreement("The writer blocks until the reader has taken the data.", source).agrees
+
+
+def test_the_script_counts_a_run_folder_and_fails_on_faults(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "spool.7.txt").write_text(MAN_PAGE, encoding="utf-8")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "report.md").write_text(
+        "# Spooling\n\n*Written by the handcrafted policy*\n\n## Examples\n\n"
+        "EXAMPLES The program below lists the jobs of one printer.\n\nSources: [1]\n\n"
+        "## References\n\n1. spool.7.txt\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "experiments" / "check_report.py"), str(run), "--docs", str(docs)],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 1, out.stderr
+    assert "glued: 1" in out.stdout and "dangling: 1" in out.stdout and "repeated: 0" in out.stdout

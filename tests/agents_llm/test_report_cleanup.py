@@ -1,0 +1,57 @@
+"""The last pass leaves a report with nothing the checker finds, keeping what can be kept."""
+
+from __future__ import annotations
+
+from agents_llm.report_checks import check_sections, rule_agreement
+from agents_llm.report_cleanup import clean_report
+from agents_llm.report_state import ReportState
+
+from .test_report_checks import _sources
+
+
+def _sections(report: ReportState):
+    from rag.sentences import blocks, split_sentences
+
+    return [
+        (s.title, [x for b in blocks(s.content) if b.kind == "prose" for x in split_sentences(b.text)])
+        for s in report.sections
+    ]
+
+
+def test_a_bad_report_comes_out_clean():
+    report = ReportState(topic="Spooling")
+    report.append(
+        "Description",
+        "So a job can be removed by deleting its file from /var/spool/prin- ter/queue. "
+        "The spooler keeps one directory per printer. The spooler keeps one directory per printer. "
+        "EXAMPLES The program below lists the jobs of one printer.",
+    )
+    report.append("Limits", "These limits are set in the configuration file. A queue holds at most 32 jobs.")
+    report.append("Nothing", "The spooler keeps one directory per printer.")
+    sources = _sources()
+    assert check_sections(_sections(report), sources, agreement=rule_agreement)
+    log = clean_report(report, sources, agreement=rule_agreement)
+    assert check_sections(_sections(report), sources, agreement=rule_agreement) == []
+    assert [s.title for s in report.sections] == ["Description", "Limits"]
+    assert log.removed_sections == ["Nothing"]
+    assert report.sections[0].content == (
+        "Each job is a file in the directory of its printer, named by its number. "
+        "So a job can be removed by deleting its file from /var/spool/printer/queue. "
+        "The spooler keeps one directory per printer."
+    )
+    assert report.sections[1].content == (
+        "A queue holds at most 64 jobs. These limits are set in the configuration file."
+    )
+
+
+def test_code_is_left_alone_and_list_items_are_sentences():
+    report = ReportState(topic="Spooling")
+    report.append(
+        "Description",
+        "### Report: Spooling\n\nThe spooler keeps one directory per printer.\n"
+        "- These limits are set in the configuration file.\n- A queue holds at most 64 jobs.\n\n```\nlpq -P lp\n```",
+    )
+    clean_report(report, _sources(), agreement=rule_agreement)
+    assert report.sections[0].content == (
+        "The spooler keeps one directory per printer.\n\n- A queue holds at most 64 jobs.\n\n```\nlpq -P lp\n```"
+    )
