@@ -43,7 +43,9 @@ class SoloPolicy(PlanPolicy):
             researchers = [a for a in agents if parts.get(a) == RESEARCH]
             if not researchers:
                 raise ValueError(
-                    f"algo=solo: no agent plays the research part (parts: {parts}); name one with algo.agent=<agent>"
+                    f"algo=solo needs the report env (round plans, an agent with the retrieval tool); this env's "
+                    f"agents {agents} play no research part (parts: {parts}); on a report env with other roles, "
+                    "name the writer with algo.agent=<agent>"
                 )
             self.agent = researchers[0]
 

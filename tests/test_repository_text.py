@@ -68,7 +68,7 @@ def test_no_tracked_text_file_names_an_internal_step_number():
     assert any(p.name == "README.md" for p in files) and any(p.suffix == ".py" for p in files)
     offending = []
     for path in files:
-        text = text_of(path)
+        text = text_of(path) if path.resolve() != Path(__file__).resolve() else None  # its own planted samples
         if text is None:
             continue
         offending += [f"{path.relative_to(ROOT)}:{no}: {line[:120]}" for no, line in step_numbers(text)]

@@ -2,7 +2,7 @@
 checkpoint: a new algorithm or env that breaks another's path fails here, not in a user's run.
 The report env plays on the scripted test double and on the extractive team (hashing
 retrieval and judge: seconds). A fixed policy that does not fit an env (the handcrafted
-pipeline and the presets speak the report env's actions) must refuse it when built, naming
+pipeline, the presets and solo speak the report env's actions) must refuse it when built, naming
 the env, rather than play it wrongly."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_every_algorithm_trains_and_evaluates_on_every_env(algo, env_name, tmp_p
         algos.build(cfg.algo.name, spec, cfg.algo, seed=0)
     except ValueError as e:
         assert not env_name.startswith("report"), f"{algo} refused the report env: {e}"
-        assert algo in ("handcrafted", "preset"), f"{algo} refused {env_name}: {e}"
+        assert algo in ("handcrafted", "preset", "solo"), f"{algo} refused {env_name}: {e}"
         return
     train.train(cfg, run_dir=tmp_path / "run")
     rows = list(csv.DictReader(open(tmp_path / "run" / "train.csv")))
