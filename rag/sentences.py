@@ -65,11 +65,32 @@ def _structural(line: str) -> bool:
     )
 
 
-def _join(left: str, right: str) -> str:
-    right = right.strip()
-    if _HYPHENATED.search(left) and right[:1].islower():
-        return left[:-1] + right  # "segmen-" + "tation" -> "segmentation", in every kind of text
-    return left.rstrip() + " " + right
+class _OpenBlock:
+    """The paragraph or list item being read: its lines are kept as pieces and joined once
+    at the end, so a paragraph of 40,000 lines costs linear time, not quadratic."""
+
+    def __init__(self, first: str, kind: str) -> None:
+        self.pieces = [first]
+        self.kind = kind
+        self.lines = 1
+
+    def join(self, right: str) -> None:
+        right = right.strip()
+        self.lines += 1
+        last = self.pieces[-1]
+        if _HYPHENATED.search(last[-3:]) and right[:1].islower():
+            self.pieces[-1] = last[:-1] + right  # "segmen-" + "tation" -> "segmentation", in every kind of text
+        else:
+            self.pieces[-1] = last.rstrip()
+            self.pieces.append(right)
+
+    @property
+    def single_line(self) -> bool:
+        return self.lines == 1
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.pieces)
 
 
 _SECTION_LINE = re.compile(r"^[A-Z][\w'/()\u2019-]*(?: [\w'/()\u2019,-]+){0,7}$")
@@ -97,15 +118,16 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
     plain = not pdf and not indented_code  # plain text: a man page's or a note's
     typical = median([len(x.strip()) for x in lines if len(x.strip()) > 20] or [0]) if pdf else 0
     out: List[Block] = []
-    current: List[str] = []  # [text, kind] of the open paragraph or list item
+    current: _OpenBlock | None = None  # the open paragraph or list item
     fence: List[str] = []
     in_fence = False
     previous_blank = True
 
     def flush() -> None:
-        if current:
-            out.append(Block(current[1], current[0]))
-            current.clear()
+        nonlocal current
+        if current is not None:
+            out.append(Block(current.kind, current.text))
+            current = None
 
     for n, raw in enumerate(lines):
         line = raw.rstrip()
@@ -125,10 +147,10 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
             flush()
             fence.append(line)
             in_fence = True
-        elif _SETEXT.match(line) and current and current[1] == "prose" and not pdf:
+        elif _SETEXT.match(line) and current is not None and current.kind == "prose" and not pdf:
             level = "#" if stripped.startswith("=") else "##"
-            out.append(Block("heading", f"{level} {current[0]}"))  # a heading underlined with === or ---
-            current.clear()
+            out.append(Block("heading", f"{level} {current.text}"))  # a heading underlined with === or ---
+            current = None
         elif _structural(line):
             flush()
             out.append(Block("heading" if _HEADING.match(line) else "item", stripped))
@@ -137,7 +159,7 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
             and not pdf
             and _INDENTED.match(line)
             and (previous_blank or (out and out[-1].kind == "code"))
-            and not current
+            and current is None
         ):
             flush()
             if out and out[-1].kind == "code" and not previous_blank:
@@ -146,31 +168,31 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
                 out.append(Block("code", line))
         elif _LIST_ITEM.match(line):
             flush()
-            current[:] = [stripped, "item"]
+            current = _OpenBlock(stripped, "item")
         elif (
             plain
-            and (previous_blank or (not current and out and out[-1].kind == "heading"))
+            and (previous_blank or (current is None and out and out[-1].kind == "heading"))
             and _heads_indented_part(line, lines[n + 1] if n + 1 < len(lines) else None)
         ):
             flush()
             out.append(Block("heading", stripped))
-        elif current:
-            current[0] = _join(current[0], stripped)
+        elif current is not None:
+            current.join(stripped)
         else:
-            current[:] = [stripped, "prose"]
+            current = _OpenBlock(stripped, "prose")
         previous_blank = False
-        if pdf and current and typical:
+        if pdf and current is not None and typical:
             short = len(stripped) < 0.7 * typical
             if short and _SENTENCE_END.search(stripped):
                 flush()  # the last line of a paragraph
             elif (
                 short
                 and not re.search(r"[,;:\-]$", stripped)
-                and current[0] == stripped
+                and current.single_line
                 and stripped[:1].isalnum()
                 and not stripped[:1].islower()
             ):
-                current[1] = "heading"  # a short line standing alone, with no end punctuation
+                current.kind = "heading"  # a short line standing alone, with no end punctuation
                 flush()
     if fence:
         out.append(Block("code", "\n".join(fence)))

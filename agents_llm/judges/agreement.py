@@ -144,15 +144,17 @@ def _value(token: str) -> float | None:
     return _NUMBER_WORDS.get(token)
 
 
-def _quantities(tokens: list[str]) -> set[str]:
+def _quantities(tokens: list[str], *, generous: bool = False) -> set[str]:
     """The quantities a text states, normalised ("3rd"/"third" -> "3", "twenty" -> "20", an era kept:
-    "312 bc"), with number words joined ("forty five" -> 45, "two thousand" -> 2000)."""
+    "312 bc"), with number words joined ("forty five" -> 45, "two thousand" -> 2000). `generous`
+    also reads "one", "first" and "second" as numbers: a source's "one millisiemens" supports a
+    claim's "1 mS/cm", while a claim's "one of the" states no quantity to check."""
     out: set[str] = set()
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         value = _value(tok)
-        if value is None or (tok in _NOT_A_QUANTITY and not tok[0].isdigit()):
+        if value is None or (not generous and tok in _NOT_A_QUANTITY and not tok[0].isdigit()):
             i += 1
             continue
         j = i + 1
@@ -333,7 +335,7 @@ def _clauses(text: str) -> list[str]:
 
 @lru_cache(maxsize=5_000)
 def _source_quantities(source: str) -> frozenset[str]:
-    return frozenset(_quantities(_tokens(source)))
+    return frozenset(_quantities(_tokens(source), generous=True))
 
 
 @lru_cache(maxsize=5_000)

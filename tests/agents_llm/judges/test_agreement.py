@@ -46,6 +46,14 @@ def test_a_contradiction_is_named_by_its_kind(claim, reason):
     assert not result.agrees and result.reason == reason and result.reason in REASONS and result.detail
 
 
+def test_a_number_the_source_writes_in_words_is_stated():
+    """The source's "one millisiemens" states 1; a claim's "one of" states nothing to check."""
+    source = "Garnet electrolytes reach conductivities near one millisiemens per centimetre."
+    assert check_agreement("Garnet electrolytes reach conductivities near 1 mS per centimetre.", source).agrees
+    assert check_agreement("Garnet electrolytes reach conductivities near 2 mS per centimetre.", source).reason == "number"
+    assert check_agreement("One of the garnet electrolytes reaches high conductivities.", SOURCE.replace("4,000", "")).agrees
+
+
 def test_a_negation_moved_to_another_word_contradicts():
     source = "The miller, not the baker, sets the price of flour."
     assert check_agreement("The baker rather than the miller sets the price of flour.", source).reason == "negation"
