@@ -50,8 +50,12 @@ def test_a_number_the_source_writes_in_words_is_stated():
     """The source's "one millisiemens" states 1; a claim's "one of" states nothing to check."""
     source = "Garnet electrolytes reach conductivities near one millisiemens per centimetre."
     assert check_agreement("Garnet electrolytes reach conductivities near 1 mS per centimetre.", source).agrees
-    assert check_agreement("Garnet electrolytes reach conductivities near 2 mS per centimetre.", source).reason == "number"
-    assert check_agreement("One of the garnet electrolytes reaches high conductivities.", SOURCE.replace("4,000", "")).agrees
+    assert (
+        check_agreement("Garnet electrolytes reach conductivities near 2 mS per centimetre.", source).reason == "number"
+    )
+    assert check_agreement(
+        "One of the garnet electrolytes reaches high conductivities.", SOURCE.replace("4,000", "")
+    ).agrees
 
 
 def test_a_negation_moved_to_another_word_contradicts():
