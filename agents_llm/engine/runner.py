@@ -278,7 +278,8 @@ class RoundEngine(TurnTaker):
                 objective = set_objective.get(a) or objective
             return objective
 
-        team = self.settings.evidence_flow == EvidenceFlow.TEAM.value
+        flow = EvidenceFlow(self.settings.evidence_flow)
+        team = flow is not EvidenceFlow.POOLED
 
         async def take_turn(name: str) -> None:
             earlier = [a for a in setters if depth[a] < depth[name]]
@@ -289,7 +290,11 @@ class RoundEngine(TurnTaker):
                 if not self.settings.deliver_messages:  # the message-ablation diagnostic
                     inbox = []
                 if team:  # a message brings its sender's evidence and objective (agents_llm.engine.evidence)
-                    ctx.evidence.deliver(name, [(s, timing[(s, name)]) for s, text in inbox if text.strip()])
+                    ctx.evidence.deliver(
+                        name,
+                        [(s, timing[(s, name)], text) for s, text in inbox if text.strip()],
+                        cited=flow is EvidenceFlow.CITED,
+                    )
                     objective = ctx.evidence.objective_of(name)
                 else:
                     objective = objective_after(earlier)
@@ -339,7 +344,7 @@ class RoundEngine(TurnTaker):
         # on the team's rules, the objective they know rather than the Lead's latest.
         sources = ctx.evidence.for_section(appenders, self.settings.evidence_flow)
         objective = ctx.objective
-        if self.settings.evidence_flow == EvidenceFlow.TEAM.value:
+        if self.settings.evidence_flow != EvidenceFlow.POOLED.value:
             objective = next((o for o in map(ctx.evidence.objective_of, appenders) if o), "")
         if ctx.budget_exhausted and contributions:
             collector = CollectorResult("skipped", f"token budget exhausted: {ctx.budget_exhausted}")

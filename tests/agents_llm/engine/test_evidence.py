@@ -8,7 +8,7 @@ import asyncio
 
 from agents_llm.backends import TokenLedger
 from agents_llm.engine import EngineSettings, EpisodeContext, RoundEngine, plan_from_actions
-from agents_llm.engine.evidence import TeamEvidence
+from agents_llm.engine.evidence import TeamEvidence, drawn_on
 from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.roles import build_team
 from report_protocol import ActionTable
@@ -109,11 +109,36 @@ def test_a_previous_edge_delivers_what_the_sender_held_when_the_round_began():
     held.add("Researcher", [old])
     held.begin_round()
     held.add("Researcher", [new])  # retrieved during this round
-    held.deliver("Reviewer", [("Researcher", "previous")])
-    held.deliver("DataAnalyst", [("Researcher", "fresh")])
+    held.deliver("Reviewer", [("Researcher", "previous", "")])
+    held.deliver("DataAnalyst", [("Researcher", "fresh", "")])
     assert [r.chunk_id for r in held.holding("Reviewer").sources] == ["c1"]
     assert [r.chunk_id for r in held.holding("DataAnalyst").sources] == ["c1", "c2"]
     # The Collector gets only the appenders' unconsumed evidence.
     assert [r.chunk_id for r in held.for_section(["Reviewer"])] == ["c1"]
     held.consume([old])
     assert held.for_section(["Reviewer"]) == [] and [r.chunk_id for r in held.for_section(["DataAnalyst"])] == ["c2"]
+
+
+def test_a_cited_message_carries_only_the_evidence_its_text_restates():
+    held = TeamEvidence()
+    pump = SourceRef("a.md", 1, "c1", "The pump moves water from the deep well to the storage tank every morning.")
+    dam = SourceRef("a.md", 2, "c2", "The dam was raised by four metres after the flood of the dry valley.")
+    held.add("Researcher", [pump, dam])
+    held.begin_round()
+    said = "Every morning the pump moves water from the well to the tank. The weather was fine."
+    held.deliver("DataAnalyst", [("Researcher", "fresh", said)], cited=True)
+    held.deliver("Reviewer", [("Researcher", "fresh", said)])  # team: everything the sender holds
+    held.deliver("LeadArchitect", [("Researcher", "fresh", "Nothing new to report today.")], cited=True)
+    assert [r.chunk_id for r in held.holding("DataAnalyst").sources] == ["c1"]
+    assert [r.chunk_id for r in held.holding("Reviewer").sources] == ["c1", "c2"]
+    assert held.holding("LeadArchitect").sources == []
+    # A relay passes on only what it repeats: the Reviewer's message names the dam alone.
+    held.deliver("DataAnalyst", [("Reviewer", "fresh", "The dam was raised four metres after the flood.")], cited=True)
+    assert [r.chunk_id for r in held.holding("DataAnalyst").sources] == ["c1", "c2"]
+
+
+def test_drawn_on_wants_a_restatement_not_a_shared_word():
+    pump = SourceRef("a.md", 1, "c1", "The pump moves water from the deep well to the storage tank every morning.")
+    assert drawn_on("The pump is important for water.", [pump]) == []  # two content words only
+    assert drawn_on("The pump moves water from the well to the tank.", [pump]) == [pump]
+    assert drawn_on("Farmers sell pumps, tanks and wells at the weekly market near water towers.", [pump]) == []
