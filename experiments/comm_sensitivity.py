@@ -2,7 +2,7 @@
 """Does communication decide the report? The three diagnostics of a panel, on the LLM team and
 on the proxy (algos/evaluation/comm_sensitivity.py says what each figure means).
 
-    python experiments/comm_sensitivity.py PANEL [--out FILE.md] [--reports DIR]
+    python experiments/comm_sensitivity.py PANEL [--out FILE.md] [--reports DIR] [--panel panel_rescored.csv]
 
 PANEL is a folder as ``experiments/validate_proxy.py validate.out=<folder>`` writes it: its
 ``panel.csv`` (LLM-team and proxy scores per policy and task) and the LLM team's reports, under
@@ -42,8 +42,8 @@ PIPELINE = "handcrafted"
 TEAMS = {"LLM team": "llm_score", "proxy": "proxy_score"}
 
 
-def read_panel(folder: Path) -> list[dict]:
-    path = folder / "panel.csv"
+def read_panel(folder: Path, name: str = "panel.csv") -> list[dict]:
+    path = folder / name
     if not path.is_file():
         raise SystemExit(f"{path}: no panel.csv (a validate_proxy.py output folder is expected)")
     with open(path, newline="") as f:
@@ -154,8 +154,14 @@ def main() -> None:
     ap.add_argument("--reports", type=Path, default=None, help="<policy>/<task>.md reports, if not under episodes/")
     ap.add_argument("--out", type=Path, default=None, help="also write the figures as Markdown here")
     ap.add_argument("--reps", type=int, default=5000)
+    ap.add_argument(
+        "--panel",
+        dest="panel_csv",
+        default="panel.csv",
+        help="the rows' file in PANEL (panel_rescored.csv: rescore_panel.py's)",
+    )
     args = ap.parse_args()
-    text = markdown(diagnose(read_panel(args.panel), args.panel, args.reports, args.reps))
+    text = markdown(diagnose(read_panel(args.panel, args.panel_csv), args.panel, args.reports, args.reps))
     print(text, end="")
     if args.out is not None:
         args.out.write_text(text, encoding="utf-8")
