@@ -16,6 +16,7 @@ stay (``validate.replay_proxy=true`` plays the proxy again). Then:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import csv
 import json
 import sys
@@ -60,7 +61,7 @@ def rescore(panel: Path, overrides: list[str]) -> Path:
         state = trace.get("report_state")
         if state is None:
             raise ValueError(f"{row['policy']}/{row['task']}: the trace records no report_state to judge")
-        score = judge.score_sync(ReportState.from_dict(state)).score
+        score = asyncio.run(judge.score(ReportState.from_dict(state))).score
         out_rows.append(dict(row, llm_score=score, llm_score_recorded=row["llm_score"]))
         print(f"  {row['policy']:<22} {row['task']:<20} {float(row['llm_score']):.3f} -> {score:.3f}", flush=True)
     target = panel / "panel_rescored.csv"
