@@ -60,8 +60,9 @@ class EngineSettings:
     conversation_max_chars: int = 8000
     # How evidence reaches the Collector (agents_llm.engine.evidence): "team", only through what the
     # appending agents hold (their own retrievals and what they received), so communication decides
-    # what a section can say; "pooled", every retrieval of any agent (write_report's route: the
-    # fullest report a fixed pipeline writes, whoever sent what).
+    # what a section can say; "cited", as "team", and a message carries only the evidence its text
+    # restates (a fact crosses a relay only if the relay repeats it); "pooled", every retrieval of any
+    # agent (write_report's route: the fullest report a fixed pipeline writes, whoever sent what).
     evidence_flow: str = EvidenceFlow.TEAM.value
     # The message-ablation diagnostic (experiments/comm_sensitivity.py): false blanks every delivery
     # between agents (no teammate's text, evidence or objective reaches anyone; an agent's own tool
