@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from .addressed_orders import order_to_reader
+from .addressed_orders import continues_order, order_to_reader
 
 # Phrases that only make sense inside the writing pipeline.
 _JARGON = [
@@ -131,8 +131,12 @@ def filter_report_text(text: str, *, self_reference: bool = False) -> FilterResu
                 out_lines.append(stripped)
             continue
         kept = []
+        previous_order = False
         for sentence in _SENTENCE_END.split(stripped):
             hit = _offending(sentence, patterns)
+            if hit is None and continues_order(sentence, previous_order):
+                hit = ("order:continues", sentence.strip()[:40])
+            previous_order = hit is not None and hit[0].startswith("order:")
             norm = " ".join(re.findall(r"\w+", sentence.lower()))
             if hit:
                 removed.append({"sentence": sentence, "kind": hit[0], "match": hit[1]})

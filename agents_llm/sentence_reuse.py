@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 
 from rag.guard import find_injections
 
-from .addressed_orders import order_to_reader
+from .addressed_orders import continues_order, order_to_reader
 from rag.headings import heading_key
 from rag.sentences import begins_sentence, split_sentences
 
@@ -222,10 +222,14 @@ def pick_source_sentences(
     for src in sources:
         under = bool(about_key) and heading_key(getattr(src, "heading", "") or "") == about_key
         first = position + 1
+        previous_order = False
         for s in source_sentences(src.text):
             position += 1
             norm = " ".join(words(s))
-            if not is_prose(s, proxy_v2=proxy_v2) or norm in seen:
+            # An order split over two sentences: the second half goes with the first.
+            refused = instruction_like(s) or continues_order(s, previous_order)
+            previous_order = refused
+            if refused or not is_prose(s, proxy_v2=proxy_v2) or norm in seen:
                 continue
             if near_repeats and any(near_repeat(s, x) for x in excluded):
                 continue

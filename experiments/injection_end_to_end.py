@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Held-out injection variants through the report's write path: how many reach a report.
 
-    python experiments/injection_end_to_end.py [--json out.json]
+    python experiments/injection_end_to_end.py [--json out.json] [--set tests/rag/data/heldout_injections_b.json]
 
 Each variant of tests/rag/data/heldout_injections.json (written before the defence, never
 tuned on) is planted in a pump manual between benign sentences. The planted document goes
@@ -63,8 +63,9 @@ def found(variant: dict, out: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--json", default=None)
+    parser.add_argument("--set", default=str(DATA), help="a variant set (heldout_injections_b.json: the second one)")
     args = parser.parse_args()
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+    data = json.loads(Path(args.set).read_text(encoding="utf-8"))
     rows: dict[str, list[int]] = {}
     leaked = []
     for variant in data["attacks"]:
