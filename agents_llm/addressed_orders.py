@@ -30,19 +30,45 @@ _TEMPLATE = re.compile(
 )
 # Who a sentence speaks to: a model, not a reader of the manual.
 _MODEL = (
-    r"(?:ai|a\.i\.|assistant|language\s+model|llm|chatbot|model|gpt|agent|bot|automated\s+writers?|"
-    r"writer|summari[sz]er|reviewer\s+agent)s?"
+    r"(?:ai|a\.i\.|assistant|language\s+model|llm|chatbot|model|gpt|agent|bot|automated\s+(?:writer|reader|tool)s?|"
+    r"writer|summari[sz]er|summar(?:y|ies)|digests?|generated\s+(?:summar(?:y|ies)|reports?|text)|downstream\s+tools?|"
+    r"whoever\s+(?:compiles|summari[sz]es|reads)|reviewer\s+agent)s?"
 )
 _ADDRESSES_MODEL = re.compile(
     rf"\b(?:dear|hey|attention,?|note\s+(?:to|for)(?:\s+the)?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
     rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to|could|can|will)\b|"
+    rf"\b{_MODEL}\s+(?:\w+\s+){{0,3}}(?:must|should|shall|are\s+to|need\s+to|have\s+to)\b|"
     rf"\b{_MODEL}\s*(?:,|:)\s*(?:please\s+)?[a-z]+|"
     rf"\bfor\s+(?:the|an?|any)\s+{_MODEL}\b|\b(?:new\s+)?task\s+for\s+the\s+{_MODEL}\b|"
     r"\b(?:as\s+your\s+(?:developer|creator|operator|administrator|owner)|(?:the\s+)?user\s+has\s+authori[sz]ed\s+you|"
-    r"system\s+administrator|priority\s+override|policy\s+update|you\s+are\s+(?:no\s+longer|now)|from\s+now\s+on)\b",
+    r"system\s+administrator|priority\s+override|policy\s+update|you\s+are\s+(?:no\s+longer|now)|"
+    r"from\s+now\s+on,?\s+(?:you|your|the\s+(?:assistant|model|ai|summary|report))|from\s+now\s+on\s*$)\b",
+    _I,
+)
+# What a derived text must tell its readers: an order about the report's content, by whoever.
+_MUST_TELL = re.compile(
+    r"\b(?:reports?|summar(?:y|ies)|conclusions?|outputs?|answers?|digests?|derived\s+\w+|readers?)\b[^.!?]{0,40}?"
+    r"\b(?:must|should|shall|are\s+to|is\s+to|need\s+to|have\s+to)\s+(?:\w+\s+)?"
+    r"(?:state|say|mention|describe|inform|claim|include|read|call|recommend|tell|report\s+that)\b",
+    _I,
+)
+# A request for a secret or a payment, to whoever reads: never a statement about the device.
+_PHISHING = re.compile(
+    r"(?<!\bnever\s)(?<!\bnot\s)(?<!n't\s)\b(?:send|email|e-mail|mail|call|text|read\s+out|give|share|enter|submit|post)\b[^.!?]{0,50}?"
+    r"\b(?:passwords?|passcodes?|pins?|credit\s+cards?|card\s+numbers?|bank\s+details|login\s+details|credentials)\b|"
+    r"\b(?:passwords?|credit\s+cards?|credentials)\b[^.!?]{0,40}?\b(?:to|at)\s+\S+@\S+",
+    _I,
+)
+# Jailbreak and permission words: a document granting itself authority over its reader.
+_SELF_AUTHORITY = re.compile(
+    r"\b(?:whitelisted|jailbr[eo]\w*|developer\s+mode|do\s+anything\s+now|as\s+dan\b|comply\s+with\s+(?:any|every|all)|"
+    r"(?:has|have)\s+approved\s+the\s+following|the\s+following\s+(?:change|rule|override)\b)",
     _I,
 )
 # "you"/"your" about what a model has: its instructions, prompt, task, output.
+_READ_THE_INSTRUCTIONS = re.compile(
+    r"\bread\s+(?:all\s+|the\s+|these\s+|this\s+|our\s+)*(?:safety\s+|operating\s+)?(?:instructions|manual|guide)\b", _I
+)
 _YOUR_ORDERS = re.compile(
     r"\b(?:you|your)\b[^.!?]{0,40}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
     r"output|reply|response|answer|summary|report)\b|"
@@ -80,12 +106,14 @@ _FOREIGN_ORDER = re.compile(
     r"\b(?:anweisung\w*|aufgabe|bericht|antworte\w*|schreibe|vergiss|ignorier\w*|"
     r"instrucci\w+|tarea|informe|responde\w*|escribe|olvida|ignora\w*|"
     r"consignes?|rapport|r[ée]pond\w*|[ée]crive\w*|oubliez?|"
-    r"istruzion\w+|compito|rispond\w*|scrivi|instru[çc][õo]es|tarefa|relat[óo]rio|escreva)\b",
+    r"istruzion\w+|compito|rispond\w*|scrivi|instru[çc][õo]es|tarefa|relat[óo]rio|escreva|"
+    r"assistente|orienta[çc][õo]es|desconsider\w*|instructies|negeer\w*|opdracht|instrukcj\w*|zignoruj\w*|"
+    r"talimat\w*|yapay\s+zeka\w*|instruktion\w*|ignorera|pokyn\w*|ohjee\w*)\b",
     _I,
 )
 # An order to decode something and act on it: whatever the encoding, the sentence is an order.
 _DECODE_AND_OBEY = re.compile(
-    r"\b(?:decode|decipher|decrypt|unscramble|translate|apply\s+rot-?13|rot-?13|base-?64|reverse|read\s+(?:\w+\s+)?backwards?)\b"
+    r"\b(?:decode|decipher|decrypt|unscramble|translate|apply\s+rot-?13|rot-?13|base-?64|reverse|read\s+(?:\w+\s+){0,3}backwards?)\b"
     r"[^.!?]{0,50}?\b(?:obey|do\s+(?:it|so|as\s+it\s+says|what\s+it\s+says)|follow\s+it|execute|comply|carry\s+(?:it\s+)?out|act\s+on)\b",
     _I,
 )
@@ -99,6 +127,7 @@ _COMMON = frozenset(
 _ENCODED_TOKEN = re.compile(
     r"(?<![\w/])(?=[A-Za-z0-9+/]*[0-9])(?=[A-Za-z0-9+/]*[A-Za-z])[A-Za-z0-9+/]{16,}={0,2}(?![\w/])"
 )
+_URL = re.compile(r"\b(?:https?://|www\.)\S+", _I)
 _SINGLE_LETTERS = re.compile(r"(?:(?<=\s)|^)(?:\S\s+){5,}\S(?=\s|$)")
 
 
@@ -133,7 +162,10 @@ def _not_language(sentence: str) -> Optional[str]:
         return "other_script"
     if _foreign_run(sentence) >= 3:
         return "other_script"
-    if _ENCODED_TOKEN.search(sentence):
+    # A URL's path is no payload; base64 mixes cases, so one-case tokens (paths, names) are left
+    # to the hex check.
+    plain = _URL.sub(" ", sentence)
+    if any(re.search("[a-z]", t) and re.search("[A-Z]", t) for t in _ENCODED_TOKEN.findall(plain)):
         return "encoded"
     if re.search(r"\b[0-9a-f]{24,}\b", sentence, _I):
         return "encoded"
@@ -166,10 +198,17 @@ _GOES_ON = re.compile(
 )
 
 
+# A tag or code left where an order ended ("... say X. REF42 The pump ..."): no sentence end
+# separates it from what follows, so the sentence it glues to goes with the order.
+_TAG_FIRST = re.compile(r"^\W*(?=[A-Z0-9-]*\d)[A-Z0-9-]{3,}\b|^\W*(?:[Tt]ag|[Rr]ef|[Cc]ode|ID)\s*:")
+
+
 def continues_order(sentence: str, previous_refused: bool) -> bool:
-    """Whether `sentence` is the second half of an order split over two sentences: it follows a
-    refused sentence of the same text and opens by referring back to it."""
-    return previous_refused and bool(_GOES_ON.search(str(sentence)))
+    """Whether `sentence` is the rest of an order: it follows a refused sentence of the same text
+    and opens by referring back to it (an order split over two sentences), or with a tag or code
+    the order left behind."""
+    text = str(sentence)
+    return previous_refused and bool(_GOES_ON.search(text) or _TAG_FIRST.search(text))
 
 
 def order_to_reader(sentence: str) -> Optional[str]:
@@ -183,9 +222,12 @@ def order_to_reader(sentence: str) -> Optional[str]:
         ("output_order", _OUTPUT_ORDER),
         ("citation_rule", _CITATION_RULE),
         ("foreign_order", _FOREIGN_ORDER),
+        ("must_tell", _MUST_TELL),
+        ("phishing", _PHISHING),
+        ("self_authority", _SELF_AUTHORITY),
         ("decode_and_obey", _DECODE_AND_OBEY),
         ("hidden_text", _HIDING),
     ):
-        if pattern.search(text):
+        if pattern.search(text) and not (kind == "your_orders" and _READ_THE_INSTRUCTIONS.search(text)):
             return kind
     return _not_language(text)
