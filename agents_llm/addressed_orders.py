@@ -155,10 +155,7 @@ def _foreign_run(sentence: str) -> int:
 
 def _not_language(sentence: str) -> Optional[str]:
     letters = [ch for ch in sentence if ch.isalpha()]
-    if (
-        letters
-        and sum(not ("a" <= ch.lower() <= "z" or ch in "äöüßéèêàáíóúñçëïôâûœ") for ch in letters) / len(letters) > 0.3
-    ):
+    if letters and sum(not _latin(ch) for ch in letters) / len(letters) > 0.3:
         return "other_script"
     if _foreign_run(sentence) >= 3:
         return "other_script"

@@ -16,6 +16,7 @@ Prose that passes is then grounded sentence by sentence in its sources: `agents_
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 
@@ -179,6 +180,8 @@ def is_prose(sentence: str, *, proxy_v2: bool = False) -> bool:
     )
 
 
+# Cached: pick_source_sentences asks it of a sentence before is_prose does, and every round asks again.
+@lru_cache(maxsize=20_000)
 def instruction_like(sentence: str) -> bool:
     """A sentence that speaks to the model (an override, an order about the output, a fake
     teammate message, a role line), that the guard already neutralised, or that

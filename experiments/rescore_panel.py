@@ -44,17 +44,14 @@ def rescore(panel: Path, overrides: list[str]) -> Path:
 
     from agents_llm.judges import make_judge
     from agents_llm.report_state import ReportState
+    from comm_sensitivity import read_panel
     from run_config import register_configs
 
     register_configs()
     with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
         judge_cfg = OmegaConf.to_container(compose(config_name="config", overrides=overrides).env.judge, resolve=True)
     judge = make_judge(judge_cfg)
-    source = panel / "panel.csv"
-    if not source.is_file():
-        raise FileNotFoundError(f"{source}: no panel.csv (a validate_proxy.py output folder is expected)")
-    with open(source, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = read_panel(panel)
     out_rows = []
     for row in rows:
         trace = json.loads(episode_trace(panel, row).read_text(encoding="utf-8"))
