@@ -67,7 +67,7 @@ class ReportEnvConfig:
     max_rounds: int = 4  # truncation after this many rounds
     min_rounds_before_terminate: int = 2  # terminate is masked before this many rounds
     split: str = "train"  # task split: train | holdout | all
-    tasks: Any = None  # None = envs/report_tasks.json; a JSON path; or a list of topics/task dicts
+    tasks: Any = None  # None = envs/report_tasks.json; a shipped set by name (heldout_pool); a JSON path; or a list of topics/task dicts
     task_id: str | None = None  # pin one task of the split
     # random: reset(seed) draws a task (with replacement); by_seed: tasks[seed % n], so n
     # consecutive seeds play every task once (evaluate.py's default on a report env)

@@ -4,6 +4,7 @@ team's, or the extractive team's)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Mapping
 
 import numpy as np
@@ -19,7 +20,8 @@ def env_tasks(cfg: ReportEnvConfig) -> list[Task]:
     """The tasks of the env's split (its corpus, when set, replacing theirs; one task when ``task_id`` names it)."""
     tasks = load_tasks(cfg.tasks, split=cfg.split)
     if cfg.corpus is not None:
-        tasks = [Task(t.id, t.topic, t.split, str(cfg.corpus), t.key_terms) for t in tasks]
+        # Another corpus: the task's document names belong to the corpus it was written for.
+        tasks = [dataclasses.replace(t, corpus=str(cfg.corpus), documents=()) for t in tasks]
     if cfg.task_id is not None:
         chosen = [t for t in tasks if t.id == cfg.task_id]
         if not chosen:

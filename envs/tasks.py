@@ -37,6 +37,11 @@ from .corpora import (  # noqa: F401
 logger = logging.getLogger(__name__)
 
 TASKS_FILE = Path(__file__).with_name("report_tasks.json")
+# The held-out pool of the LLM-team benchmark: 53 topics over two corpora, fixed before any
+# policy ran on them (the file says which of them anything was designed on).
+HELDOUT_POOL_FILE = Path(__file__).with_name("heldout_pool.json")
+# Task files shipped with the env, selectable by name (`env.tasks=heldout_pool`).
+TASK_SETS = {"default": TASKS_FILE, "heldout_pool": HELDOUT_POOL_FILE}
 SPLITS = ("train", "holdout", "all")
 
 
@@ -47,6 +52,9 @@ class Task:
     split: str = "train"
     corpus: str = DEFAULT_CORPUS  # a named corpus (envs.corpora.NAMED_CORPORA) or a path to documents
     key_terms: tuple[str, ...] = field(default_factory=tuple)
+    # The corpus' files the task writes about (names inside the corpus folder). Optional; what
+    # makes "held out" checkable: no held-out task needs a document a training task needs.
+    documents: tuple[str, ...] = field(default_factory=tuple)
 
     @classmethod
     def from_dict(cls, data: dict, where: str = "task") -> "Task":
@@ -59,7 +67,7 @@ class Task:
         split = data.get("split", "train")
         if split not in ("train", "holdout"):
             raise ValueError(f"{where} ({tid!r}): split must be 'train' or 'holdout', got {split!r}")
-        unknown = set(data) - {"id", "topic", "split", "corpus", "key_terms"}
+        unknown = set(data) - {"id", "topic", "split", "corpus", "key_terms", "documents"}
         if unknown:
             raise ValueError(f"{where} ({tid!r}): unknown keys {sorted(unknown)}")
         return cls(
@@ -68,6 +76,7 @@ class Task:
             split=split,
             corpus=str(data.get("corpus") or DEFAULT_CORPUS),
             key_terms=tuple(str(t) for t in data.get("key_terms", ())),
+            documents=tuple(str(d) for d in data.get("documents", ())),
         )
 
     def as_dict(self) -> dict:
@@ -77,20 +86,24 @@ class Task:
             "split": self.split,
             "corpus": self.corpus,
             "key_terms": list(self.key_terms),
+            "documents": list(self.documents),
         }
 
 
 def load_tasks(source: str | Path | Sequence[Any] | None = None, split: str = "train") -> list[Task]:
-    """Tasks of one split from a JSON file (default: the shipped set) or a list of dicts/topics.
+    """Tasks of one split from a JSON file (default: the shipped set), a shipped set's name
+    (`TASK_SETS`: default, heldout_pool) or a list of dicts/topics.
 
     A bare string in a list is a topic on the default corpus.
     """
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    if isinstance(source, str) and source in TASK_SETS:
+        source = TASK_SETS[source]
     if source is None or isinstance(source, (str, Path)):
         path = Path(source) if source is not None else TASKS_FILE
         if not path.is_file():
-            raise FileNotFoundError(f"task file {path} not found")
+            raise FileNotFoundError(f"task file {path} not found (shipped task sets by name: {', '.join(TASK_SETS)})")
         doc = json.loads(path.read_text(encoding="utf-8"))
         raw = doc.get("tasks") if isinstance(doc, dict) else doc
         where = str(path)
