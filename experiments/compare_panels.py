@@ -32,7 +32,7 @@ sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sy
 import numpy as np  # noqa: E402
 from llm_team_result import read_csv  # noqa: E402
 
-from algos.evaluation.comm_sensitivity import paired_difference  # noqa: E402
+from algos.evaluation.comm_sensitivity import paired_difference, power_words  # noqa: E402
 
 ALL = "all cells"
 
@@ -85,20 +85,24 @@ def markdown(result: dict, base_name: str, other_name: str) -> str:
         f"Paired by cell over {len(result['tasks'])} tasks: {other_name} minus {base_name} "
         "(95 % bootstrap over tasks, exact sign-flip p).",
         "",
-        f"| policy | cells | {base_name} | {other_name} | paired difference | p | evaluated/sent "
-        f"({base_name} / {other_name}) | model-process s ({base_name} / {other_name}) |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| policy | cells | {base_name} | {other_name} | paired difference | p | min. detectable (80 %) "
+        f"| evaluated/sent ({base_name} / {other_name}) | model-process s ({base_name} / {other_name}) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for policy, r in result["policies"].items():
         d = r["difference"]
         interval = f" [{d['low']:+.3f}, {d['high']:+.3f}]" if "low" in d else ""
         p = f"{d['p']:.3f}" if "p" in d else "n/a"
+        mdd = f"{d['mdd']:.3f}" if "mdd" in d else "n/a"
         bc, oc = r["base_cost"], r["other_cost"]
         lines.append(
             f"| {policy} | {r['cells']} | {r['base_score']:.3f} | {r['other_score']:.3f} | {d['mean']:+.3f}{interval} "
-            f"| {p} | {bc['evaluated_per_sent']:.2f} / {oc['evaluated_per_sent']:.2f} "
+            f"| {p} | {mdd} | {bc['evaluated_per_sent']:.2f} / {oc['evaluated_per_sent']:.2f} "
             f"| {bc['episode_seconds']:,.0f} / {oc['episode_seconds']:,.0f} |"
         )
+    overall = result["policies"][ALL]["difference"]
+    if "mdd" in overall:
+        lines += ["", f"Overall: {power_words(overall)}."]
     if result["unpaired"]:
         lines += ["", "Cells in one panel only: " + "; ".join(" / ".join(k) for k in result["unpaired"])]
     return "\n".join(lines) + "\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 
 from experiments.compare_panels import main
@@ -59,3 +60,15 @@ def test_panels_without_a_common_cell_are_refused(tmp_path):
         main([str(tmp_path / "a"), str(tmp_path / "b")])
     with pytest.raises(SystemExit, match="no panel.csv"):
         main([str(tmp_path / "a"), str(tmp_path / "missing")])
+
+
+def test_every_row_prints_its_minimum_detectable_difference_and_says_when_it_cannot_resolve_005(tmp_path, capsys):
+    base, other = tmp_path / "a", tmp_path / "b"
+    write_panel(base, [("ring", t, 0.5, 10, 0) for t in ("t1", "t2", "t3")])
+    write_panel(other, [("ring", t, 0.5 + d, 10, 0) for t, d in (("t1", 0.0), ("t2", 0.2), ("t3", -0.1))])
+    assert main([str(base), str(other), "--out", str(tmp_path / "out"), "--reps", "200"]) == 0
+    out = capsys.readouterr().out
+    sd = float(np.std([0.0, 0.2, -0.1], ddof=1))
+    mdd = (1.959964 + 0.841621) * sd / np.sqrt(3)  # (z_a + z_b) sd / sqrt(n), two-sided 0.05, 80 %
+    assert f"| {mdd:.3f} |" in out
+    assert "CANNOT resolve a difference of 0.05" in out
