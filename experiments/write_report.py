@@ -205,10 +205,12 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
         covered = [p for p in result.parts if p.covered]
         print(f"  task parts: {len(covered)} of {len(result.parts)} covered")
         for p in result.parts:
-            print(
-                f"    {'covered:    ' if p.covered else 'not covered:'} {p.part}"
-                + (f" -> {p.title!r}" if p.covered else "")
-            )
+            if p.covered:
+                print(f"    covered:      {p.part} -> {p.title!r}")
+            elif p.written:  # a section under its heading, about something else
+                print(f"    not answered: {p.part} -> {p.title!r} never names {', '.join(p.unanswered)}")
+            else:
+                print(f"    not covered:  {p.part}")
     if result.cleanup:
         print("  last pass:  " + ", ".join(f"{what}: {n}" for what, n in sorted(result.cleanup.items())))
     if result.score is not None:

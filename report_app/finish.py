@@ -42,7 +42,7 @@ def finish_report(report: ReportState, sources: Optional[SourceText], parts: Seq
     """Clean ``report`` against ``sources`` (when there are any), then say which parts of the task
     it does not cover, first among its gaps."""
     cleanup = clean_report(report, sources) if sources is not None else None
-    mark_covered(parts, [s.title for s in report.sections])
+    mark_covered(parts, [(s.title, s.content) for s in report.sections])
     lines = [p.line() for p in parts if not p.covered]
     report.deficient_topics[:0] = [line for line in lines if line not in report.deficient_topics]
     return cleanup

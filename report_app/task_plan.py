@@ -8,15 +8,18 @@ program?") is answered only when each of them gets a section. The parts come fro
 beside it), one heading per part. A part no heading is about gets a section titled by the part
 itself when a search for it finds a passage naming its words (`agents_llm.coverage`); else it
 is not covered, and the report says so. After the run a part is covered when its section is
-in the report.
+in the report and its body names what the part asks (at least half of the part's own words,
+those no other part uses: a section under the right heading that speaks of something else does
+not answer it, and the report says that too).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
-from agents_llm.coverage import probe_coverage
+from agents_llm.coverage import COVERED_TERM_SHARE, probe_coverage
 from agents_llm.judges.terms import STOPWORDS
 from agents_llm.sentence_reuse import content_stems
 from agents_llm.task_parts import task_parts
@@ -28,10 +31,21 @@ NOT_COVERED = "the documents do not cover this"
 class PartPlan:
     part: str
     title: Optional[str]  # its section's title; None: not covered
-    covered: bool = False  # after the run: its section is in the report
+    covered: bool = False  # after the run: its section is in the report and answers the part
+    # The part's own words (stemmed; those no other part of the task uses), which its section's body must name.
+    asks: tuple[str, ...] = ()
+    written: bool = False  # after the run: a section under its title is in the report
+    unanswered: tuple[str, ...] = field(default=())  # after the run: the own words its section's body lacks
 
     def line(self) -> str:
+        if self.written and not self.covered:
+            return f"{self.part}: the section “{self.title}” does not answer this (it never names {', '.join(self.unanswered)})."
         return f"{self.part}: {NOT_COVERED}."
+
+    @property
+    def needed(self) -> int:
+        """How many of the part's own words its section must name (`agents_llm.coverage`'s share)."""
+        return max(1, math.ceil(len(self.asks) * COVERED_TERM_SHARE)) if self.asks else 0
 
 
 def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Sequence[Any]]) -> List[PartPlan]:
@@ -62,7 +76,7 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
             title = part
         if title is not None:
             taken.add(title.lower())
-        plans.append(PartPlan(part, title))
+        plans.append(PartPlan(part, title, asks=tuple(sorted(own or content_stems(part)))))
     return plans
 
 
@@ -88,11 +102,17 @@ def _closest_heading(
     return min(ranked)[3] if ranked else None
 
 
-def mark_covered(plans: Sequence[PartPlan], section_titles: Sequence[str]) -> None:
-    """After the run: a part is covered when a section under its title was written."""
-    written = {t.strip().lower() for t in section_titles}
+def mark_covered(plans: Sequence[PartPlan], sections: Sequence[tuple[str, str]]) -> None:
+    """After the run, from the report's (title, body) pairs: a part is covered when a section under
+    its title was written and that section's body names enough of what the part asks."""
+    bodies: dict[str, set[str]] = {}
+    for title, body in sections:
+        bodies.setdefault(title.strip().lower(), set()).update(content_stems(body))
     for plan in plans:
-        plan.covered = plan.title is not None and plan.title.strip().lower() in written
+        said = bodies.get(plan.title.strip().lower()) if plan.title is not None else None
+        plan.written = said is not None
+        plan.unanswered = tuple(w for w in plan.asks if said is None or w not in said)
+        plan.covered = plan.written and len(plan.asks) - len(plan.unanswered) >= plan.needed
 
 
 def one_round_per_section(sections: int) -> dict[str, Any]:
