@@ -377,6 +377,24 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
         "signs_agree": a.signs_agree,
         "target_met": a.within_task_tau >= 0.4 and a.within_task_low > 0,
     }
+    # The LLM team's noise ceiling: replicates of every cell (sampled decoding, seeds seed, seed + 1, ...).
+    seeds = sorted({int(r["seed"]) for r in rows if not r["policy"].startswith(ABLATED)})
+    by_seed = {(r["policy"], r["task"], int(r["seed"])): float(r["llm_score"]) for r in rows}
+    shared = [s for s in seeds if all((p, t, s) in by_seed for p in policies for t in complete)]
+    if len(shared) >= 2:
+        from algos.evaluation.agreement import noise_ceiling
+
+        tables = [np.array([[by_seed[(p, t, s)] for t in complete] for p in policies]) for s in shared]
+        c = noise_ceiling(proxy, tables, complete, reps=vcfg.bootstrap)
+        result["noise_ceiling"] = {
+            "within_task_tau": c.within_task_tau,
+            "ci": [c.low, c.high],
+            "per_task_tau": c.per_task_tau,
+            "seeds": shared,
+            "proxy_vs_one_replicate": c.proxy_vs_one_replicate,
+            "proxy_share": c.proxy_share,
+            "half_met": c.proxy_share >= 0.5,
+        }
     result["table"] = {
         p: {
             "proxy": float(proxy[i].mean()),
@@ -393,7 +411,7 @@ def markdown(result: dict) -> str:
     tasks = result["tasks"]
     lines = [
         f"Validation panel: {len(result['policies'])} policies x {len(tasks)} complete held-out tasks "
-        f"(planned {len(result['tasks_planned'])}), one greedy episode each on the proxy and on the LLM team; "
+        f"(planned {len(result['tasks_planned'])}), each cell's episodes (one per seed) averaged on the proxy and on the LLM team; "
         f"{result['episodes']} LLM-team episodes stored, played by code revision(s) {', '.join(result['commits'])}"
         + (" (MORE THAN ONE: rows of different code are mixed)" if len(result["commits"]) > 1 else "")
         + ".",
@@ -426,6 +444,19 @@ def markdown(result: dict) -> str:
         cells = " | ".join(f"{row[f'proxy/{t}']:.3f} / {row[f'llm/{t}']:.3f}" for t in tasks)
         lines.append(f"| {p} | {row['proxy']:.3f} | {row['llm']:.3f} | {cells} |")
     lines += ["", "Per-task tau: " + ", ".join(f"{t} {v:.2f}" for t, v in a["per_task_tau"].items()), ""]
+    c = result.get("noise_ceiling")
+    if c is None:
+        lines += ["- noise ceiling: not measured (it needs >= 2 sampled replicates of every cell:"
+                  " llm.temperature > 0 and validate.replicates >= 2)", ""]  # fmt: skip
+    else:
+        lo, hi = c["ci"]
+        lines += [
+            f"- the LLM team's noise ceiling (within-task tau between replicates, seeds {c['seeds']}): "
+            f"{c['within_task_tau']:.3f} [{lo:.3f}, {hi:.3f}]",
+            f"- the proxy against one replicate: tau {c['proxy_vs_one_replicate']:.3f}, "
+            f"{c['proxy_share']:.2f} of the ceiling; target at least half: {'met' if c['half_met'] else 'NOT met'}",
+            "",
+        ]
     for pair in a["significant_pairs"]:
         lines.append(
             f"- LLM: {pair['better']} > {pair['worse']} by {pair['reference_difference']:.3f} (p {pair['p_value']:.4f}); "

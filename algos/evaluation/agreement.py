@@ -166,3 +166,58 @@ def rank_agreement(
         between_policy_p=between_p,
         significant_pairs=pairs,
     )
+
+
+@dataclass(frozen=True)
+class NoiseCeiling:
+    """How well the reference agrees with itself: the within-task tau between replicate tables
+    that differ only in what should not matter (the sampling seed), and the proxy's tau against
+    one replicate, the same footing (a mean of replicates is less noisy than either)."""
+
+    within_task_tau: float  # mean over tasks of the mean over replicate pairs
+    low: float  # 95 % bootstrap interval over tasks
+    high: float
+    per_task_tau: dict[str, float]
+    proxy_vs_one_replicate: float  # the proxy's within-task tau against each replicate, averaged
+    replicates: int
+
+    @property
+    def proxy_share(self) -> float:
+        """The proxy's tau as a share of the ceiling (nan when the ceiling is not above 0)."""
+        return self.proxy_vs_one_replicate / self.within_task_tau if self.within_task_tau > 0 else float("nan")
+
+
+def noise_ceiling(
+    proxy: np.ndarray,
+    replicates: Sequence[np.ndarray],
+    tasks: Sequence[str],
+    *,
+    reps: int = 5000,
+    seed: int = 0,
+) -> NoiseCeiling:
+    """The reference's own noise ceiling from >= 2 replicate ``(policies, tasks)`` tables."""
+    tables = [np.asarray(r, dtype=float) for r in replicates]
+    shape = np.asarray(proxy).shape
+    if len(tables) < 2 or any(t.shape != shape for t in tables) or shape[1] != len(tasks) or shape[0] < 3:
+        raise ValueError(
+            f"noise_ceiling needs >= 2 replicate tables shaped like the proxy's {shape} (>= 3 policies, "
+            f"{len(tasks)} tasks), got {[t.shape for t in tables]}"
+        )
+    pairs = list(itertools.combinations(range(len(tables)), 2))
+    per_task = np.array(
+        [np.mean([kendall_tau(tables[a][:, t], tables[b][:, t]) for a, b in pairs]) for t in range(len(tasks))]
+    )
+    rng = np.random.default_rng(seed)
+    boot = per_task[rng.integers(0, len(tasks), size=(reps, len(tasks)))].mean(axis=1)
+    low, high = np.percentile(boot, [2.5, 97.5])
+    proxy_one = np.mean(
+        [kendall_tau(np.asarray(proxy)[:, t], table[:, t]) for table in tables for t in range(len(tasks))]
+    )
+    return NoiseCeiling(
+        within_task_tau=float(per_task.mean()),
+        low=float(low),
+        high=float(high),
+        per_task_tau={t: float(v) for t, v in zip(tasks, per_task)},
+        proxy_vs_one_replicate=float(proxy_one),
+        replicates=len(tables),
+    )

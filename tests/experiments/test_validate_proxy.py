@@ -146,3 +146,32 @@ def test_replicates_and_ablated_cells_are_planned_and_averaged():
     result = vp.summarize(rows, vp.ValidateConfig(policies=["a", "b", "c", "ablated:a"]), ["t1", "t2"], 0.0)
     assert result["policies"] == ["a", "b", "c"]
     assert result["table"]["a"]["llm"] == pytest.approx(0.11)
+
+
+def test_sampled_replicates_give_the_llm_teams_noise_ceiling_beside_the_proxys_tau():
+    sys.path.insert(0, str(ROOT / "experiments"))
+    import validate_proxy as vp
+
+    # Replicate 0 orders a < b < c on both tasks; replicate 1 swaps a and b on t2 (sampling noise).
+    llm = {
+        (0, "t1"): (0.1, 0.5, 0.9),
+        (0, "t2"): (0.1, 0.5, 0.9),
+        (1, "t1"): (0.1, 0.5, 0.9),
+        (1, "t2"): (0.6, 0.5, 0.9),
+    }
+    rows = [
+        {"policy": p, "task": t, "seed": s, "proxy_score": (0.1, 0.5, 0.9)[i], "llm_score": llm[(s, t)][i]}
+        for i, p in enumerate(("a", "b", "c"))
+        for t in ("t1", "t2")
+        for s in (0, 1)
+    ]
+    vcfg = vp.ValidateConfig(policies=["a", "b", "c"], bootstrap=200)
+    ceiling = vp.summarize(rows, vcfg, ["t1", "t2"], 0.0)["noise_ceiling"]
+    assert ceiling["seeds"] == [0, 1]
+    assert ceiling["within_task_tau"] == pytest.approx((1 + 1 / 3) / 2)
+    assert ceiling["proxy_vs_one_replicate"] == pytest.approx((1 + 1 + 1 + 1 / 3) / 4)
+    text = vp.markdown(vp.summarize(rows, vcfg, ["t1", "t2"], 0.0))
+    assert "noise ceiling (within-task tau between replicates, seeds [0, 1]): 0.667" in text
+    # One episode per cell (greedy): no ceiling, and the summary says what it would need.
+    single = vp.summarize([r for r in rows if r["seed"] == 0], vcfg, ["t1", "t2"], 0.0)
+    assert "noise_ceiling" not in single and "noise ceiling: not measured" in vp.markdown(single)

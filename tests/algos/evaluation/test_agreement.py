@@ -55,3 +55,25 @@ def test_bad_tables_are_refused_with_their_shapes():
         rank_agreement(np.zeros((4, 2)), np.zeros((4, 3)), POLICIES, TASKS)
     with pytest.raises(ValueError, match=">= 3 policies"):
         rank_agreement(np.zeros((2, 3)), np.zeros((2, 3)), ["a", "b"], TASKS)
+
+
+def test_the_noise_ceiling_is_the_references_agreement_with_its_own_replicate():
+    from algos.evaluation.agreement import noise_ceiling
+
+    tasks = ["t1", "t2", "t3"]
+    rep0 = np.array([[0.1, 0.2, 0.3], [0.5, 0.6, 0.4], [0.9, 0.8, 0.7]])  # 3 policies x 3 tasks
+    same = noise_ceiling(rep0, [rep0, rep0.copy()], tasks, reps=200)
+    assert same.within_task_tau == pytest.approx(1.0) and same.proxy_vs_one_replicate == pytest.approx(1.0)
+    reversed_ = noise_ceiling(rep0, [rep0, -rep0], tasks, reps=200)
+    assert reversed_.within_task_tau == pytest.approx(-1.0)
+    # The proxy is scored against each replicate alone: here it matches one and reverses the other.
+    assert reversed_.proxy_vs_one_replicate == pytest.approx(0.0)
+    # One task's replicates disagree on one pair: its tau is 1/3, the mean (1 + 1 + 1/3) / 3.
+    rep1 = rep0.copy()
+    rep1[[0, 1], 2] = rep1[[1, 0], 2]
+    partly = noise_ceiling(rep0, [rep0, rep1], tasks, reps=200)
+    assert partly.per_task_tau["t3"] == pytest.approx(1 / 3) and partly.within_task_tau == pytest.approx(7 / 9)
+    assert partly.low <= partly.within_task_tau <= partly.high
+    assert partly.proxy_share == pytest.approx((1 + 7 / 9) / 2 / (7 / 9))
+    with pytest.raises(ValueError, match=">= 2 replicate tables"):
+        noise_ceiling(rep0, [rep0], tasks)
