@@ -154,17 +154,9 @@ def run_report(
         raise ReportInputError(str(e)) from None
     rag_cfg = plain_config(rag) or {}
     llm_cfg, judge_cfg, engine_cfg = plain_config(llm), plain_config(judge), plain_config(engine)
-    # A user's report must not carry a small model's junk prose: reuse retrieved sentences instead;
-    # the writer's own sentences stay where they say, by meaning, what one source sentence says.
-    engine_cfg = {
-        "reuse_sources": True,
-        "keep_by_meaning": True,
-        "writer_sees_evidence": True,
-        "section_about_title": True,  # a section planned from a heading finds the passage it heads
-        # The product's route: a section may use what any agent retrieved (agents_llm.engine.evidence).
-        "evidence_flow": "pooled",
-        **(engine_cfg or {}),
-    }
+    # The product's way of writing (agents_llm.engine.Route): no small model's junk prose in a user's
+    # report, the writer writing from its section's evidence, a section using what any agent retrieved.
+    engine_cfg = {"route": "product", **(engine_cfg or {})}
     messages: list[str] = []
 
     # 1. the policy: a trained checkpoint, or the handcrafted pipeline (validated now)

@@ -10,7 +10,7 @@ one agent's turn, `round_record` for the trace entry and `feedback` for reading 
 
 from .planning import action_mask, execution_order_edges, is_acyclic, plan_from_actions
 from .retrieval import RagRetriever, Retriever, format_evidence
-from .context import EngineSettings, EpisodeContext
+from .context import EngineSettings, EpisodeContext, Route
 from .round_record import RoundResult
 from .runner import RoundEngine
 
@@ -21,6 +21,7 @@ __all__ = [
     "Retriever",
     "RoundEngine",
     "RoundResult",
+    "Route",
     "action_mask",
     "execution_order_edges",
     "format_evidence",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 import numpy as np
 
@@ -13,9 +14,39 @@ from ..report_state import ReportState
 from .evidence import EvidenceFlow, TeamEvidence
 
 
+class Route(str, Enum):
+    """What the engine is run for; each route sets the behaviour below in one place.
+
+    - ``plain``: the engine on its own: a section is what the model wrote, every call stands alone
+      (unit tests and the writing diagnostics, experiments/bench_writing.py).
+    - ``research``: the report env: junk prose gives way to retrieved sentences, each agent's calls
+      form one chat, and evidence travels only through the team (`EvidenceFlow.TEAM`), so
+      communication decides what a section can say.
+    - ``product``: write_report: as research for junk prose, and the writer writes from evidence
+      (it sees the best sentences of the passages its section will cite, a section the plan names
+      is searched and written by its title first, and a sentence that says, in other words, what
+      one source sentence says stays in the writer's words); a section may use what any agent
+      retrieved (`EvidenceFlow.POOLED`: the fullest report a fixed pipeline writes); calls stand
+      alone.
+    """
+
+    PLAIN = "plain"
+    RESEARCH = "research"
+    PRODUCT = "product"
+
+
+# The behaviour each route sets; an explicit setting of the same name overrides it.
+ROUTE_DEFAULTS: dict[Route, dict[str, object]] = {
+    Route.PLAIN: {"reuse_sources": False, "conversation": False, "evidence_flow": EvidenceFlow.TEAM.value},
+    Route.RESEARCH: {"reuse_sources": True, "conversation": True, "evidence_flow": EvidenceFlow.TEAM.value},
+    Route.PRODUCT: {"reuse_sources": True, "conversation": False, "evidence_flow": EvidenceFlow.POOLED.value},
+}
+
+
 @dataclass
 class EngineSettings:
-    """Per-call budgets; small by default for a 135M model on a CPU."""
+    """Per-call budgets, small by default for a 135M model on a CPU, and the route the engine runs
+    for (`Route`), which sets how a section is written; three of its choices stay settable."""
 
     agent_max_tokens: int = 64
     query_max_tokens: int = 24
@@ -26,51 +57,67 @@ class EngineSettings:
     seed: int | None = 0
     max_queries: int = 3
     evidence_max_chars: int = prompts.MAX_EVIDENCE_CHARS
-    # The Collector writes a section from the best-matching retrieved sentences when the writer's prose
-    # is too short, echoes the prompt, repeats itself or is mostly unsupported (agents_llm.sentence_reuse).
-    # Off here (the engine on its own writes what the model wrote); the report env's and write_report's
-    # configs turn it on for real runs.
-    reuse_sources: bool = False
-    # With reuse on, a written sentence that says what one source sentence says, in other words, stays in
-    # the writer's words when the retriever's embedding reads it as close in meaning as the judge's
-    # grounding band calls fully grounded (agents_llm.grounding.MeaningCheck); off, it gives way to
-    # that source sentence. write_report turns it on; the report env keeps it off, so that the LLM-team
-    # results measured before it stay comparable.
-    keep_by_meaning: bool = False
-    # The writer (the Collector's prose call) also gets the best sentences of the passages its section
-    # will cite, and is asked to write from them in its own words. On in write_report, off in the env.
-    writer_sees_evidence: bool = False
-    # A section the plan names is about its title: its evidence is searched by the title first, beside the
-    # Researcher's queries, and the source sentences it is written from (the writer's evidence, the quotes
-    # its junk prose gives way to) are those naming the title's words first. A section planned from a
-    # document's heading then holds what that heading heads, whatever the model wrote as queries.
-    # On in write_report, off in the env (LLM-team results comparable).
-    section_about_title: bool = False
+    route: str = Route.PLAIN.value  # plain | research (the report env's) | product (write_report's)
+    # None: the route's. The Collector writes a section from the best-matching retrieved sentences
+    # when the writer's prose is too short, echoes the prompt, repeats itself or is mostly
+    # unsupported (agents_llm.sentence_reuse); false: it writes what the model wrote.
+    reuse_sources: bool | None = None
+    # None: the route's. Each agent's calls form one chat whose later turns append only what the
+    # agent has not been shown (agents_llm.conversation): an in-process model then evaluates only the
+    # new turn; false: every call stands alone. A chat past `conversation_max_chars` starts again.
+    conversation: bool | None = None
+    conversation_max_chars: int = 8000
+    # None: the route's. How evidence reaches the Collector (agents_llm.engine.evidence): "team",
+    # only through what the appending agents hold (their own retrievals and what they received);
+    # "cited", as "team", and a message carries only the evidence its text restates (a fact crosses
+    # a relay only if the relay repeats it); "pooled", every retrieval of any agent.
+    evidence_flow: str | None = None
     # Junk search queries (code, under two words, no term of the topic/objective/outline) fall back to
     # the topic and outline terms (agents_llm.engine.query_check).
     vet_queries: bool = True
     # The Summarizer's running account of the report after each append, which later rounds' prompts
     # read; write_report turns it off when its plan has no round after drafting that would read it.
     summarize: bool = True
-    # Each agent's calls form one chat whose later turns append only what the agent has not been shown
-    # (agents_llm.conversation): an in-process model then evaluates only the new turn. Off, every call
-    # stands alone. A chat past `conversation_max_chars` starts again from the stand-alone prompt. Off
-    # here; the report env's config turns it on (write_report's keeps its calls stand-alone).
-    conversation: bool = False
-    conversation_max_chars: int = 8000
-    # How evidence reaches the Collector (agents_llm.engine.evidence): "team", only through what the
-    # appending agents hold (their own retrievals and what they received), so communication decides
-    # what a section can say; "cited", as "team", and a message carries only the evidence its text
-    # restates (a fact crosses a relay only if the relay repeats it); "pooled", every retrieval of any
-    # agent (write_report's route: the fullest report a fixed pipeline writes, whoever sent what).
-    evidence_flow: str = EvidenceFlow.TEAM.value
     # The message-ablation diagnostic (experiments/comm_sensitivity.py): false blanks every delivery
     # between agents (no teammate's text, evidence or objective reaches anyone; an agent's own tool
     # results and the report stay). Not a setting for a run that means to write well.
     deliver_messages: bool = True
 
+    # What the engine does: the explicit setting, else the route's (a config schema holds the
+    # unresolved fields, so that a route named in a later config layer still decides).
+    def _resolved(self, key: str) -> object:
+        value = getattr(self, key)
+        return ROUTE_DEFAULTS[Route(self.route)][key] if value is None else value
+
+    @property
+    def reuses_sources(self) -> bool:
+        """Junk prose gives way to retrieved sentences (`reuse_sources`, or the route's)."""
+        return bool(self._resolved("reuse_sources"))
+
+    @property
+    def chats(self) -> bool:
+        """Each agent's calls form one chat (`conversation`, or the route's)."""
+        return bool(self._resolved("conversation"))
+
+    @property
+    def flow(self) -> EvidenceFlow:
+        """How evidence reaches the Collector (`evidence_flow`, or the route's)."""
+        return EvidenceFlow(self._resolved("evidence_flow"))
+
+    @property
+    def writes_from_evidence(self) -> bool:
+        """The product route's writer: it sees its section's evidence, a planned section is about its
+        title, and a sentence close in meaning to one source sentence keeps the writer's words."""
+        return self.route == Route.PRODUCT.value
+
     def __post_init__(self) -> None:
-        """Range checks at construction (the env builds this from `engine.*` before any call)."""
+        """The route's behaviour where none was given, and range checks at construction (the env
+        builds this from `engine.*` before any call)."""
+        if self.route not in {r.value for r in Route}:
+            raise ValueError(f"engine.route must be one of {[r.value for r in Route]}, got {self.route!r}")
+        for key in ("reuse_sources", "conversation"):
+            if getattr(self, key) is not None and not isinstance(getattr(self, key), bool):
+                raise ValueError(f"engine.{key} must be true or false (or null: the route's), got {getattr(self, key)!r}")
         for key in (
             "agent_max_tokens",
             "query_max_tokens",
@@ -90,7 +137,7 @@ class EngineSettings:
             or not 0 <= self.temperature <= 2
         ):
             raise ValueError(f"engine.temperature must be a number in [0, 2], got {self.temperature!r}")
-        if self.evidence_flow not in {f.value for f in EvidenceFlow}:
+        if self.evidence_flow is not None and self.evidence_flow not in {f.value for f in EvidenceFlow}:
             raise ValueError(
                 f"engine.evidence_flow must be one of {[f.value for f in EvidenceFlow]}, got {self.evidence_flow!r}"
             )

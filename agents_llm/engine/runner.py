@@ -101,10 +101,10 @@ class RoundEngine(TurnTaker):
         self.collector: RoundCollector = Collector(
             prose_max_tokens=self.settings.collector_max_tokens,
             summary_max_tokens=self.settings.summary_max_tokens,
-            reuse_sources=self.settings.reuse_sources,
-            meaning=self._meaning_check if self.settings.keep_by_meaning else None,
-            writer_sees_evidence=self.settings.writer_sees_evidence,
-            section_about_title=self.settings.section_about_title,
+            reuse_sources=self.settings.reuses_sources,
+            meaning=self._meaning_check if self.settings.writes_from_evidence else None,
+            writer_sees_evidence=self.settings.writes_from_evidence,
+            section_about_title=self.settings.writes_from_evidence,
             summarize=self.settings.summarize,
         )
         self._meaning: tuple[object, MeaningCheck | None] | None = None
@@ -278,7 +278,7 @@ class RoundEngine(TurnTaker):
                 objective = set_objective.get(a) or objective
             return objective
 
-        flow = EvidenceFlow(self.settings.evidence_flow)
+        flow = self.settings.flow
         team = flow is not EvidenceFlow.POOLED
 
         async def take_turn(name: str) -> None:
@@ -342,9 +342,9 @@ class RoundEngine(TurnTaker):
         contributions = [(a, fresh.get(a, "")) for a in appenders]
         # The Collector receives from the appenders: their evidence (all the team's, pooled) and,
         # on the team's rules, the objective they know rather than the Lead's latest.
-        sources = ctx.evidence.for_section(appenders, self.settings.evidence_flow)
+        sources = ctx.evidence.for_section(appenders, self.settings.flow)
         objective = ctx.objective
-        if self.settings.evidence_flow != EvidenceFlow.POOLED.value:
+        if self.settings.flow is not EvidenceFlow.POOLED:
             objective = next((o for o in map(ctx.evidence.objective_of, appenders) if o), "")
         if ctx.budget_exhausted and contributions:
             collector = CollectorResult("skipped", f"token budget exhausted: {ctx.budget_exhausted}")

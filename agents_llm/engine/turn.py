@@ -210,7 +210,7 @@ class TurnTaker:
                 )
                 retrieval.update(rejected=rejected, fallback=fell_back)
             passage: list[Any] = []
-            if section and self.settings.section_about_title:
+            if section and self.settings.writes_from_evidence:  # a planned section is about its title
                 title = " ".join(section.split())
                 if title.lower() not in {q.lower() for q in queries}:
                     queries = [title, *queries][: self.settings.max_queries]
@@ -244,7 +244,7 @@ class TurnTaker:
             member.role.name, plan, name, ctx, objective=objective, inbox=inbox, memory=memory, evidence=evidence
         )
         pending = None
-        if self.settings.conversation:  # the agent's chat goes on: only what it has not been shown
+        if self.settings.chats:  # the agent's chat goes on: only what it has not been shown
             if ctx.conversations is None:
                 ctx.conversations = Conversations(self.settings.conversation_max_chars)
             pending = ctx.conversations.turn(name, prompt)

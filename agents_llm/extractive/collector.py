@@ -72,7 +72,7 @@ class ExtractiveCollector:
         v2 = self.engine.version >= 2
         # v2 with engine.reuse_sources (the env config's default, as for the LLM team): what is too short
         # to be a section gives way to the pending source sentences, as the LLM Collector does.
-        reuse = v2 and settings.reuse_sources
+        reuse = v2 and settings.reuses_sources
         src = list(sources)
         useful = [(a, t) for a, t in contributions if not is_absence_only(t)]
         empty = all(not t.strip() for _, t in contributions)

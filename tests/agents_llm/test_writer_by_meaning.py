@@ -137,7 +137,7 @@ def test_the_engine_reads_by_meaning_with_its_retrievers_embedding_only_when_ask
         def retrieve(self, queries):
             return []
 
-    on = RoundEngine([], None, retriever=Retriever(), settings=EngineSettings(reuse_sources=True, keep_by_meaning=True))
+    on = RoundEngine([], None, retriever=Retriever(), settings=EngineSettings(route="product"))
     check = on.collector.meaning()
     assert check is not None and check.embed == Store.embedding.embed_documents
     off = RoundEngine([], None, retriever=Retriever(), settings=EngineSettings(reuse_sources=True))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from agents_llm.backends import TokenLedger
 from agents_llm.engine import EngineSettings, EpisodeContext, RoundEngine, plan_from_actions
 from agents_llm.engine.evidence import TeamEvidence, drawn_on
@@ -142,3 +144,18 @@ def test_drawn_on_wants_a_restatement_not_a_shared_word():
     assert drawn_on("The pump is important for water.", [pump]) == []  # two content words only
     assert drawn_on("The pump moves water from the well to the tank.", [pump]) == [pump]
     assert drawn_on("Farmers sell pumps, tanks and wells at the weekly market near water towers.", [pump]) == []
+
+
+def test_each_route_sets_its_behaviour_in_one_place_and_an_explicit_setting_overrides_it():
+    from agents_llm.engine import EngineSettings
+
+    plain, research, product = (EngineSettings(route=r) for r in ("plain", "research", "product"))
+    assert (plain.reuses_sources, plain.chats, plain.flow.value) == (False, False, "team")
+    assert (research.reuses_sources, research.chats, research.flow.value) == (True, True, "team")
+    assert (product.reuses_sources, product.chats, product.flow.value) == (True, False, "pooled")
+    assert product.writes_from_evidence and not research.writes_from_evidence and not plain.writes_from_evidence
+    assert EngineSettings() == plain
+    cited = EngineSettings(route="research", evidence_flow="cited", conversation=False)
+    assert (cited.flow.value, cited.chats, cited.reuses_sources) == ("cited", False, True)
+    with pytest.raises(ValueError, match="engine.route must be one of"):
+        EngineSettings(route="lab")

@@ -183,13 +183,13 @@ def test_a_given_outline_is_written_in_its_order_and_the_models_outline_does_not
 
 
 @pytest.mark.parametrize("on", [True, False])
-def test_a_sections_title_is_searched_first_when_the_engine_is_told_to(on):
-    """write_report's `engine.section_about_title`: the Researcher's own queries ("sorting
+def test_a_sections_title_is_searched_first_on_the_product_route(on):
+    """write_report's route (`engine.route=product`): the Researcher's own queries ("sorting
     networks", TeamScript's) do not name the planned section; its title is searched beside them."""
     from tests.handcrafted_team import StubRetriever
 
     retriever = StubRetriever()
-    env = make_env(TeamScript(), retriever=retriever, engine={"section_about_title": on})
+    env = make_env(TeamScript(), retriever=retriever, engine={"route": "product" if on else "research"})
     rounds, _ = run_pipeline(env, make_policy(env, rounds=SHORT, outline=["Depth bounds", "Comparators"]))
     searched = [q for queries in retriever.queries for q in queries]
     assert ("Depth bounds" in searched and "Comparators" in searched) is on
