@@ -6,7 +6,8 @@ for the three items after its colon. A report that answers one of them and not t
 not answer the task, so the plan gives every part a section, or says the documents do not
 cover it. Rules, no model: a task is cut at its colon (the items after it are the parts), at
 commas and semicolons, and at "and"/"or" before a question word ("how X and how Y"); a piece
-that is no question where the others are ("If the pipe is full, what ...") joins the next one.
+that is no question where the others are joins the next one when it sets it up ("If the pipe is
+full, what ...") and the one before it otherwise ("which cannot be caught, blocked or ignored").
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ _QUESTION = re.compile(rf"^(?:{'|'.join(QUESTION_WORDS)})\b", re.IGNORECASE)
 _LEADING_JOIN = re.compile(r"^(?:and|or|as well as|also|plus)\s+", re.IGNORECASE)
 _JOIN_BEFORE_QUESTION = re.compile(rf"\s+(?:and|or)\s+(?=(?:{'|'.join(QUESTION_WORDS[:10])})\b)", re.IGNORECASE)
 _LAST_ITEM = re.compile(r",?\s+(?:and|or)\s+(?=\S)")
+# A clause that sets up the question after it ("If the pipe is full, what ..."), where any other
+# piece that is no question goes on the part before it ("cannot be caught, blocked or ignored").
+_CONDITION = re.compile(
+    r"^(?:if|unless|once|after|before|while|because|since|although|though|given|in case|for|with|without)\b",
+    re.IGNORECASE,
+)
 
 
 def _top_level_split(text: str, separators: str) -> List[str]:
@@ -89,8 +96,9 @@ def task_parts(task: str) -> List[str]:
         merged: List[str] = []
         carry = ""
         for piece, is_question in zip(pieces, questions):
-            if not is_question and merged and not carry and piece == pieces[-1]:
-                merged[-1] = f"{merged[-1]}, {piece[:1].lower()}{piece[1:]}"  # a tail clause
+            if not is_question and merged and not carry and not _CONDITION.match(piece):
+                # the rest of the part before it: "which cannot be caught, blocked or ignored"
+                merged[-1] = f"{merged[-1]}, {piece[:1].lower()}{piece[1:]}"
             elif not is_question:
                 carry = f"{carry}, {piece}" if carry else piece  # "If the pipe is full, what ..."
             else:

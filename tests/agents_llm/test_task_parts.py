@@ -27,6 +27,20 @@ from agents_llm.task_parts import task_parts
             "If a socket is closed, what happens to pending data and how is the peer told?",
             ["If a socket is closed, what happens to pending data", "How is the peer told"],
         ),
+        (
+            "Which signals terminate a process by default and which stop it, which signals cannot be caught, "
+            "blocked or ignored, and what happens to a signal that arrives while it is blocked?",
+            [
+                "Which signals terminate a process by default",
+                "Which stop it",
+                "Which signals cannot be caught, blocked or ignored",
+                "What happens to a signal that arrives while it is blocked",
+            ],
+        ),
+        (
+            "What does a cache hold, in bytes and in entries, and when is it flushed?",
+            ["What does a cache hold, in bytes and in entries", "When is it flushed"],
+        ),
         ("Users and groups of a Debian system", ["Users and groups of a Debian system"]),
         ("A file's size, in bytes: why it matters", ["A file's size, in bytes: why it matters"]),
     ],
