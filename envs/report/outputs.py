@@ -9,7 +9,7 @@ from pathlib import Path
 from agents_llm.report_state import ReportState
 from agents_llm.trace import ExecutionTrace
 
-from .report_env_settings import ReportEnvSettings
+from .settings import ReportEnvSettings
 
 
 def save_episode(folder: Path, report: ReportState, trace: ExecutionTrace, *, ended: bool) -> dict[str, str]:

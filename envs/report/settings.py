@@ -1,13 +1,13 @@
 """The report env's settings under the names callers and tests have always read
 (`env.max_rounds`, `env.llm_cfg`, ...): read-only views of its `ReportEnvConfig`
-(`envs/report_config.py`), the base the env class takes them from."""
+(`envs/report/config.py`), the base the env class takes them from."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from .report_config import ReportEnvConfig
+from .config import ReportEnvConfig
 
 
 class ReportEnvSettings:

@@ -10,13 +10,13 @@ Spaces (all agents share them; agent order in `possible_agents` = team order = p
 * action: `Discrete(5 + N)`.
 * observation: `{"observation": Box(float32, (D,)), "action_mask": Box(0, 1, (5+N,), int8)}`
   with `D = R + N + 15 + 2A + S` (R roles, N agents, A = 5 + N actions, S = summary_dim),
-  laid out as `envs/report_features.py` declares (the table below is generated from it):
+  laid out as `envs/report/features.py` declares (the table below is generated from it):
 
 {layout}
 
   `observe_comm_adjacency=True` (off by default; then D grows by N*N and nothing before
   it moves) appends the last round's communication graph as the fixed-shape adjacency
-  of the infos (`envs/report_infos.py`), row-major: element `j*N + i` is 1 when agent i
+  of the infos (`envs/report/infos.py`), row-major: element `j*N + i` is 1 when agent i
   received agent j's output in the round just run (sender row, receiver column, agent
   indices in `possible_agents` order; zeros after reset and on the diagonal). Every
   agent sees the same matrix. It is part of the one observation vector, so the
@@ -43,12 +43,12 @@ RoundPlan extension: `step_plan(plan)` / `astep_plan(plan)` run a fixed policy's
 `RoundPlan` (or a plain dict, `RoundPlan.from_dict`) through the same prompts, reward,
 token accounting and trace; the return value is the same five dicts as `step`.
 
-Settings: `envs/report_config.py` (`ReportEnvConfig`: the keywords, checked). Shared
-resources (LLM backend, RAG stores + embedding, judge): `envs/report_resources.py`
+Settings: `envs/report/config.py` (`ReportEnvConfig`: the keywords, checked). Shared
+resources (LLM backend, RAG stores + embedding, judge): `envs/report/resources.py`
 (`ReportResources`), passed as `resources=` (an entry point's `envs.ResourcePool`), or
 built for this env alone from its config (and the ready-made `backend=`, `retriever=`,
 `embedding=`, `judge_obj=` when given). Infos and the trace's round entry:
-`envs/report_infos.py`. Constructing and resetting an env on given resources is cheap.
+`envs/report/infos.py`. Constructing and resetting an env on given resources is cheap.
 """
 
 from __future__ import annotations
@@ -70,11 +70,17 @@ from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
-from . import CallFailures, report_actions, report_episode, report_features, report_infos, report_setup
-from .report_config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
-from .report_features import DecisionPoint, ReportFeatures, actions_of_plan
-from .report_outputs import EpisodeOutputs
-from .report_resources import ReportResources
+from envs import CallFailures
+
+from . import actions as report_actions
+from . import assemble
+from . import episode as report_episode
+from . import features as report_features
+from . import infos as report_infos
+from .config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
+from .features import DecisionPoint, ReportFeatures, actions_of_plan
+from .outputs import EpisodeOutputs
+from .resources import ReportResources
 from .tasks import Task
 
 __doc__ = (__doc__ or "").replace("{layout}", report_features.layout_doc())
@@ -116,11 +122,11 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self.agents: list[str] = []
         self.n = len(self.team)
         self.table = ActionTable(self.n)
-        self.tasks: list[Task] = report_setup.env_tasks(cfg)
+        self.tasks: list[Task] = assemble.env_tasks(cfg)
         given = {"backend": backend, "retriever": retriever, "embedding": embedding, "judge_obj": judge_obj}
-        self.resources = report_setup.resolve_resources(cfg, resources, given)
+        self.resources = assemble.resolve_resources(cfg, resources, given)
         self.backend = self.resources.backend
-        self.engine: Any = report_setup.make_engine(cfg, self.team, self.backend)
+        self.engine: Any = assemble.make_engine(cfg, self.team, self.backend)
         self.features = ReportFeatures(
             self.possible_agents,
             [m.role.name for m in self.team],
@@ -220,7 +226,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         return {a: dict(v) for a, v in self._last_info.items()}
 
     def _pick_task(self, options: dict, seed: int | None = None) -> Task:
-        return report_setup.pick_task(self.tasks, options, seed, self.config.task_sampling, self.np_random)
+        return assemble.pick_task(self.tasks, options, seed, self.config.task_sampling, self.np_random)
 
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
         assert self.report is not None  # reset() ran
