@@ -90,7 +90,7 @@ StepResult = tuple[
 ]
 
 
-class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/artifacts/render, and the settings
+class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/artifacts/render
     metadata = {"name": "report_writing_v0", "render_modes": ["human", "ansi"], "is_parallelizable": True}
     # The round budget is in the observation (round/max, rounds left), so reaching it is
     # terminal for value targets (envs/__init__.py contract). A token-budget cut is
@@ -115,6 +115,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
             raise TypeError(f"give a ReportEnvConfig or its keywords, not both (got {sorted(settings)})")
         cfg = config if config is not None else ReportEnvConfig.from_kwargs(**settings)
         self.config = cfg
+        self.render_mode = cfg.render_mode  # PettingZoo's attribute (its AEC conversion reads it)
         self.team = build_team(cfg.team)
         self.possible_agents = [m.name for m in self.team]
         # Each agent's part in the handcrafted pipeline, as its role declares it (algos reads it from EnvSpec).
@@ -152,6 +153,17 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self.task: Task | None = None
         self._ended: str | None = None
 
+    # Settings read from outside the env (the rest are in ``self.config``): the round budget, which
+    # algos.EnvSpec hands to fixed policies that plan a schedule and BenchMARL takes as max_steps,
+    # and the infos' form, which the TorchRL adapter checks.
+    @property
+    def max_rounds(self) -> int:
+        return self.config.max_rounds
+
+    @property
+    def info_mode(self) -> str:
+        return self.config.infos
+
     # -- spaces --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
         self._check_agent(agent)
@@ -181,17 +193,17 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         options = dict(options or {})
         task = self._pick_task(options, seed)
         self.engine.retriever = self.resources.retriever(task.corpus)
-        if self.extractive:
+        if self.config.extractive_team:
             self.engine.begin_episode(task.key_terms)
 
         self._episode += 1
         self.task = task
         self.report = ReportState(topic=task.topic, key_terms=list(task.key_terms))
-        self.ledger = make_ledger(self.llm_cfg)
+        self.ledger = make_ledger(self.config.llm)
         self.ctx = EpisodeContext(report=self.report, ledger=self.ledger, episode_seed=seed)
         judge = self.resources.judge()
         grounder = grounder_for(judge, self.resources.embedding)
-        self.tracker = make_reward_tracker(judge, self.judge_cfg, grounder=grounder)
+        self.tracker = make_reward_tracker(judge, self.config.judge, grounder=grounder)
         self.referee = Referee(self.config.referee, grounder=grounder)
         self.round = 0
         self._last_append_round = 0
@@ -213,7 +225,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
     def _emit_infos(self, base: dict[str, dict], extra: dict[str, dict]) -> dict[str, dict]:
         """Keep the full infos for last_round_info(); return the form `infos` asks for."""
         self._last_info = {a: {**base[a], **extra.get(a, {})} for a in base}
-        if self.info_mode == "full":
+        if self.config.infos == "full":
             return {a: dict(v) for a, v in self._last_info.items()}
         return base
 
@@ -231,7 +243,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
         assert self.report is not None  # reset() ran
         return report_actions.action_masks(
-            self.table, self.possible_agents, self.round, self.min_rounds_before_terminate, self.report.is_empty
+            self.table, self.possible_agents, self.round, self.config.min_rounds_before_terminate, self.report.is_empty
         )
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
@@ -241,8 +253,8 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self._current_masks = self._masks()
         point = DecisionPoint(
             round=self.round,
-            max_rounds=self.max_rounds,
-            min_rounds_before_terminate=self.min_rounds_before_terminate,
+            max_rounds=self.config.max_rounds,
+            min_rounds_before_terminate=self.config.min_rounds_before_terminate,
             chars=rep.chars,
             sections=len(rep.sections),
             report_empty=rep.is_empty,
@@ -344,7 +356,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
             llm_failure=llm_failure,
             budget=budget,
             round=self.round,
-            max_rounds=self.max_rounds,
+            max_rounds=self.config.max_rounds,
         )
         terminated, truncated, end_reason = end.terminated, end.truncated, end.reason
 
@@ -388,8 +400,8 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self.agents = []
         if self.trace is not None and self.report is not None:
             self.trace.finish(reason, detail, self.report.to_markdown(), self.report.to_dict())
-            if self.save_episodes and self.output_dir is not None:
-                self.save(self.output_dir / f"episode_{self.episode_id}")
+            if self.config.save_episodes and self.config.output_dir is not None:
+                self.save(self.config.output_dir / f"episode_{self.episode_id}")
 
     def close(self) -> None:
         return None
