@@ -274,7 +274,7 @@ register("delayed_reward_v0", "envs.delayed_reward:DelayedRewardGame")
 register("teammate_signal_v0", "envs.teammate_signal:TeammateSignalGame")
 
 # --- report-writing env (owned by the env author) ------------------------------------
-# Lazy: `envs.report_writing` (and the LLM code behind it) is only imported when
+# Lazy: `envs.report.writing` (and the LLM code behind it) is only imported when
 # `make("report_writing_v0", ...)` is called. The module defines `parallel_env(**cfg)`
 # (PettingZoo's convention) or calls `register("report_writing_v0", factory)` on import.
-register("report_writing_v0", "envs.report_writing:parallel_env", resources="envs.report_resources:ReportResources")
+register("report_writing_v0", "envs.report.writing:parallel_env", resources="envs.report.resources:ReportResources")

@@ -13,7 +13,7 @@ What makes that work (and what to set when wrapping by hand):
   parameter sharing expect. By hand: ``PettingZooWrapper(env, group_map={"agents":
   env.possible_agents})`` or ``group_map=MarlGroupMapType.ALL_IN_ONE_GROUP``.
 * infos: the report env's default ``infos="stackable"`` gives every agent the same numeric
-  keys at reset and at every step (see ``envs/report_infos.py``), which TorchRL stacks
+  keys at reset and at every step (see ``envs/report/infos.py``), which TorchRL stacks
   under ``("agents", "info", <key>)``; the round's text and nested data stay in
   ``env.last_round_info()`` (``infos="full"`` puts them in the infos, which TorchRL cannot
   stack).

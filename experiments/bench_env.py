@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.backends.scripted import ScriptedBackend  # noqa: E402
 from report_protocol import ActionTable  # noqa: E402
-from envs.report_writing import ReportWritingEnv  # noqa: E402
+from envs.report.writing import ReportWritingEnv  # noqa: E402
 
 TEAM = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
 T = ActionTable(len(TEAM))

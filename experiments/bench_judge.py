@@ -53,7 +53,7 @@ def reference(embedding: str):
 def llm_judge(model: str, timeout_s: float = 300.0, cache: bool = False):
     from agents_llm.backends import make_backend
 
-    from envs.corpora import cache_root
+    from envs.report.corpora import cache_root
 
     where = str(cache_root() / "llm_responses.sqlite")  # the response cache every run shares
     llm = {"backend": "llamacpp", "model": model, "timeout_s": timeout_s, "cache": {"enabled": cache, "path": where}}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents_llm.report_state import ReportState
-from envs.corpora import materialize_corpus
+from envs.report.corpora import materialize_corpus
 from rag.sources import SourceRef
 
 CHUNK_CHARS = 1200  # about the store's chunk size: a stand-in chunk is a few paragraphs of the cited file

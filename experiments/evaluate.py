@@ -89,7 +89,7 @@ def score_summary(per_episode: list[dict], tasks: list[str] | None) -> dict:
 def default_eval_episodes(env_cfg: DictConfig) -> int:
     """``eval.episodes: null``: one repetition of the held-out tasks on a task env (every task once,
     so the IQM's interval covers whole repetitions), 20 on an env without tasks."""
-    from envs.tasks import load_tasks
+    from envs.report.tasks import load_tasks
 
     if "task_sampling" not in env_cfg:
         return 20

@@ -139,9 +139,9 @@ def run_report(
     import algos
     from algos.training.progress import RunProgress
     from algos.training.rollout import run_episode
-    from envs.report_resources import ReportResources
-    from envs.report_writing import ReportWritingEnv
-    from envs.tasks import DEFAULT_CORPUS, default_store_path
+    from envs.report.resources import ReportResources
+    from envs.report.writing import ReportWritingEnv
+    from envs.report.tasks import DEFAULT_CORPUS, default_store_path
 
     started = time.perf_counter()
     given_rounds = max_rounds

@@ -82,7 +82,7 @@ class TeamScript:
 
 
 def make_env(script: TeamScript, *, retriever=None, team=None, max_rounds: int = 40, **kw):
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     return ReportWritingEnv(
         team=team or TEAM,

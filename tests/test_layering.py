@@ -99,7 +99,7 @@ def test_every_source_import_follows_the_layers():
         ("agents_llm/api.py", "def run():\n    import algos\n"),  # inside a function counts too
         ("algos/x.py", "from report_app import write_report\n"),
         ("report_app/x.py", "import experiments.train\n"),
-        ("algos/training/y.py", "from envs.report_infos import call_failures\n"),  # beyond the env contract
+        ("algos/training/y.py", "from envs.report.infos import call_failures\n"),  # beyond the env contract
     ],
 )
 def test_the_layer_check_sees_a_planted_violation(tmp_path, module, source):

@@ -2,7 +2,7 @@
 
 One Llama instance per (model file, context size, threads, chat format) per process,
 shared by every backend object and every agent: the one deliberate process-wide cache of
-the report stack (envs/report_resources.py), because loading the weights costs seconds
+the report stack (envs/report/resources.py), because loading the weights costs seconds
 per env. Everything a config may vary beyond that key (temperature, seed, repeat penalty,
 timeouts, the response cache, prompt reuse) lives on the backend object, never on the shared
 instance. Calls are serialised by a lock because a llama.cpp context is not re-entrant. Generation runs in a worker thread so the event loop stays

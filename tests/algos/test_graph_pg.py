@@ -242,7 +242,7 @@ def test_on_the_report_env_it_respects_its_masks_and_charges_the_tokens_it_repor
     terminate before the minimum rounds, no self-query) are never broken, and the
     objective is the return minus token_cost times the tokens the env's infos counted."""
     from agents_llm.backends.scripted import ScriptedBackend
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     env = ReportWritingEnv(
         llm={"backend": "scripted"},

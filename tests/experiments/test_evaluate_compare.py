@@ -83,7 +83,7 @@ def test_the_default_evaluation_plays_each_held_out_task_once():
     from hydra import compose, initialize_config_dir
 
     import experiments.evaluate as evaluate
-    from envs.tasks import load_tasks
+    from envs.report.tasks import load_tasks
 
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         report = compose(config_name="config", overrides=["env=report_writing_extractive"])

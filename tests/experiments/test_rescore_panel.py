@@ -10,7 +10,7 @@ import pytest
 from agents_llm.report_state import ReportState
 from report_protocol import ActionTable
 from tests.agents_llm.judges.test_reference_judge import GROUNDED, SOURCE, TOPIC, UNGROUNDED
-from tests.envs.conftest import make_env
+from tests.envs.report.conftest import make_env
 from tests.report_doubles import StubRetriever
 
 from rescore_panel import rescore

@@ -194,7 +194,7 @@ def test_two_fresh_builds_of_the_default_corpus_retrieve_alike(tmp_path, monkeyp
     does not change what a query finds (at Chroma's defaults, 100/100, 58 of 300 queries got
     a different top 20 across three builds of this corpus)."""
     monkeypatch.setenv("QMIX_CACHE_DIR", str(tmp_path / "cache"))
-    from envs.corpora import DEFAULT_CORPUS, materialize_corpus
+    from envs.report.corpora import DEFAULT_CORPUS, materialize_corpus
 
     folder = materialize_corpus(DEFAULT_CORPUS)
     answers, probes = [], []

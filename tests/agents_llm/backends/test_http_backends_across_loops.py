@@ -35,7 +35,7 @@ ROUNDS = [
 
 
 def report_env(llm: dict):
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     return ReportWritingEnv(
         llm=llm, retriever=StubRetriever(), judge=HASHING_JUDGE, max_rounds=len(ROUNDS), min_rounds_before_terminate=1

@@ -143,7 +143,7 @@ def test_the_response_cache_never_answers_for_another_endpoint(openai_server, tm
 
 # -- the engine and the env: an episode whose LLM fails ends as llm_error ---------------
 def _env(llm, **kw):
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     return ReportWritingEnv(
         llm=llm,

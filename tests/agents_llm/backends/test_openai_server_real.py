@@ -102,7 +102,7 @@ def test_multi_round_report_episode_over_the_real_server(server_url):
     """Several rounds of the report team through one backend object: the client's connection
     pool must outlive each sync step's event loop (it used to break in round 2)."""
     from report_protocol import ActionTable
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
     from tests.report_doubles import HASHING_JUDGE, StubRetriever
 
     # A two-agent team keeps the real model's calls few (each costs seconds on a CPU).

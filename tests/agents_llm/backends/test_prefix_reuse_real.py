@@ -95,7 +95,7 @@ def test_a_real_episode_is_the_same_with_reuse_on_and_off(tmp_path, conversation
     needs_model()
     from report_protocol import ActionTable
 
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
     from tests.report_doubles import HASHING_JUDGE, HASHING_RAG
 
     T = ActionTable(4)

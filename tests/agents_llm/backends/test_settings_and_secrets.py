@@ -93,7 +93,7 @@ def test_every_bad_engine_value_is_refused_naming_its_key():
 
 
 def test_the_report_env_refuses_a_bad_engine_value_before_any_call():
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     with pytest.raises(ValueError, match=r"engine.agent_max_tokens must be an integer >= 1, got -5"):
         ReportWritingEnv(llm={"backend": "scripted"}, engine={"agent_max_tokens": -5})
@@ -126,7 +126,7 @@ def test_redaction_leaves_prose_about_passwords_readable():
 def test_trace_of_an_episode_hides_free_form_secrets_from_documents(tmp_path):
     from agents_llm.backends.scripted import ScriptedBackend
     from report_protocol import ActionTable
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
     from tests.report_doubles import HASHING_JUDGE, StubRetriever
 
     T = ActionTable(4)

@@ -53,7 +53,7 @@ def corpus(tmp_path_factory):
 
 @pytest.fixture
 def make_env(corpus):
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     def build(**overrides):
         cfg = dict(

@@ -22,8 +22,8 @@ from agents_llm.judges.validity import (
     score_suite,
     violations,
 )
-from envs.corpora import STDLIB_MODULES, stdlib_documents
-from envs.tasks import load_tasks
+from envs.report.corpora import STDLIB_MODULES, stdlib_documents
+from envs.report.tasks import load_tasks
 
 REQUIRED_KINDS = {
     "empty",

@@ -15,7 +15,7 @@ STOCK = "## The sky is blue.\nThe sky is blue. The sky is blue is a fact. The sk
 
 
 def make_env(referee=None):
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     # TEST DOUBLE team: the Collector writes a stock sentence over and over; sources are off-topic.
     backend = ScriptedBackend(rules=[(r"technical writer", STOCK)])
@@ -88,7 +88,7 @@ def test_the_training_config_penalises_and_documents_it():
 
     cfg = yaml.safe_load((Path(__file__).parents[3] / "conf/env/report_writing.yaml").read_text())
     assert cfg["env"]["referee"]["penalize"] is True and cfg["env"]["referee"]["enabled"] is True
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     with pytest.raises(ValueError, match="env.referee: unknown key"):
         ReportWritingEnv(

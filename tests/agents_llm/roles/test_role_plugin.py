@@ -73,7 +73,7 @@ def plugin(tmp_path, monkeypatch):
 
 
 def extractive_env(tmp_path, **kw):
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -37,7 +37,7 @@ def test_fit_rounds_keeps_a_schedule_that_fits_and_compacts_one_that_does_not():
 
 
 def test_at_the_default_budget_the_pipeline_appends_and_finishes():
-    from envs.report_config import ReportEnvConfig
+    from envs.report.config import ReportEnvConfig
 
     default_budget = ReportEnvConfig.__dataclass_fields__["max_rounds"].default
     assert ReportEnvConfig.from_kwargs.__kwdefaults__["max_rounds"] == default_budget  # keyword callers get the same

@@ -60,7 +60,7 @@ def report_env_factory(base_url, **llm):
     backend = CountingOpenAI("stand-in", base_url=base_url, **llm)  # one client per run, on the run's loop
 
     def make():
-        from envs.report_writing import ReportWritingEnv
+        from envs.report.writing import ReportWritingEnv
 
         return ReportWritingEnv(
             llm={"backend": "openai"},

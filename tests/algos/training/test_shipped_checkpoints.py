@@ -58,7 +58,7 @@ def test_extractive_checkpoint_scores_what_its_card_says(tmp_path, monkeypatch):
     monkeypatch.setenv("QMIX_CACHE_DIR", str(tmp_path))
     from benchmark import evaluate_job
 
-    from envs.tasks import load_tasks
+    from envs.report.tasks import load_tasks
 
     card = json.loads((EXTRACTIVE / "heldout.json").read_text())
     state = ckpt.load(EXTRACTIVE / "final.pt")

@@ -77,7 +77,7 @@ def test_matrix_game_learner_is_the_same_for_one_and_eight_envs(algo_name):
 
 def report_env_factory(backend):
     def make():
-        from envs.report_writing import ReportWritingEnv
+        from envs.report.writing import ReportWritingEnv
 
         return ReportWritingEnv(
             llm={"backend": "scripted"},

@@ -8,7 +8,7 @@ from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, StubRetriever, isol
 def report_env(**overrides):
     """The report env with its default infos, the scripted TEST DOUBLE backend and a stub retriever."""
     from agents_llm.backends.scripted import ScriptedBackend
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     cfg = dict(
         llm={"backend": "scripted"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.report_infos import STACKABLE_AGENT, STACKABLE_TEAM
+from envs.report.infos import STACKABLE_AGENT, STACKABLE_TEAM
 from tests.envs.interop.conftest import report_env
 
 SHORT = {"rounds": {"planning": 1, "research": 1, "drafting": 2, "review": 1, "revision": 1}}

@@ -12,8 +12,8 @@ import pytest
 
 from agents_llm.judges.reference import key_terms_of
 from agents_llm.judges.text import words
-from envs import corpora
-from envs.tasks import DEFAULT_CORPUS, Task, corpus_store, load_tasks, materialize_corpus
+from envs.report import corpora
+from envs.report.tasks import DEFAULT_CORPUS, Task, corpus_store, load_tasks, materialize_corpus
 from tests.report_doubles import HASHING_RAG
 
 

@@ -10,7 +10,7 @@ from omegaconf import OmegaConf
 
 import envs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_env_group_composes_and_makes_the_env(composed, tmp_path):
 
 
 def test_env_yaml_builds_the_env_with_cpu_defaults_for_unselected_groups(tmp_path):
-    from envs.report_writing import DEFAULT_JUDGE, DEFAULT_LLM
+    from envs.report.writing import DEFAULT_JUDGE, DEFAULT_LLM
 
     assert DEFAULT_LLM["backend"] == "llamacpp" and DEFAULT_JUDGE["kind"] == "reference"
     cfg = OmegaConf.load(ROOT / "conf" / "env" / "report_writing.yaml")
@@ -72,6 +72,6 @@ def test_env_yaml_builds_the_env_with_cpu_defaults_for_unselected_groups(tmp_pat
     args.update(store_path=str(tmp_path / "store"), max_rounds=1)
     env = envs.make("report_writing_v0", **args)
     env.reset(seed=0)
-    assert env.task.split == "train" and env.settings.agent_max_tokens == args["engine"]["agent_max_tokens"]
+    assert env.task.split == "train" and env.config.engine.agent_max_tokens == args["engine"]["agent_max_tokens"]
     _, _, _, trunc, _ = env.step({a: 0 for a in env.agents})
     assert all(trunc.values())

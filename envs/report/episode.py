@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 
 def trace_header(env: Any, seed: Optional[int]) -> dict[str, Any]:
-    """The trace's episode header for the episode `env.reset` just began (`env.task`, `env.team`)."""
+    """The trace's episode header for the episode `env.reset` just began (`env.task`, `env.team`, `env.config`)."""
     return {
         "env": env.metadata["name"],
         "episode_id": env.episode_id,
@@ -19,13 +19,13 @@ def trace_header(env: Any, seed: Optional[int]) -> dict[str, Any]:
         "team": [{"name": m.name, "role": m.role.name, "index": m.index} for m in env.team],
         "action_names": env.action_names(),
         "config": {
-            "max_rounds": env.max_rounds,
-            "min_rounds_before_terminate": env.min_rounds_before_terminate,
-            "llm": env.llm_cfg,
-            "judge": env.judge_cfg,
-            "engine": vars(env.settings),
+            "max_rounds": env.config.max_rounds,
+            "min_rounds_before_terminate": env.config.min_rounds_before_terminate,
+            "llm": env.config.llm,
+            "judge": env.config.judge,
+            "engine": vars(env.config.engine),
             # The extractive proxy's rules version (the viewer names the team by it, as W&B does)
-            **({"extractive": {"version": env.engine.version}} if env.extractive else {}),
+            **({"extractive": {"version": env.engine.version}} if env.config.extractive_team else {}),
         },
     }
 

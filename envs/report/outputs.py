@@ -9,7 +9,7 @@ from pathlib import Path
 from agents_llm.report_state import ReportState
 from agents_llm.trace import ExecutionTrace
 
-from .report_env_settings import ReportEnvSettings
+from .config import ReportEnvConfig
 
 
 def save_episode(folder: Path, report: ReportState, trace: ExecutionTrace, *, ended: bool) -> dict[str, str]:
@@ -32,11 +32,12 @@ def episode_folder(output_dir: Path | None, episode_id: str) -> Path:
     return base / f"episode_{episode_id}"
 
 
-class EpisodeOutputs(ReportEnvSettings):
+class EpisodeOutputs:
     """The env's methods that write and show an episode: `save`, `artifacts`, `render`
-    (a base of `ReportWritingEnv`, which sets these attributes; the settings give
-    `output_dir` and `render_mode`)."""
+    (a base of `ReportWritingEnv`, which sets these attributes)."""
 
+    config: ReportEnvConfig
+    render_mode: str | None
     trace: ExecutionTrace | None
     report: ReportState | None
     _ended: str | None
@@ -55,7 +56,7 @@ class EpisodeOutputs(ReportEnvSettings):
         if self.trace is None:
             return {}
         if not self._artifacts or self._ended is None:
-            self.save(episode_folder(self.output_dir, self.episode_id))
+            self.save(episode_folder(self.config.output_dir, self.episode_id))
         return dict(self._artifacts)
 
     def render(self) -> str | None:

@@ -10,13 +10,13 @@ Spaces (all agents share them; agent order in `possible_agents` = team order = p
 * action: `Discrete(5 + N)`.
 * observation: `{"observation": Box(float32, (D,)), "action_mask": Box(0, 1, (5+N,), int8)}`
   with `D = R + N + 15 + 2A + S` (R roles, N agents, A = 5 + N actions, S = summary_dim),
-  laid out as `envs/report_features.py` declares (the table below is generated from it):
+  laid out as `envs/report/features.py` declares (the table below is generated from it):
 
 {layout}
 
   `observe_comm_adjacency=True` (off by default; then D grows by N*N and nothing before
   it moves) appends the last round's communication graph as the fixed-shape adjacency
-  of the infos (`envs/report_infos.py`), row-major: element `j*N + i` is 1 when agent i
+  of the infos (`envs/report/infos.py`), row-major: element `j*N + i` is 1 when agent i
   received agent j's output in the round just run (sender row, receiver column, agent
   indices in `possible_agents` order; zeros after reset and on the diagonal). Every
   agent sees the same matrix. It is part of the one observation vector, so the
@@ -43,12 +43,12 @@ RoundPlan extension: `step_plan(plan)` / `astep_plan(plan)` run a fixed policy's
 `RoundPlan` (or a plain dict, `RoundPlan.from_dict`) through the same prompts, reward,
 token accounting and trace; the return value is the same five dicts as `step`.
 
-Settings: `envs/report_config.py` (`ReportEnvConfig`: the keywords, checked). Shared
-resources (LLM backend, RAG stores + embedding, judge): `envs/report_resources.py`
+Settings: `envs/report/config.py` (`ReportEnvConfig`: the keywords, checked). Shared
+resources (LLM backend, RAG stores + embedding, judge): `envs/report/resources.py`
 (`ReportResources`), passed as `resources=` (an entry point's `envs.ResourcePool`), or
 built for this env alone from its config (and the ready-made `backend=`, `retriever=`,
 `embedding=`, `judge_obj=` when given). Infos and the trace's round entry:
-`envs/report_infos.py`. Constructing and resetting an env on given resources is cheap.
+`envs/report/infos.py`. Constructing and resetting an env on given resources is cheap.
 """
 
 from __future__ import annotations
@@ -70,11 +70,17 @@ from report_protocol import ActionTable, RoundPlan
 from agents_llm.sync import run_sync
 from agents_llm.trace import ExecutionTrace
 
-from . import CallFailures, report_actions, report_episode, report_features, report_infos, report_setup
-from .report_config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
-from .report_features import DecisionPoint, ReportFeatures, actions_of_plan
-from .report_outputs import EpisodeOutputs
-from .report_resources import ReportResources
+from envs import CallFailures
+
+from . import actions as report_actions
+from . import assemble
+from . import episode as report_episode
+from . import features as report_features
+from . import infos as report_infos
+from .config import DEFAULT_JUDGE, DEFAULT_LLM, ReportEnvConfig  # noqa: F401 (re-exported)
+from .features import DecisionPoint, ReportFeatures, actions_of_plan
+from .outputs import EpisodeOutputs
+from .resources import ReportResources
 from .tasks import Task
 
 __doc__ = (__doc__ or "").replace("{layout}", report_features.layout_doc())
@@ -84,7 +90,7 @@ StepResult = tuple[
 ]
 
 
-class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/artifacts/render, and the settings
+class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/artifacts/render
     metadata = {"name": "report_writing_v0", "render_modes": ["human", "ansi"], "is_parallelizable": True}
     # The round budget is in the observation (round/max, rounds left), so reaching it is
     # terminal for value targets (envs/__init__.py contract). A token-budget cut is
@@ -109,6 +115,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
             raise TypeError(f"give a ReportEnvConfig or its keywords, not both (got {sorted(settings)})")
         cfg = config if config is not None else ReportEnvConfig.from_kwargs(**settings)
         self.config = cfg
+        self.render_mode = cfg.render_mode  # PettingZoo's attribute (its AEC conversion reads it)
         self.team = build_team(cfg.team)
         self.possible_agents = [m.name for m in self.team]
         # Each agent's part in the handcrafted pipeline, as its role declares it (algos reads it from EnvSpec).
@@ -116,11 +123,11 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self.agents: list[str] = []
         self.n = len(self.team)
         self.table = ActionTable(self.n)
-        self.tasks: list[Task] = report_setup.env_tasks(cfg)
+        self.tasks: list[Task] = assemble.env_tasks(cfg)
         given = {"backend": backend, "retriever": retriever, "embedding": embedding, "judge_obj": judge_obj}
-        self.resources = report_setup.resolve_resources(cfg, resources, given)
+        self.resources = assemble.resolve_resources(cfg, resources, given)
         self.backend = self.resources.backend
-        self.engine: Any = report_setup.make_engine(cfg, self.team, self.backend)
+        self.engine: Any = assemble.make_engine(cfg, self.team, self.backend)
         self.features = ReportFeatures(
             self.possible_agents,
             [m.role.name for m in self.team],
@@ -145,6 +152,17 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self.report: ReportState | None = None
         self.task: Task | None = None
         self._ended: str | None = None
+
+    # Settings read from outside the env (the rest are in ``self.config``): the round budget, which
+    # algos.EnvSpec hands to fixed policies that plan a schedule and BenchMARL takes as max_steps,
+    # and the infos' form, which the TorchRL adapter checks.
+    @property
+    def max_rounds(self) -> int:
+        return self.config.max_rounds
+
+    @property
+    def info_mode(self) -> str:
+        return self.config.infos
 
     # -- spaces --------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -175,17 +193,17 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         options = dict(options or {})
         task = self._pick_task(options, seed)
         self.engine.retriever = self.resources.retriever(task.corpus)
-        if self.extractive:
+        if self.config.extractive_team:
             self.engine.begin_episode(task.key_terms)
 
         self._episode += 1
         self.task = task
         self.report = ReportState(topic=task.topic, key_terms=list(task.key_terms))
-        self.ledger = make_ledger(self.llm_cfg)
+        self.ledger = make_ledger(self.config.llm)
         self.ctx = EpisodeContext(report=self.report, ledger=self.ledger, episode_seed=seed)
         judge = self.resources.judge()
         grounder = grounder_for(judge, self.resources.embedding)
-        self.tracker = make_reward_tracker(judge, self.judge_cfg, grounder=grounder)
+        self.tracker = make_reward_tracker(judge, self.config.judge, grounder=grounder)
         self.referee = Referee(self.config.referee, grounder=grounder)
         self.round = 0
         self._last_append_round = 0
@@ -207,7 +225,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
     def _emit_infos(self, base: dict[str, dict], extra: dict[str, dict]) -> dict[str, dict]:
         """Keep the full infos for last_round_info(); return the form `infos` asks for."""
         self._last_info = {a: {**base[a], **extra.get(a, {})} for a in base}
-        if self.info_mode == "full":
+        if self.config.infos == "full":
             return {a: dict(v) for a, v in self._last_info.items()}
         return base
 
@@ -220,12 +238,12 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         return {a: dict(v) for a, v in self._last_info.items()}
 
     def _pick_task(self, options: dict, seed: int | None = None) -> Task:
-        return report_setup.pick_task(self.tasks, options, seed, self.config.task_sampling, self.np_random)
+        return assemble.pick_task(self.tasks, options, seed, self.config.task_sampling, self.np_random)
 
     def _masks(self) -> dict[str, tuple[np.ndarray, dict[int, str]]]:
         assert self.report is not None  # reset() ran
         return report_actions.action_masks(
-            self.table, self.possible_agents, self.round, self.min_rounds_before_terminate, self.report.is_empty
+            self.table, self.possible_agents, self.round, self.config.min_rounds_before_terminate, self.report.is_empty
         )
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
@@ -235,8 +253,8 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self._current_masks = self._masks()
         point = DecisionPoint(
             round=self.round,
-            max_rounds=self.max_rounds,
-            min_rounds_before_terminate=self.min_rounds_before_terminate,
+            max_rounds=self.config.max_rounds,
+            min_rounds_before_terminate=self.config.min_rounds_before_terminate,
             chars=rep.chars,
             sections=len(rep.sections),
             report_empty=rep.is_empty,
@@ -338,7 +356,7 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
             llm_failure=llm_failure,
             budget=budget,
             round=self.round,
-            max_rounds=self.max_rounds,
+            max_rounds=self.config.max_rounds,
         )
         terminated, truncated, end_reason = end.terminated, end.truncated, end.reason
 
@@ -382,8 +400,8 @@ class ReportWritingEnv(EpisodeOutputs, ParallelEnv):  # EpisodeOutputs: save/art
         self.agents = []
         if self.trace is not None and self.report is not None:
             self.trace.finish(reason, detail, self.report.to_markdown(), self.report.to_dict())
-            if self.save_episodes and self.output_dir is not None:
-                self.save(self.output_dir / f"episode_{self.episode_id}")
+            if self.config.save_episodes and self.config.output_dir is not None:
+                self.save(self.config.output_dir / f"episode_{self.episode_id}")
 
     def close(self) -> None:
         return None

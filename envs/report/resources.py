@@ -9,7 +9,7 @@ here is process-wide: a :class:`ReportResources` belongs to whoever built it.
   training and evaluation envs of a run, a concurrent runner's envs, a Ray worker's
   envs all share it on purpose) and passes it: ``envs.make(name, resources=r, **cfg)``.
 * ``envs.make`` / ``ReportWritingEnv(...)`` without one builds a fresh one for that env
-  alone, so two envs built that way share nothing (``tests/envs/test_report_resources.py``).
+  alone, so two envs built that way share nothing (``tests/envs/report/test_resources.py``).
 
 An env refuses resources built for another llm/judge/rag/store config (naming the key),
 since it would otherwise silently run on a model or store its config does not describe.
@@ -18,7 +18,7 @@ Two caches sit below this level. The llama.cpp weights (``agents_llm.backends.ll
 keyed by model file, context size, threads and chat format), because reloading them costs
 seconds per env; the sampling settings are per call, so two configs that differ in them
 share the weights, never a setting. And the open handle on a store folder
-(``envs.tasks.corpus_store``: keyed by folder, rag config and corpus), because separate
+(``envs.report.tasks.corpus_store``: keyed by folder, rag config and corpus), because separate
 handles on one Chroma folder in one process retrieved differently.
 """
 
@@ -28,7 +28,7 @@ import json
 import threading
 from typing import Any, Mapping
 
-from .report_config import judge_config, llm_config, plain
+from .config import judge_config, llm_config, plain
 from .tasks import corpus_store
 
 # The env keywords that decide which resources an env needs (the rest are settings).

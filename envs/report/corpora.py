@@ -168,10 +168,10 @@ def cache_root() -> Path:
     return Path(os.environ.get("QMIX_CACHE_DIR", Path.home() / ".cache" / "qmix-report-gym")).expanduser()
 
 
-# -- python_stdlib: pydoc (the renderer is envs/pydoc_corpus.py) ---------------------------
+# -- python_stdlib: pydoc (the renderer is envs/report/pydoc_corpus.py) ---------------------------
 def stdlib_documents(modules: Sequence[str] | None = None) -> dict[str, str]:
     """{file name: Markdown text} for each importable module of `modules` (default STDLIB_MODULES)
-    with documentation, rendered in this process (`envs.pydoc_corpus`)."""
+    with documentation, rendered in this process (`envs.report.pydoc_corpus`)."""
     return pydoc_corpus.stdlib_documents(STDLIB_MODULES if modules is None else modules)
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from agents_llm.referee import FLAG_KINDS, flag_counts
 from report_protocol import ActionTable, RoundPlan
 
-from . import CallFailures
+from envs import CallFailures
 
 if TYPE_CHECKING:
     from agents_llm.engine import RoundResult

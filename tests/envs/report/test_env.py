@@ -318,7 +318,7 @@ def test_two_envs_in_one_process_do_not_share_episode_state():
 
 
 def test_holdout_split_uses_holdout_topics():
-    from envs.tasks import load_tasks
+    from envs.report.tasks import load_tasks
 
     holdout = {t.topic for t in load_tasks(split="holdout")}
     train = {t.topic for t in load_tasks(split="train")}

@@ -7,7 +7,7 @@ are left out: pydoc's "Methods inherited from ..." listings repeat the same boil
 every class and would crowd retrieval. Prose paragraphs are reflowed so that a sentence is
 one line; code, doctests and tables are kept as they are.
 
-pydoc renders what a process holds, so `envs.corpora` runs this module as a script in a
+pydoc renders what a process holds, so `envs.report.corpora` runs this module as a script in a
 fresh isolated interpreter (``python -I pydoc_corpus.py '<modules as JSON>'``: the
 documents as JSON on stdout). It therefore imports the standard library only, never
 `envs` (whose imports would patch the very modules rendered).
@@ -25,7 +25,7 @@ import sys
 import warnings
 from typing import Sequence
 
-logger = logging.getLogger("envs.corpora")
+logger = logging.getLogger("envs.report.corpora")
 
 
 # -- pydoc -------------------------------------------------------------

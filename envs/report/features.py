@@ -2,7 +2,7 @@
 
 The layout is declared once, as data: :data:`OBSERVATION_BLOCKS` and
 :data:`STATE_BLOCKS` list each block's name, size and meaning. The gymnasium spaces,
-``ReportWritingEnv.observation_layout()``, the table in ``envs/report_writing.py``'s
+``ReportWritingEnv.observation_layout()``, the table in ``envs/report/writing.py``'s
 docstring (:func:`layout_doc`) and the vectors themselves (:class:`ReportFeatures`) all
 come from these lists, so a new feature is one entry here plus its value in
 :meth:`ReportFeatures.blocks`.
@@ -134,7 +134,7 @@ class DecisionPoint:
     objective_set: bool
     has_output: Mapping[str, bool]
     last_actions: Mapping[str, int]
-    adjacency: np.ndarray  # (N, N) float32 of the last round (envs.report_infos.adjacency)
+    adjacency: np.ndarray  # (N, N) float32 of the last round (envs.report.infos.adjacency)
     summary: np.ndarray  # (S,) float32
 
 

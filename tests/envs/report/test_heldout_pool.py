@@ -1,4 +1,4 @@
-"""The held-out pool (envs/heldout_pool.json) is held out: by topic, by task and by document.
+"""The held-out pool (envs/report/heldout_pool.json) is held out: by topic, by task and by document.
 
 A held-out task that needs a training task's document measures memory of that document, not
 generalisation; a key term absent from the task's own documents is a term no report can
@@ -13,7 +13,7 @@ import json
 import pytest
 
 from agents_llm.judges.reference import key_terms_of
-from envs.tasks import HELDOUT_POOL_FILE, TASKS_FILE, load_tasks, materialize_corpus
+from envs.report.tasks import HELDOUT_POOL_FILE, TASKS_FILE, load_tasks, materialize_corpus
 
 POOL_SIZE_AT_LEAST = 48  # what the benchmark needs to resolve a 0.05 difference (see docs/benchmark)
 

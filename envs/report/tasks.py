@@ -1,8 +1,8 @@
 """Tasks of the report env: a topic plus a corpus, in train and holdout splits.
 
-The default task set (`envs/report_tasks.json`, 24 train and 12 held-out topics) writes
+The default task set (`envs/report/tasks.json`, 24 train and 12 held-out topics) writes
 about topics of the default corpus, `python_stdlib`: the Python standard library's own
-documentation as pydoc renders it (envs/corpora.py), present wherever Python is, so the
+documentation as pydoc renders it (envs/report/corpora.py), present wherever Python is, so the
 env runs out of the box with nothing to download. Each task names its key terms, which
 occur in that corpus.
 
@@ -36,7 +36,7 @@ from .corpora import (  # noqa: F401
 
 logger = logging.getLogger(__name__)
 
-TASKS_FILE = Path(__file__).with_name("report_tasks.json")
+TASKS_FILE = Path(__file__).with_name("tasks.json")
 # The held-out pool of the LLM-team benchmark: 53 topics over two corpora, fixed before any
 # policy ran on them (the file says which of them anything was designed on).
 HELDOUT_POOL_FILE = Path(__file__).with_name("heldout_pool.json")
@@ -50,7 +50,7 @@ class Task:
     id: str
     topic: str
     split: str = "train"
-    corpus: str = DEFAULT_CORPUS  # a named corpus (envs.corpora.NAMED_CORPORA) or a path to documents
+    corpus: str = DEFAULT_CORPUS  # a named corpus (envs.report.corpora.NAMED_CORPORA) or a path to documents
     key_terms: tuple[str, ...] = field(default_factory=tuple)
     # The corpus' files the task writes about (names inside the corpus folder). Optional; what
     # makes "held out" checkable: no held-out task needs a document a training task needs.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import envs
-from envs.report_resources import ReportResources
+from envs.report.resources import ReportResources
 from tests.report_doubles import HASHING_JUDGE, HASHING_RAG, isolated_cache  # noqa: F401 (fixture)
 
 SCRIPTED = {"backend": "scripted"}
@@ -42,7 +42,7 @@ def test_two_envs_of_different_configs_share_nothing():
     a.backend.latency_s = 0.25
     assert b.backend.latency_s == 0.0
     _run_one_round(b)
-    # The one exception, on purpose: the same store folder and rag config is one handle per process (envs/tasks.py).
+    # The one exception, on purpose: the same store folder and rag config is one handle per process (envs/report/tasks.py).
     assert a.resources.stores.store("python_stdlib") is b.resources.stores.store("python_stdlib")
     assert a.resources.embedding is b.resources.embedding  # the store's own embedding comes with its handle
     # A's judge scored A's report; B's judge never saw it.

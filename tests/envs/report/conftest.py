@@ -8,7 +8,7 @@ from tests.report_doubles import SlowForRole, StubRetriever, scripted  # noqa: F
 
 
 def make_env(**overrides):
-    from envs.report_writing import ReportWritingEnv
+    from envs.report.writing import ReportWritingEnv
 
     cfg = dict(
         llm={"backend": "scripted"},

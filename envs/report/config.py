@@ -5,7 +5,7 @@ keys of ``conf/env/report_writing.yaml``; :meth:`ReportEnvConfig.from_kwargs` tu
 into this object (OmegaConf nodes and dataclasses become plain data; defaults filled;
 every range checked with the key's name). The shared objects a config needs (backend,
 store, embedding, judge) are not settings: they live in
-:class:`envs.report_resources.ReportResources`.
+:class:`envs.report.resources.ReportResources`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from agents_llm.extractive.settings import ExtractiveSettings
 from agents_llm.referee import RefereeConfig, make_referee_config
 from agents_llm.roles import DEFAULT_TEAM
 
-from . import report_infos
+from . import infos as report_infos
 
 DEFAULT_LLM: dict[str, Any] = {"backend": "llamacpp", "model": "smollm2-135m"}
 DEFAULT_JUDGE: dict[str, Any] = {"kind": "reference"}
@@ -67,7 +67,7 @@ class ReportEnvConfig:
     max_rounds: int = 4  # truncation after this many rounds
     min_rounds_before_terminate: int = 2  # terminate is masked before this many rounds
     split: str = "train"  # task split: train | holdout | all
-    tasks: Any = None  # None = envs/report_tasks.json; a shipped set by name (heldout_pool); a JSON path; or a list of topics/task dicts
+    tasks: Any = None  # None = envs/report/tasks.json; a shipped set by name (heldout_pool); a JSON path; or a list of topics/task dicts
     task_id: str | None = None  # pin one task of the split
     # random: reset(seed) draws a task (with replacement); by_seed: tasks[seed % n], so n
     # consecutive seeds play every task once (evaluate.py's default on a report env)
@@ -86,7 +86,7 @@ class ReportEnvConfig:
     output_dir: Path | None = None  # where report.md + trace.json go
     save_episodes: bool = False  # write every finished episode to output_dir
     render_mode: str | None = None  # human | ansi | None
-    infos: str = "stackable"  # stackable | full (envs/report_infos.py)
+    infos: str = "stackable"  # stackable | full (envs/report/infos.py)
     observe_comm_adjacency: bool = False  # the last round's (N, N) adjacency ends each observation vector
 
     @classmethod

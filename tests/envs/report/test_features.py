@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs.report_writing as report_writing
+import envs.report.writing as report_writing
 from agents_llm.roles import ROLES
 from report_protocol import ActionTable
-from envs.report_features import OBSERVATION_BLOCKS, STATE_BLOCKS, DecisionPoint, ReportFeatures
+from envs.report.features import OBSERVATION_BLOCKS, STATE_BLOCKS, DecisionPoint, ReportFeatures
 
 AGENTS = ["LeadArchitect", "Researcher", "DataAnalyst", "Reviewer"]
 
