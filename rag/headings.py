@@ -36,6 +36,7 @@ RUNNING_HEADER_PAGES = 3  # a line on this many pages is a page header or footer
 UNDER_HEADING_CHARS = 400  # what a heading's section says, for ranking it against a topic
 
 _MARKS = re.compile(r"^\s*#{1,6}\s+")
+_CODE_SPAN = re.compile(r"`[^`']+`")
 _OUTLINE_NUMBER = re.compile(r"^(?:[A-Z]\.|\d{1,2}(?:\.\d{1,2})*\.?)\s+(?=\S)")  # "3.1 ", "2. ", "A. "
 _NOT_TITLE_CHARS = re.compile(r"[\\{}=<>|@\u00a9$^~\[\]]|https?:|\s{2}")  # a run of spaces: table columns
 _WORD = re.compile(r"^[A-Za-z][\w'\u2019\-.]*$")  # a word or an identifier
@@ -78,8 +79,10 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
     marks = _MARKS.match(line)
     if marks is None and marked_kinds:
         return None
-    title = line[marks.end() :] if marks else line
-    code = "`" in title  # "## `ffi_call`": a name, which may open in lower case
+    # A Sphinx page's permalink mark follows its heading's words when the page is read as text.
+    title = (line[marks.end() :] if marks else line).rstrip("\u00b6").rstrip()
+    # "## `ffi_call`": a name, which may open in lower case (a quoted span, not TeX's `quote')
+    code = bool(_CODE_SPAN.search(title))
     title = re.sub(r"`|\*\*", "", title.rstrip("#")).strip()  # the name, not its markup
     call = _CALL.match(title)
     if call:  # "querystring.parse(str[, sep[, eq]])": an API reference names the function, not its arguments
