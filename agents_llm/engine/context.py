@@ -64,7 +64,7 @@ class EngineSettings:
     # restates (a fact crosses a relay only if the relay repeats it); "pooled", every retrieval of any
     # agent (write_report's route: the fullest report a fixed pipeline writes, whoever sent what).
     evidence_flow: str = EvidenceFlow.TEAM.value
-    # The message-ablation diagnostic (experiments/comm_sensitivity.py): false blanks every delivery
+    # The message-ablation diagnostic (experiments/protocol/comm_sensitivity.py): false blanks every delivery
     # between agents (no teammate's text, evidence or objective reaches anyone; an agent's own tool
     # results and the report stay). Not a setting for a run that means to write well.
     deliver_messages: bool = True
