@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import List, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from agents_llm.report_checks import KINDS, SourceText, check_sections  # noqa: E402
 from rag.loaders import LOADERS, DocumentError, load_document  # noqa: E402

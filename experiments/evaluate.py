@@ -24,14 +24,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 # As in train.py: launchers that run each job in a fresh process (submitit) unpickle the
-# task, which imports run_config from experiments/: let those processes find it too.
+# task, which imports experiments.run_config: let those processes find this checkout too.
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    dict.fromkeys(
-        p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p
-    )
+    dict.fromkeys(p for p in (str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p)
 )
 
 import hydra  # noqa: E402
@@ -46,7 +42,7 @@ from algos.training import checkpoint as ckpt  # noqa: E402
 from algos.training.loggers import RunLoggers, env_action_names  # noqa: E402
 from algos.training.progress import RunProgress, rounds_budget  # noqa: E402
 from algos.training.rollout import action_distribution, run_episode  # noqa: E402
-from run_config import refuse_secret_arguments, register_configs  # noqa: E402
+from experiments.run_config import refuse_secret_arguments, register_configs  # noqa: E402
 import envs  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
 from algos.training.runners import check_rollout, make_runner, model_processes, vectorized  # noqa: E402
@@ -111,7 +107,7 @@ def evaluate_run(cfg: DictConfig) -> dict:
     if "task_sampling" in cfg.env:  # a task env: n consecutive seeds play each of its n tasks once
         cfg = OmegaConf.merge(cfg, {"env": {"task_sampling": "by_seed"}})
     if cfg.eval.compare and not cfg.checkpoint:  # several fixed policies, one table
-        from compare_policies import compare_policies
+        from experiments.compare_policies import compare_policies
 
         out_dir = Path(cfg.eval.out).parent if cfg.eval.out else Path(HydraConfig.get().runtime.output_dir)
         result = compare_policies(cfg, make_env, out_dir)
@@ -293,7 +289,7 @@ def main(cfg: DictConfig) -> float:
 register_configs()
 
 if __name__ == "__main__":
-    from preflight import preload_or_refuse, refuse_bad_settings
+    from experiments.preflight import preload_or_refuse, refuse_bad_settings
 
     refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
     preload_or_refuse(sys.argv, "evaluate.py")

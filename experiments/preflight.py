@@ -110,7 +110,7 @@ def _team(key: str, team: Any) -> None:
 
 def check_train_or_evaluate(cfg: DictConfig, script: str) -> None:
     from algos.training.runners import check_rollout
-    from run_config import ConfigValueError, validate_run_config
+    from experiments.run_config import ConfigValueError, validate_run_config
 
     _plugins(cfg)
     if cfg.get("resume"):
@@ -127,7 +127,7 @@ def check_train_or_evaluate(cfg: DictConfig, script: str) -> None:
     if cfg.eval.out is not None and Path(str(cfg.eval.out)).expanduser().is_dir():
         raise SettingError(f"eval.out: {cfg.eval.out} is a folder; give the metrics file's path (e.g. metrics.json)")
     if cfg.eval.compare:
-        from compare_policies import parse_entry
+        from experiments.compare_policies import parse_entry
 
         for entry in cfg.eval.compare:
             try:

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import sys
 import uuid
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hydra  # noqa: E402
 from hydra.utils import to_absolute_path  # noqa: E402

@@ -17,7 +17,7 @@ The metric is the one sweeps and the benchmark share: ``sweep.metric``
 return on the matrix games). The statistic is the benchmark's: the interquartile mean
 over seeds with its 95 % stratified bootstrap interval (``algos.evaluation``, rliable).
 Per-task scores need every checkpoint played on every held-out task:
-``python experiments/benchmark.py benchmark.multirun=<folder>`` does that.
+``python experiments/protocol/benchmark.py benchmark.multirun=<folder>`` does that.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
 
 SUMMARY_MD, SUMMARY_CSV = "summary.md", "summary.csv"
 # Never what tells two configurations apart in the table (config_hash leaves them out too).
@@ -112,7 +111,7 @@ def summarize(folder: str | Path, *, reps: int = 2000) -> Summary:
     """Summarise the finished runs under `folder` and write summary.md and summary.csv there."""
     from algos.evaluation import interval_estimates
     from algos.training.loggers import env_label
-    from sweep_objective import sweep_metric
+    from experiments.sweep_objective import sweep_metric
 
     folder = Path(folder)
     summary = Summary(folder)
@@ -186,7 +185,7 @@ def write_markdown(summary: Summary, path: Path) -> Path:
         "configuration without the seed. Statistic: interquartile mean (IQM) over seeds with a 95 % "
         "stratified bootstrap interval (rliable), on the metric `sweep.metric` names (auto: the report "
         "score on the report env, the return on the matrix games). Per-task scores: "
-        f"`python experiments/benchmark.py benchmark.multirun={summary.folder}`.",
+        f"`python experiments/protocol/benchmark.py benchmark.multirun={summary.folder}`.",
         "",
         "| group | env | settings | metric | runs | IQM [95 % CI] | mean | per seed |",
         "|---|---|---|---|---|---|---|---|",

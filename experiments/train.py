@@ -32,14 +32,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # run from a checkout without `pip install -e .`
 # Launchers that run each job in a fresh process (submitit: SLURM or local) unpickle the
-# task, which imports run_config from experiments/: let those processes find it too.
+# task, which imports experiments.run_config: let those processes find this checkout too.
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    dict.fromkeys(
-        p for p in (str(ROOT / "experiments"), str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p
-    )
+    dict.fromkeys(p for p in (str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)) if p)
 )
 
 import hydra  # noqa: E402
@@ -69,7 +65,7 @@ from algos.training.runners import TrainingRunners, check_rollout, episodes_per_
 from algos.training.schedule import EpisodeSchedule  # noqa: E402
 from algos.training.seeding import seed_everything  # noqa: E402
 from algos.training.train_log import TrainLogWindow  # noqa: E402
-from run_config import (  # noqa: E402
+from experiments.run_config import (  # noqa: E402
     ConfigValueError,
     RolloutConfig,
     refuse_secret_arguments,
@@ -314,7 +310,7 @@ def train(cfg: DictConfig, run_dir: Optional[Path] = None) -> dict[str, float]:
 def main(cfg: DictConfig) -> float:
     try:
         if cfg.sweep.seeds:  # a sweep trial: several seeds, one objective (experiments/sweep_objective.py)
-            from sweep_objective import train_seeds
+            from experiments.sweep_objective import train_seeds
 
             return train_seeds(cfg, train, Path(HydraConfig.get().runtime.output_dir), hydra_task_overrides())
         result = train(cfg)
@@ -327,7 +323,7 @@ def main(cfg: DictConfig) -> float:
 register_configs()
 
 if __name__ == "__main__":
-    from preflight import preload_or_refuse, refuse_bad_settings
+    from experiments.preflight import preload_or_refuse, refuse_bad_settings
 
     refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
     preload_or_refuse(sys.argv, "train.py")

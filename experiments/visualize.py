@@ -16,7 +16,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hydra  # noqa: E402
 from omegaconf import DictConfig, ListConfig, OmegaConf  # noqa: E402
@@ -39,7 +38,7 @@ def training_plots(logs: Path, out: str | None):
 
     if logs.suffix == ".csv" or (logs / TRAIN_CSV).is_file() or not logs.is_dir():
         return write_training_plots(logs, out)
-    from summarize import find_runs
+    from experiments.summarize import find_runs
 
     from agents_llm.viz.multirun_plots import write_multirun_plots
 

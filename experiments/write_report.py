@@ -30,8 +30,6 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 import hydra  # noqa: E402
 from hydra.core.config_store import ConfigStore  # noqa: E402
@@ -237,7 +235,7 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    from run_config import refuse_secret_arguments
+    from experiments.run_config import refuse_secret_arguments
 
     refuse_secret_arguments(sys.argv)  # before Hydra writes or echoes the line
     try:
@@ -245,7 +243,7 @@ if __name__ == "__main__":
     except TaskArgumentError as e:
         print(f"write_report: {e}", file=sys.stderr)
         sys.exit(2)
-    from preflight import preload_or_refuse, refuse_bad_settings
+    from experiments.preflight import preload_or_refuse, refuse_bad_settings
 
     preload_or_refuse(sys.argv, "write_report.py")
     refuse_bad_settings(sys.argv, "write_report.py")  # one line, exit 2, nothing written

@@ -86,7 +86,7 @@ class StoreConfig:
     # approximate search: measured on the default corpus (828 chunks), 58 of 300 queries
     # got a different top 20 across three fresh builds at 100/100, and the same episode
     # missed a chunk at cosine distance 0.65 in about one run in three; at 400/1000, 0 of
-    # 300. The cost, measured at 10,000 chunks (experiments/bench_rag.py --ef, hashing
+    # 300. The cost, measured at 10,000 chunks (experiments/timing/bench_rag.py --ef, hashing
     # store, 1 core): build 22.7 s against 21.2 s, a vector query p50 4.4 ms (p95 7.0)
     # against 3.6 (4.8), a hybrid query p50 5.0 ms either way. Fixed when the store is
     # created (ef_search can be changed later through Chroma's modify).

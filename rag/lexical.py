@@ -10,7 +10,7 @@ Backends (``rag.store.bm25_backend``), all with the same tokens and the same ran
 * ``rank_bm25``: rank_bm25's BM25Okapi statistics, scored through postings lists; the
   cheapest to build, fine up to tens of thousands of chunks.
 * ``bm25s``: bm25s's sparse-matrix index, faster to query and to build on a large
-  store (``experiments/bench_rag.py --lexical`` measures both).
+  store (``experiments/timing/bench_rag.py --lexical`` measures both).
 * ``auto`` (the default): ``rank_bm25`` below ``bm25s_min_chunks`` chunks, ``bm25s``
   from there on (decided at each rebuild).
 """

@@ -34,7 +34,7 @@ ALLOWED = {
     "algos": {"algos", "envs", "report_protocol"},
     # the report-writing application runs the report env with a policy: every layer below it
     "report_app": {"report_app", "algos", "envs", "agents_llm", "rag", "report_protocol"},
-    # the entry points (scripts, importing each other as top-level modules): every package, no test code
+    # the entry points (scripts, importing each other as experiments.<module>): every package, no test code
     "experiments": {"experiments", "report_app", "algos", "envs", "agents_llm", "rag", "report_protocol"},
 }
 # (importing module, imported package): why the arrow may point the other way. None today.

@@ -8,17 +8,15 @@ the env, rather than play it wrongly."""
 from __future__ import annotations
 
 import csv
-import sys
 from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
 
 import algos  # noqa: E402
-from run_config import register_configs  # noqa: E402
+from experiments.run_config import register_configs  # noqa: E402
 
 register_configs()
 FAST_REPORT = ["rag=hashing", "judge.embedding=hashing", "env.max_rounds=3", "env.min_rounds_before_terminate=1"]
@@ -63,8 +61,8 @@ def shared_cache(tmp_path_factory):
 @pytest.mark.parametrize("env_name", list(ENVS))
 @pytest.mark.parametrize("algo", algos.available())
 def test_every_algorithm_trains_and_evaluates_on_every_env(algo, env_name, tmp_path, monkeypatch, shared_cache):
-    import evaluate
-    import train
+    import experiments.evaluate as evaluate
+    import experiments.train as train
 
     from algos.training.env_configs import make_env
 

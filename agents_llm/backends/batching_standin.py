@@ -1,5 +1,5 @@
 """A stand-in OpenAI-compatible server that behaves like a batching GPU server
-(vLLM, SGLang, llama.cpp with parallel slots), for tests and experiments/bench_rollout.py
+(vLLM, SGLang, llama.cpp with parallel slots), for tests and experiments/timing/bench_rollout.py
 (a library module, beside the ``scripted`` backend, so that a benchmark imports no test code).
 
 TEST DOUBLE: it runs no model. Each request takes a fixed ``latency_s`` whatever the

@@ -78,7 +78,7 @@ class EngineSettings:
     # The Summarizer's running account of the report after each append, which later rounds' prompts
     # read; write_report turns it off when its plan has no round after drafting that would read it.
     summarize: bool = True
-    # The message-ablation diagnostic (experiments/comm_sensitivity.py): false blanks every delivery
+    # The message-ablation diagnostic (experiments/protocol/comm_sensitivity.py): false blanks every delivery
     # between agents (no teammate's text, evidence or objective reaches anyone; an agent's own tool
     # results and the report stay). Not a setting for a run that means to write well.
     deliver_messages: bool = True
@@ -117,7 +117,9 @@ class EngineSettings:
             raise ValueError(f"engine.route must be one of {[r.value for r in Route]}, got {self.route!r}")
         for key in ("reuse_sources", "conversation"):
             if getattr(self, key) is not None and not isinstance(getattr(self, key), bool):
-                raise ValueError(f"engine.{key} must be true or false (or null: the route's), got {getattr(self, key)!r}")
+                raise ValueError(
+                    f"engine.{key} must be true or false (or null: the route's), got {getattr(self, key)!r}"
+                )
         for key in (
             "agent_max_tokens",
             "query_max_tokens",

@@ -9,7 +9,7 @@ negation moved: "not the farmer" / "not the roaster"), ``antonym`` (a curated le
 
 No model made for the job (natural-language inference) installs offline from a pinned package here, so
 these are rules: each is a conflict a reader names in one word, and `reason` says which. They see no
-paraphrase of a mechanism into another that shares no words with the source. Measured on agents_llm/judges/validity/contradictions.json by experiments/agreement_eval.py.
+paraphrase of a mechanism into another that shares no words with the source. Measured on agents_llm/judges/validity/contradictions.json by experiments/protocol/agreement_eval.py.
 """
 
 from __future__ import annotations

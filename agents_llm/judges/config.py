@@ -35,7 +35,7 @@ class EmbeddingChoice(str, Enum):
 #   raw characters of six default episodes of an older team (at most ~1,370 characters:
 #   target = the longest report, rounded, width = half of it). Re-measured on supported
 #   characters, 8 real default episodes (4 random, 4 `full` preset; SmolLM2, MiniLM, train split):
-#       python experiments/bench_length.py --episodes 4   (docs/benchmark/length/bench_length.txt)
+#       python experiments/protocol/bench_length.py --episodes 4   (docs/benchmark/length/bench_length.txt)
 #   163-748 supported characters per episode (171-772 raw: supported/raw 0.87-0.97), median
 #   176 per section, 82 per round, 37 per 1000 tokens, at 7,400-10,500 tokens per episode
 #   (~2,200 per round). Under 1,400 +- 700 their length score spans 0.210-0.648 (spread 0.44:

@@ -48,7 +48,7 @@ appending a good section raises the score, appending a copy or a section about a
 topic lowers it, and a report of good sections scores at least as much as any prefix
 of it. The validity suite (agents_llm/judges/validity,
 tests/agents_llm/judges/test_validity.py, tests/agents_llm/judges/test_reading_rules.py,
-experiments/bench_judge.py) checks these orderings on twelve topics.
+experiments/protocol/bench_judge.py) checks these orderings on twelve topics.
 
 Truth: closeness is not support (MiniLM gives 0.77 to a sentence with its claim reversed), so
 each grounded sentence is also read against its cited text for agreement (`judges.agreement`:

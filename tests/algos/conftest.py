@@ -1,18 +1,10 @@
-"""Shared fixtures for the algos tests: one torch thread (a busy 2-core machine), the
-experiments/ folder importable, small helpers to build learners on the matrix games."""
-
-import sys
-from pathlib import Path
+"""Shared fixtures for the algos tests: one torch thread (a busy 2-core machine), small helpers
+to build learners on the matrix games."""
 
 import numpy as np
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parents[2]
-EXPERIMENTS = ROOT / "experiments"
-for p in (str(ROOT), str(EXPERIMENTS)):
-    if p not in sys.path:
-        sys.path.insert(0, p)
 
 torch.set_num_threads(1)
 

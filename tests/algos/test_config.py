@@ -8,8 +8,8 @@ from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
 import algos
-from run_config import register_configs
-from train import make_env
+from experiments.run_config import register_configs
+from experiments.train import make_env
 
 CONF = str(Path(__file__).resolve().parents[2] / "conf")
 register_configs()

@@ -15,7 +15,7 @@ independent policy gradient finds from the uniform start:
   action moves to 2A before 2B's best cell is coordinated (it is worth more than 7 only
   once both agents play it with probability above ~0.93): 7 at this budget, like IQL and
   VDN (measured, not proved: the entropy bonus keeps some 2B play, and at 500 episodes
-  one seed of five reached 8; experiments/known_answers.py --algos graph_pg). The
+  one seed of five reached 8; experiments/protocol/known_answers.py --algos graph_pg). The
   one-step 3x3 game: against a uniform teammate action 0 is worth (8 - 12 - 12) / 3
   = -5.3 < -4, so both agents leave it and settle on the zero block: 0, never 8.
 
@@ -274,7 +274,7 @@ def test_on_the_report_env_it_respects_its_masks_and_charges_the_tokens_it_repor
 def _compose(overrides, seed=0):
     from hydra import compose, initialize_config_dir
 
-    import train as train_script
+    import experiments.train as train_script
 
     with initialize_config_dir(config_dir=str(train_script.ROOT / "conf"), version_base="1.3"):
         return compose(
@@ -293,7 +293,7 @@ def _compose(overrides, seed=0):
 
 
 def _train_cli(tmp_path, overrides, seed):
-    import train as train_script
+    import experiments.train as train_script
 
     result = train_script.train(_compose(overrides, seed), run_dir=tmp_path)
     assert (tmp_path / "checkpoints" / "final.pt").is_file()
@@ -303,7 +303,7 @@ def _train_cli(tmp_path, overrides, seed):
 def test_a_run_resumed_mid_batch_ends_with_the_logits_of_an_uninterrupted_one(tmp_path, monkeypatch):
     """train.py resume=<run dir>: 6 episodes (one update, two episodes waiting), then on to
     10, gives the checkpoint a 10-episode run gives."""
-    import train as train_script
+    import experiments.train as train_script
 
     game = ["env=delayed_reward", "algo.min_updates=0"]
     train_script.train(_compose([*game, "train.episodes=10"], seed=1), run_dir=tmp_path / "whole")

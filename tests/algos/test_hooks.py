@@ -97,7 +97,7 @@ class _RefusesBudget(FixedPolicy):
 def test_check_budget_is_called_by_the_trainer_before_any_episode(tmp_path):
     from hydra import compose, initialize_config_dir
 
-    import train as train_script
+    import experiments.train as train_script
 
     algos.register("budget_test", _RefusesBudget, overwrite=True)
     with initialize_config_dir(config_dir=str(train_script.ROOT / "conf"), version_base="1.3"):

@@ -1,7 +1,7 @@
-"""experiments/known_answers.py types --override / --env-kwargs values as Hydra does."""
+"""experiments/protocol/known_answers.py types --override / --env-kwargs values as Hydra does."""
 
 import pytest
-from known_answers import parse_key_values
+from experiments.protocol.known_answers import parse_key_values
 
 
 def test_overrides_are_typed_like_hydra_overrides():

@@ -12,7 +12,7 @@ game where an agent's best action depends on its teammate's private observation 
 the GNN's message carries it), and the two-step game with actions relabelled per
 state and agent and payoffs halved (``two_step_permuted``). Each of these is asserted
 on five seeds per learner, every seed reaching the answer its learner provably must
-reach (``Game.expected`` in experiments/known_answers.py, which says why).
+reach (``Game.expected`` in experiments/protocol/known_answers.py, which says why).
 """
 
 import pytest
@@ -61,7 +61,7 @@ def test_vdn_cannot_represent_2b_and_earns_7(seed):
 
 
 # --- known-answer games a lucky labelling cannot pass --------------------------------
-# Budgets and configs: experiments/known_answers.py (GAMES), which prints the same runs
+# Budgets and configs: experiments/protocol/known_answers.py (GAMES), which prints the same runs
 # per seed. A (game, learner)'s seeds train one after another in this process, once per
 # module, and every assertion on them reads that cache. The runs are deterministic (one
 # torch thread; the learner, its buffer, exploration and the env all draw from seeded
@@ -72,7 +72,7 @@ def test_vdn_cannot_represent_2b_and_earns_7(seed):
 # timeout (pyproject.toml) and failed; the cache filled only on success, so the next test
 # retrained everything. In-process, each test's own timeout below states its budget.
 
-from known_answers import GAMES, VDN_2B_VALUE, run_one  # noqa: E402
+from experiments.protocol.known_answers import GAMES, VDN_2B_VALUE, run_one  # noqa: E402
 
 SEEDS = (0, 1, 2, 3, 4)
 _RESULTS: dict = {}

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-import evaluate  # noqa: F401  (registers the configs the preflight composes)
-import train  # noqa: F401
-import write_report  # noqa: F401
-from preflight import settings_problem
+import experiments.evaluate as evaluate  # noqa: F401  (registers the configs the preflight composes)
+import experiments.train as train  # noqa: F401
+import experiments.write_report as write_report  # noqa: F401
+from experiments.preflight import settings_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 OTHER_ENV_CKPT = ROOT / "checkpoints" / "qmix_two_step" / "final.pt"

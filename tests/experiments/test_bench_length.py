@@ -1,4 +1,4 @@
-"""experiments/bench_length.py prints the length the reward measures: supported characters
+"""experiments/protocol/bench_length.py prints the length the reward measures: supported characters
 (judge.length_measure=supported), measured the way the episode's reward tracker measures
 them, and its summary is computed on that measure, not on raw characters."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-import bench_length
+import experiments.protocol.bench_length as bench_length
 import pytest
 from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores go to a temp dir)
 

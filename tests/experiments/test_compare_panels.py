@@ -1,4 +1,4 @@
-"""experiments/compare_panels.py: two panels of the same cells, paired cell by cell."""
+"""experiments/protocol/compare_panels.py: two panels of the same cells, paired cell by cell."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from experiments.compare_panels import main
+from experiments.protocol.compare_panels import main
 
 FIELDS = [
     "policy",

@@ -1,16 +1,14 @@
-"""experiments/compare_writers.py: how much of a report is the writer's own words, and what the
+"""experiments/protocol/compare_writers.py: how much of a report is the writer's own words, and what the
 grounding check did with them, read from write_report's outputs."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "experiments"))
 
-import compare_writers  # noqa: E402
+import experiments.protocol.compare_writers as compare_writers  # noqa: E402
 
 DOC = (
     "The venv module creates lightweight virtual environments.\n"

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import train  # noqa: F401  (registers the configs composed here)
-import write_report  # noqa: F401
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
+import experiments.train  # noqa: F401  (registers the configs composed here)
+import experiments.write_report  # noqa: F401
 from agents_llm.engine import EngineSettings
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
 
 def settings(config: str, overrides: list[str], node: str) -> EngineSettings:
-    from run_config import register_configs
+    from experiments.run_config import register_configs
 
     register_configs()
     with initialize_config_dir(str(CONF), version_base="1.3"):

@@ -1,4 +1,4 @@
-"""experiments/episode_reports.py: an LLM-team report loaded from its trace for other judges, exactly
+"""experiments/protocol/episode_reports.py: an LLM-team report loaded from its trace for other judges, exactly
 when the trace holds the report's state, otherwise rebuilt from its Markdown and the files it cites."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from episode_reports import CHUNK_CHARS, load_episode_report, load_episode_reports
+from experiments.protocol.episode_reports import CHUNK_CHARS, load_episode_report, load_episode_reports
 
 from agents_llm.report_state import ReportState
 from rag.sources import SourceRef

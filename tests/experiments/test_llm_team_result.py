@@ -1,20 +1,18 @@
-"""experiments/llm_team_result.py: paired LLM-team episodes become episodes.csv, the table and the
+"""experiments/protocol/llm_team_result.py: paired LLM-team episodes become episodes.csv, the table and the
 verdict on the issue's bar, from a validate_proxy.py panel."""
 
 from __future__ import annotations
 
 import csv
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "experiments"))
 
 pytest.importorskip("rliable")
-import llm_team_result  # noqa: E402
+import experiments.protocol.llm_team_result as llm_team_result  # noqa: E402
 
 TASKS = ["t1", "t2", "t3", "t4", "t5", "t6"]
 PIPELINE = [0.60, 0.55, 0.70, 0.65, 0.50, 0.62]

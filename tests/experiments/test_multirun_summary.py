@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = str(ROOT / "experiments" / "train.py")
-BENCHMARK = str(ROOT / "experiments" / "benchmark.py")
+BENCHMARK = str(ROOT / "experiments" / "protocol" / "benchmark.py")
 SUMMARIZE = str(ROOT / "experiments" / "summarize.py")
 # Two seeds of QMIX on the two-step game, enough episodes for gradient updates (seconds each).
 TWO_STEP = [
@@ -99,7 +99,7 @@ def _rows(policy, kind, scores):
 
 
 def test_the_report_env_benchmark_has_a_per_task_table():
-    from benchmark import BenchmarkConfig, aggregate, markdown
+    from experiments.protocol.benchmark import BenchmarkConfig, aggregate, markdown
 
     rows = _rows("qmix", "learner", [[0.6, 0.2], [0.8, 0.4]]) + _rows("random", "fixed", [[0.1, 0.3], [0.3, 0.1]])
     result = aggregate(rows, {}, BenchmarkConfig(score="report_score", reps=100), ["sqlite", "json"])
@@ -130,7 +130,7 @@ def _finished_run(folder, seed, lr, score):
 
 
 def test_a_report_env_multirun_summary_groups_configs_on_the_report_score(tmp_path):
-    from summarize import summarize
+    from experiments.summarize import summarize
 
     for i, (seed, lr, score) in enumerate([(0, 0.001, 0.4), (1, 0.001, 0.6), (0, 0.01, 0.2), (1, 0.01, 0.3)]):
         _finished_run(tmp_path / f"{i}_job", seed, lr, score)
@@ -152,7 +152,7 @@ def test_a_report_env_multirun_summary_groups_configs_on_the_report_score(tmp_pa
 def test_the_summary_callback_never_fails_a_sweep(tmp_path, capsys):
     from omegaconf import OmegaConf
 
-    from summarize import MultirunSummaryCallback
+    from experiments.summarize import MultirunSummaryCallback
 
     MultirunSummaryCallback().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path)}}}))
     assert "no finished train.py run" in capsys.readouterr().err

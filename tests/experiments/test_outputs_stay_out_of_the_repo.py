@@ -9,9 +9,9 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 
-import ablations  # noqa: F401  (experiments/ is on sys.path: tests/experiments/conftest.py)
-import benchmark  # noqa: F401  registers benchmark_schema
-import transfer  # noqa: F401  registers transfer_schema
+import experiments.protocol.ablations as ablations  # noqa: F401
+import experiments.protocol.benchmark as benchmark  # noqa: F401  registers benchmark_schema
+import experiments.protocol.transfer as transfer  # noqa: F401  registers transfer_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,7 +31,9 @@ def test_benchmark_and_transfer_write_under_outputs_and_ship_nothing_by_default(
 
 def test_ablations_default_folder_is_under_outputs_and_no_ablation_ships():
     out = subprocess.run(
-        [sys.executable, str(ROOT / "experiments" / "ablations.py"), "--help"], capture_output=True, text=True
+        [sys.executable, str(ROOT / "experiments" / "protocol" / "ablations.py"), "--help"],
+        capture_output=True,
+        text=True,
     ).stdout
     assert "outputs/ablations" in out.replace("\n", "").replace(" ", "")
     for name, (_, _, bench_overrides) in ablations.ABLATIONS.items():

@@ -13,7 +13,7 @@ from tests.agents_llm.judges.test_reference_judge import GROUNDED, SOURCE, TOPIC
 from tests.envs.report.conftest import make_env
 from tests.report_doubles import StubRetriever
 
-from rescore_panel import rescore
+from experiments.protocol.rescore_panel import rescore
 
 T = ActionTable(4)
 HASHING = ["env=report_writing", "judge.embedding=hashing"]

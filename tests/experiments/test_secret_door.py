@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agents_llm.redaction import secret_setting_problem
-from run_config import secret_argument_problem
+from experiments.run_config import secret_argument_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "Zq8vNw3kT5pLm2Xr9Yb4"  # no sk- prefix: nothing but the door can tell it is a key

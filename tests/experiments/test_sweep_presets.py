@@ -13,9 +13,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "experiments"))
 
-from sweep_objective import trial_objective  # noqa: E402
+from experiments.sweep_objective import trial_objective  # noqa: E402
 
 
 def test_trial_objective_is_the_mean_or_the_iqm_over_seeds():
@@ -78,7 +77,7 @@ def test_qmix_preset_sweeps_the_two_step_game_and_writes_the_results_next_to_the
 def test_a_preset_for_another_algorithm_fails_before_training(tmp_path):
     from omegaconf import OmegaConf
 
-    from sweep_objective import train_seeds
+    from experiments.sweep_objective import train_seeds
 
     cfg = OmegaConf.create({"algo": {"name": "vdn"}, "sweep": {"algo": "qmix", "seeds": [0], "objective": "mean"}})
     with pytest.raises(ValueError, match="search space is for algo=qmix, but the run trains algo=vdn"):
@@ -86,7 +85,7 @@ def test_a_preset_for_another_algorithm_fails_before_training(tmp_path):
 
 
 def test_the_sweep_metric_defaults_to_the_benchmarks_report_score():
-    from sweep_objective import sweep_metric
+    from experiments.sweep_objective import sweep_metric
 
     assert sweep_metric("auto", {"return": 0.97, "report_score": 0.44}) == "report_score"
     assert sweep_metric("auto", {"return": 8.0}) == "return"  # the matrix games
@@ -102,7 +101,7 @@ def _trial(job_dir, objective, values):
 
 
 def test_a_sweep_whose_trials_tie_says_the_best_is_arbitrary(tmp_path, capsys):
-    from sweep_objective import write_trials_table
+    from experiments.sweep_objective import write_trials_table
 
     _trial(tmp_path / "tied" / "0_a", 8.0, [8.0, 8.0])
     _trial(tmp_path / "tied" / "1_b", 8.0, [8.0, 8.0])

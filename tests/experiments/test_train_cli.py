@@ -148,7 +148,7 @@ def test_plugin_file_path_registers_a_config_that_validates(tmp_path):
     from hydra.errors import ConfigCompositionException
 
     from algos.plugins import load_plugin
-    from run_config import register_configs
+    from experiments.run_config import register_configs
 
     register_configs()
     plugin = tmp_path / "bandit_file.py"

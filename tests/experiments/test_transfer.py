@@ -16,7 +16,7 @@ CHECKPOINT = ROOT / "checkpoints" / "qmix_report_writing_extractive" / "final.pt
 def _transfer(out: Path, workers: int) -> dict:
     from hydra import compose, initialize_config_dir
 
-    import experiments.transfer as transfer
+    import experiments.protocol.transfer as transfer
 
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         cfg = compose(

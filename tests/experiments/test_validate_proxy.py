@@ -1,4 +1,4 @@
-"""experiments/validate_proxy.py: the panel stores each LLM-team episode as it ends and a rerun
+"""experiments/protocol/validate_proxy.py: the panel stores each LLM-team episode as it ends and a rerun
 continues where it stopped. The LLM team here is the scripted test double (the real panel runs
 SmolLM2, minutes an episode); what is tested is the panel's bookkeeping and its figures."""
 
@@ -24,7 +24,7 @@ def run_panel(tmp_path: Path, tasks: int, extra: tuple | list = ()) -> subproces
     return subprocess.run(
         [
             sys.executable,
-            str(ROOT / "experiments" / "validate_proxy.py"),
+            str(ROOT / "experiments" / "protocol" / "validate_proxy.py"),
             f"validate.llm_overrides={quoted(llm)}",
             f"validate.proxy_overrides={quoted(proxy)}",
             "validate.policies=[handcrafted,preset:full,random]",
@@ -99,8 +99,7 @@ def test_replaying_the_proxy_refiles_its_columns_and_keeps_the_llm_ones(tmp_path
 def test_two_checkpoints_under_one_label_are_two_policies(tmp_path):
     """A row of the panel belongs to the checkpoint that played it: another checkpoint under the
     label `learned` must not find that row and skip its own episodes (the digest used to be empty)."""
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import validate_proxy as vp
+    import experiments.protocol.validate_proxy as vp
 
     from algos.training import checkpoint as ckpt
 
@@ -121,8 +120,7 @@ def test_two_checkpoints_under_one_label_are_two_policies(tmp_path):
 
 
 def test_replicates_and_ablated_cells_are_planned_and_averaged():
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import validate_proxy as vp
+    import experiments.protocol.validate_proxy as vp
 
     vcfg = vp.ValidateConfig(policies=["random", "ablated:random"], replicates=2, seed=10)
     with __import__("hydra").initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
@@ -149,8 +147,7 @@ def test_replicates_and_ablated_cells_are_planned_and_averaged():
 
 
 def test_sampled_replicates_give_the_llm_teams_noise_ceiling_beside_the_proxys_tau():
-    sys.path.insert(0, str(ROOT / "experiments"))
-    import validate_proxy as vp
+    import experiments.protocol.validate_proxy as vp
 
     # Replicate 0 orders a < b < c on both tasks; replicate 1 swaps a and b on t2 (sampling noise).
     llm = {

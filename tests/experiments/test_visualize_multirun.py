@@ -23,7 +23,7 @@ def _run(folder, seed, returns, algo="qmix"):
 
 
 def test_a_two_seed_multirun_gets_mean_curves_with_a_band(tmp_path, saved_figures):
-    from visualize import training_plots
+    from experiments.visualize import training_plots
 
     _run(tmp_path / "0_seed=0", 0, [2.0, 4.0, 6.0])
     _run(tmp_path / "1_seed=1", 1, [4.0, 6.0, 8.0])

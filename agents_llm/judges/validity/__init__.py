@@ -28,7 +28,7 @@ good report above every degradation on every topic, scores junk (`JUNK`) near ze
 never scores a prefix of the good report (`prefixes_of`: cut after each paragraph) above
 the whole, and moves up when a good section is appended and down when a section is
 duplicated. `score_suite` and `violations` run those checks and return the figures
-(tests/agents_llm/judges/test_validity.py asserts them, experiments/bench_judge.py prints
+(tests/agents_llm/judges/test_validity.py asserts them, experiments/protocol/bench_judge.py prints
 them per judge).
 
 The held-out part (`load_heldout_reports`, `heldout/`): six topics far from the corpus, with

@@ -16,7 +16,6 @@ from omegaconf import OmegaConf
 from agents_llm.redaction import REDACTED, redact_text
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "experiments"))
 
 BAD_TRAINING = [  # override -> the key the error must name
     ("train.episodes=-5", "train.episodes"),
@@ -69,7 +68,7 @@ BAD_ENGINE = [
 def test_every_bad_training_value_is_refused_naming_its_key():
     from hydra import compose, initialize_config_dir
 
-    from run_config import ConfigValueError, register_configs, validate_run_config
+    from experiments.run_config import ConfigValueError, register_configs, validate_run_config
 
     register_configs()
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):

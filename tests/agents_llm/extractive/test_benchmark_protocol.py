@@ -1,4 +1,4 @@
-"""experiments/benchmark.py on a tiny budget writes every file of its results folder."""
+"""experiments/protocol/benchmark.py on a tiny budget writes every file of its results folder."""
 
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 @pytest.mark.slow
 def test_tiny_protocol_writes_every_result_file(tmp_path, corpus, isolated_cache):
-    sys.path.insert(0, str(ROOT / "experiments"))
-    from benchmark import RESULT_FILES
+    from experiments.protocol.benchmark import RESULT_FILES
 
     tasks = tmp_path / "tasks.json"
     tasks.write_text(
@@ -43,7 +42,7 @@ def test_tiny_protocol_writes_every_result_file(tmp_path, corpus, isolated_cache
     ]
     cmd = [
         sys.executable,
-        str(ROOT / "experiments" / "benchmark.py"),
+        str(ROOT / "experiments" / "protocol" / "benchmark.py"),
         "benchmark.seeds=[0,1]",
         "benchmark.train_episodes=3",
         "benchmark.log_every=1",

@@ -93,7 +93,7 @@ def test_the_labelled_set_is_balanced_and_documented():
 
 
 def test_balanced_accuracy_on_the_held_out_documents():
-    """The figure experiments/agreement_eval.py prints; the held-out documents were never tuned on."""
+    """The figure experiments/protocol/agreement_eval.py prints; the held-out documents were never tuned on."""
     assert _balanced_accuracy("heldout") >= 0.85
     assert _balanced_accuracy("dev") >= 0.9
 

@@ -1,7 +1,7 @@
 """The judge validity suite: the reference judge orders good reports above their degradations.
 
 Fast run: the hashing embedding. Slow run: MiniLM, the default. The figures per topic
-and per degradation are printed by experiments/bench_judge.py.
+and per degradation are printed by experiments/protocol/bench_judge.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""experiments/bench_writing.py counts what it says it counts: the agents' outputs come from
+"""experiments/protocol/bench_writing.py counts what it says it counts: the agents' outputs come from
 the env's full round record (``last_round_info``), not from step infos that hold numbers only."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def test_bench_writing_counts_the_agents_outputs_and_appended_sections(tmp_path)
     res = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "experiments" / "bench_writing.py"),
+            str(ROOT / "experiments" / "protocol" / "bench_writing.py"),
             "--episodes",
             "1",
             "--out",

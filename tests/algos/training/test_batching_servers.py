@@ -158,7 +158,7 @@ def test_training_against_a_dead_server_stops_with_a_checkpoint_and_the_endpoint
 def test_server_presets_build_the_openai_backend_with_their_slots(preset, mode, slots):
     from hydra import compose, initialize_config_dir
 
-    from run_config import register_configs
+    from experiments.run_config import register_configs
 
     register_configs()
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):

@@ -20,7 +20,7 @@ from omegaconf import OmegaConf
 from algos.plugins import PluginError, check_checkpoint_plugins, load_plugins, plugin_records
 from algos.training import checkpoint as ckpt
 from algos.training.resume import resume_config
-from run_config import RolloutConfig
+from experiments.run_config import RolloutConfig
 from tests.algos.training.test_checkpoint_integrity import _cli, a_payload
 
 MODULE = "planted_plugin_qz"

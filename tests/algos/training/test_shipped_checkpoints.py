@@ -52,11 +52,9 @@ def test_a_checkpoint_saved_before_the_extractive_team_was_versioned_replays_on_
 def test_extractive_checkpoint_scores_what_its_card_says(tmp_path, monkeypatch):
     """The card's held-out episodes replay to the same scores and tokens (the extractive team is deterministic)."""
     import json
-    import sys
 
-    sys.path.insert(0, str(ROOT.parent / "experiments"))
     monkeypatch.setenv("QMIX_CACHE_DIR", str(tmp_path))
-    from benchmark import evaluate_job
+    from experiments.protocol.benchmark import evaluate_job
 
     from envs.report.tasks import load_tasks
 
@@ -67,7 +65,7 @@ def test_extractive_checkpoint_scores_what_its_card_says(tmp_path, monkeypatch):
     if not set(tasks) <= current:
         pytest.skip(
             f"the card was measured on tasks {tasks} that the current task set lacks: "
-            "rerun `python experiments/benchmark.py` to regenerate the checkpoint and its card"
+            "rerun `python experiments/protocol/benchmark.py` to regenerate the checkpoint and its card"
         )
     rows = evaluate_job(
         {

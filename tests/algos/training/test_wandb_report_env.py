@@ -85,7 +85,7 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
 ):
     import torch
 
-    from train import make_env, train
+    from experiments.train import make_env, train
 
     from algos.training.loggers import config_hash
 
@@ -131,7 +131,7 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
             assert [a for a, _ in bar["data"]] == names
 
     # evaluate.py on the checkpoint, in the same process: a run of job type eval, same group and tag
-    from evaluate import evaluate_run
+    from experiments.evaluate import evaluate_run
 
     ev_dir = tmp_path / "ev"
     ev_cfg = _compose(
@@ -153,4 +153,4 @@ def test_report_env_train_and_eval_runs_decode_with_axes_named_action_tables_gro
     assert ev_row["episode"] == 4 and ev_row["eval/return"] == pytest.approx(result["metrics"]["return"])
     table = _table(ev_file, ev_row, "eval/actions")
     assert {n for _, n, _ in table["data"]} == set(names)
-    assert sys.modules["train"].__file__.startswith(str(ROOT))  # this checkout's train.py ran
+    assert sys.modules["experiments.train"].__file__.startswith(str(ROOT))  # this checkout's train.py ran

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,11 +16,8 @@ ROOT = Path(__file__).resolve().parents[3]
 def composed():
     from hydra import compose, initialize_config_dir
 
-    sys.path.insert(0, str(ROOT / "experiments"))
-    try:
-        from run_config import register_configs
-    finally:
-        sys.path.pop(0)
+    from experiments.run_config import register_configs
+
     register_configs()
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         return compose(

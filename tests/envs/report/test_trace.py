@@ -91,7 +91,7 @@ def test_episode_trace_validates_against_the_schema_and_hides_secrets(tmp_path, 
     assert doc["report_markdown"].startswith("# ")
     assert (folder / "report.md").read_text() == doc["report_markdown"]
     # The final report's state is kept whole, with the chunks each section cites, so another judge
-    # can score the report the env's judge read (experiments/episode_reports.py).
+    # can score the report the env's judge read (experiments/protocol/episode_reports.py).
     state = ReportState.from_dict(doc["report_state"])
     assert state.to_markdown() == doc["report_markdown"]
     cited = state.sections[0].sources

@@ -1,11 +1,11 @@
 #!/usr/bin/env python
 """QMIX ablations through the benchmark protocol's own training and evaluation code.
 
-    python experiments/ablations.py                              # every ablation, 3 seeds, 2 at once
-    python experiments/ablations.py --only base updates4 --seeds 0 1 --parallel 1
-    python experiments/ablations.py --table-only                 # re-print the table from finished folders
+    python experiments/protocol/ablations.py                              # every ablation, 3 seeds, 2 at once
+    python experiments/protocol/ablations.py --only base updates4 --seeds 0 1 --parallel 1
+    python experiments/protocol/ablations.py --table-only                 # re-print the table from finished folders
 
-Each ablation is one `experiments/benchmark.py` run with `benchmark.learners=[qmix]` and
+Each ablation is one `experiments/protocol/benchmark.py` run with `benchmark.learners=[qmix]` and
 its own `benchmark.train_overrides` (learner settings) or `benchmark.train_episodes`,
 writing its own results folder `<out>/<name>/` (never docs/benchmark itself), with no
 checkpoint shipped. The evaluation is the protocol's, untouched: the same 12 held-out
@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # name -> (what it tests, train.py overrides of the training runs, benchmark overrides)
 ABLATIONS: dict[str, tuple[str, list[str], list[str]]] = {
@@ -77,7 +77,7 @@ def command(name: str, seeds: list[int], out: Path, episodes: int | None) -> lis
     _, train_overrides, bench_overrides = ABLATIONS[name]
     cmd = [
         sys.executable,
-        str(ROOT / "experiments" / "benchmark.py"),
+        str(ROOT / "experiments" / "protocol" / "benchmark.py"),
         "benchmark.learners=[qmix]",
         "benchmark.workers=1",
         f"benchmark.out={_shown(out / name)}",
@@ -96,8 +96,8 @@ def prepare_store() -> None:
         [
             sys.executable,
             "-c",
-            "import sys; sys.argv=['b']; sys.path[:0]=['experiments'];"
-            "import benchmark, hydra;"
+            "import sys; sys.argv=['b'];"
+            "from experiments.protocol import benchmark;"
             "from hydra import compose, initialize_config_dir;"
             f"initialize_config_dir(config_dir='{ROOT / 'conf'}', version_base='1.3');"
             "cfg = compose(config_name='benchmark');"

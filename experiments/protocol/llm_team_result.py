@@ -2,12 +2,12 @@
 """The result where it counts: learned communication policies against the handcrafted pipeline
 on the LLM team, with paired episodes.
 
-    python experiments/llm_team_result.py docs/benchmark/llm_team
+    python experiments/protocol/llm_team_result.py docs/benchmark/llm_team
 
 Reads, from the folder:
 
 - ``panel.csv``: one greedy LLM-team episode per policy, held-out task and episode seed, as
-  ``experiments/validate_proxy.py validate.out=<folder>`` writes it (every policy on the same
+  ``experiments/protocol/validate_proxy.py validate.out=<folder>`` writes it (every policy on the same
   tasks with the same seed, at the same round budget: the episodes are paired).
 - ``runs/<label>/train.csv`` (optional): the training log of each learned policy, copied from
   its run folder, for the learning curves.
@@ -44,8 +44,7 @@ import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 import numpy as np  # noqa: E402
 
@@ -233,7 +232,7 @@ def markdown(result: dict) -> str:
 
 def training_curves(folder: Path, score: str = "report_score") -> dict[str, dict]:
     """Per learner: (seeds, episodes) matrices of `score` from runs/<policy>_s<seed>/train.csv."""
-    from benchmark import learning_curves
+    from experiments.protocol.benchmark import learning_curves
 
     runs = []
     for csv_path in sorted(folder.glob("runs/*/train.csv")):
@@ -291,7 +290,7 @@ def greedy_graph(checkpoint: Path) -> dict:
 
 
 def write_result(folder: Path, rename: dict[str, str], margin: float, token_ratio: float, reps: int) -> dict:
-    from benchmark import curve_summary, plot_curves, plot_pareto
+    from experiments.protocol.benchmark import curve_summary, plot_curves, plot_pareto
 
     rows = episodes(read_csv(folder / "panel.csv"), rename)
     with open(folder / "episodes.csv", "w", newline="") as f:
@@ -339,7 +338,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--rename and --run take LABEL=VALUE, got {bad}")
     rename = dict(a.split("=", 1) for a in args.rename)
     if not (args.folder / "panel.csv").exists():
-        ap.error(f"{args.folder / 'panel.csv'} does not exist: run experiments/validate_proxy.py validate.out=...")
+        ap.error(
+            f"{args.folder / 'panel.csv'} does not exist: run experiments/protocol/validate_proxy.py validate.out=..."
+        )
     for a in args.run:
         label, run_dir = a.split("=", 1)
         if not (Path(run_dir) / "train.csv").exists():

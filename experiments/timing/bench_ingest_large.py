@@ -1,8 +1,8 @@
 """Ingest benchmark for one huge file: chunk count, time and peak memory.
 
-    python experiments/bench_ingest_large.py                 # an 18 MB single-line text file
-    python experiments/bench_ingest_large.py --mb 4 --cap 0  # 0: no cap (rag.ingest default otherwise)
-    python experiments/bench_ingest_large.py --chunk-only    # chunk the whole file, no store, no cap
+    python experiments/timing/bench_ingest_large.py                 # an 18 MB single-line text file
+    python experiments/timing/bench_ingest_large.py --mb 4 --cap 0  # 0: no cap (rag.ingest default otherwise)
+    python experiments/timing/bench_ingest_large.py --chunk-only    # chunk the whole file, no store, no cap
 
 Writes a text file of --mb megabytes on one line (pseudo-words, no paragraph break),
 ingests it into a fresh store and prints the chunks stored, what the summary says about
@@ -17,12 +17,10 @@ from __future__ import annotations
 import argparse
 import random
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from omegaconf import OmegaConf  # noqa: E402
 

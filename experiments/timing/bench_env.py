@@ -6,8 +6,8 @@ joint action, the measured round time over d*L (target <= 1.05) and, from a seco
 with L = 0, the framework's overhead per LLM call (planning, prompts, retrieval,
 Collector, judge, observations, trace).
 
-    python experiments/bench_env.py                  # L = 0.25 s, 5 rounds per scenario
-    python experiments/bench_env.py --latency 0.05 --repeats 10
+    python experiments/timing/bench_env.py                  # L = 0.25 s, 5 rounds per scenario
+    python experiments/timing/bench_env.py --latency 0.05 --repeats 10
 
 Everything is local: hashing embedding, the default corpus in a temporary cache,
 reference judge on the hashing embedding.
@@ -18,12 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.backends.scripted import ScriptedBackend  # noqa: E402
 from report_protocol import ActionTable  # noqa: E402

@@ -1,7 +1,7 @@
 """How long the trace viewer takes to load in headless Chromium (target: under 2 s).
 
-    python experiments/bench_viewer.py                    # 30 rounds, 5 agents, 5 loads
-    python experiments/bench_viewer.py --rounds 100 --repeats 3
+    python experiments/timing/bench_viewer.py                    # 30 rounds, 5 agents, 5 loads
+    python experiments/timing/bench_viewer.py --rounds 100 --repeats 3
 
 Builds a synthetic trace, writes its HTML, then loads it `--repeats` times, each in a
 fresh tab state (about:blank in between), and reports two figures per load:
@@ -19,7 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.viz.headless_browser import browser_unavailable_reason, headless_chromium  # noqa: E402
 from agents_llm.viz.synthetic_trace import make_trace  # noqa: E402

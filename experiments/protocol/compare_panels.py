@@ -2,9 +2,9 @@
 """Two LLM-team panels of the same cells under two settings (an engine option, a model, a code
 change), paired cell by cell: what the setting changes in score and in model work.
 
-    python experiments/compare_panels.py BASE OTHER [--out DIR] [--reps 5000]
+    python experiments/protocol/compare_panels.py BASE OTHER [--out DIR] [--reps 5000]
 
-BASE and OTHER are folders as ``experiments/validate_proxy.py validate.out=<folder>`` writes
+BASE and OTHER are folders as ``experiments/protocol/validate_proxy.py validate.out=<folder>`` writes
 them; their ``panel.csv`` rows are paired by (policy, task, seed), and only cells both hold are
 compared (the others are named). Prints, and with ``--out`` writes as ``summary.md`` and
 ``summary.json``:
@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 import numpy as np  # noqa: E402
-from llm_team_result import read_csv  # noqa: E402
+from experiments.protocol.llm_team_result import read_csv  # noqa: E402
 
 from algos.evaluation.comm_sensitivity import paired_difference, power_words  # noqa: E402
 

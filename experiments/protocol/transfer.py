@@ -2,8 +2,8 @@
 """Does a policy trained on one team transfer to another? A checkpoint and fixed policies
 on the same held-out episodes of a target env (by default the LLM team with SmolLM2).
 
-    python experiments/transfer.py transfer.checkpoint=checkpoints/qmix_report_writing_extractive/final.pt
-    python experiments/transfer.py transfer.checkpoint=... transfer.tasks=1 'transfer.fixed=[preset:chain]'
+    python experiments/protocol/transfer.py transfer.checkpoint=checkpoints/qmix_report_writing_extractive/final.pt
+    python experiments/protocol/transfer.py transfer.checkpoint=... transfer.tasks=1 'transfer.fixed=[preset:chain]'
 
 The checkpoint's learner plays the target env built from `transfer.overrides` (train.py
 overrides; its spaces must match the ones it was trained on), beside `transfer.fixed`
@@ -23,8 +23,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import List, Optional
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 import hydra  # noqa: E402
 import numpy as np  # noqa: E402
@@ -55,8 +54,8 @@ class TransferRunConfig:
 
 
 def transfer(cfg: DictConfig) -> dict:
-    from benchmark import evaluate_job, heldout_tasks
-    from compare_policies import algo_config, parse_entry
+    from experiments.protocol.benchmark import evaluate_job, heldout_tasks
+    from experiments.compare_policies import algo_config, parse_entry
 
     from algos.training.runners import model_process_count
 
@@ -170,7 +169,7 @@ def write(
     return result
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="transfer")
+@hydra.main(version_base="1.3", config_path="../../conf", config_name="transfer")
 def main(cfg: DictConfig) -> None:
     from algos.training.checkpoint import CheckpointError
 
@@ -181,7 +180,7 @@ def main(cfg: DictConfig) -> None:
         sys.exit(2)
 
 
-from run_config import register_configs  # noqa: E402
+from experiments.run_config import register_configs  # noqa: E402
 
 register_configs()
 ConfigStore.instance().store(name="transfer_schema", node=TransferRunConfig)

@@ -16,10 +16,10 @@ the most an episode reached, the supported/raw ratio, the spread of the length s
 preset, and the preset the derivation rule gives (target = the longest report, rounded to
 100; width = half of it).
 
-    python experiments/bench_length.py                       # 3 random + 3 full episodes
-    python experiments/bench_length.py --episodes 6 --policies random
-    python experiments/bench_length.py --rag hashing         # skip MiniLM ingestion (retrieval differs)
-    python experiments/bench_length.py -- judge.length_measure=chars llm.model=qwen2.5-coder-0.5b
+    python experiments/protocol/bench_length.py                       # 3 random + 3 full episodes
+    python experiments/protocol/bench_length.py --episodes 6 --policies random
+    python experiments/protocol/bench_length.py --rag hashing         # skip MiniLM ingestion (retrieval differs)
+    python experiments/protocol/bench_length.py -- judge.length_measure=chars llm.model=qwen2.5-coder-0.5b
 
 Timings on a shared, loaded machine are inflated; the character counts are not.
 """
@@ -28,14 +28,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any, Optional
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))
+ROOT = Path(__file__).resolve().parents[2]
 
 from agents_llm.judges.base import length_score  # noqa: E402
 from agents_llm.judges.config import LENGTH_PRESETS, length_params  # noqa: E402
@@ -43,7 +40,7 @@ from agents_llm.judges.config import LENGTH_PRESETS, length_params  # noqa: E402
 
 def compose(overrides: list[str]):
     """The run config `train.py` composes (algo=random: the bench brings its own policies)."""
-    from run_config import compose_run_config
+    from experiments.run_config import compose_run_config
 
     return compose_run_config(["algo=random", *overrides])
 

@@ -1,6 +1,6 @@
 """Overhead of our llamacpp backend over calling llama_cpp directly, on the same prompts.
 
-    python experiments/bench_llm.py [--rounds 3] [--max-tokens 96] [--model smollm2-135m]
+    python experiments/timing/bench_llm.py [--rounds 3] [--max-tokens 96] [--model smollm2-135m]
 
 Both paths use the same loaded model, greedy decoding and a fresh context per call (prompt
 reuse off), and

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """A stored LLM-team panel judged again by today's judge.
 
-A panel (``experiments/validate_proxy.py validate.out=<folder>``) keeps every episode's trace,
+A panel (``experiments/protocol/validate_proxy.py validate.out=<folder>``) keeps every episode's trace,
 and a trace keeps the final report as the env's judge read it (``report_state``: sections with
 the chunks they cite). When the judge changes, its figures are stale; playing the panel again
 costs hours. This reads each row's trace, scores the report with the judge of ``env=report_writing``
@@ -9,8 +9,8 @@ costs hours. This reads each row's trace, scores the report with the judge of ``
 ``llm_score`` the new judge's, ``llm_score_recorded`` the one the panel stored. The proxy columns
 stay (``validate.replay_proxy=true`` plays the proxy again). Then:
 
-    python experiments/rescore_panel.py PANEL
-    python experiments/comm_sensitivity.py PANEL --panel panel_rescored.csv
+    python experiments/protocol/rescore_panel.py PANEL
+    python experiments/protocol/comm_sensitivity.py PANEL --panel panel_rescored.csv
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def episode_trace(panel: Path, row: dict) -> Path:
@@ -44,8 +43,8 @@ def rescore(panel: Path, overrides: list[str]) -> Path:
 
     from agents_llm.judges import make_judge
     from agents_llm.report_state import ReportState
-    from comm_sensitivity import read_panel
-    from run_config import register_configs
+    from experiments.protocol.comm_sensitivity import read_panel
+    from experiments.run_config import register_configs
 
     register_configs()
     with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):

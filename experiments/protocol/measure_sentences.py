@@ -3,7 +3,7 @@
 splitting of the text as extracted (how sentences were cut before `rag.sentences`)
 against whole sentences of the unwrapped text, taken from its chunks.
 
-    python experiments/measure_sentences.py FILE_OR_FOLDER [...]
+    python experiments/protocol/measure_sentences.py FILE_OR_FOLDER [...]
 
 For each document (.md .txt .html .pdf .docx) it prints the quotable sentences (prose:
 `sentence_reuse.is_prose`) of each method and how many of them do not begin a sentence of
@@ -19,9 +19,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 from agents_llm.judges.text import sentences as line_sentences  # noqa: E402
 from agents_llm.sentence_reuse import is_prose, source_sentences  # noqa: E402

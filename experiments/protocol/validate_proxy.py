@@ -2,11 +2,11 @@
 """Can the extractive proxy stand in for the LLM team? The same policies on the same
 held-out tasks on both teams, and how alike the two rank them.
 
-    python experiments/validate_proxy.py                            # run or continue the panel
-    python experiments/validate_proxy.py validate.workers=1         # one model process
-    python experiments/validate_proxy.py validate.run_episodes=false  # only the figures of what is stored
-    python experiments/validate_proxy.py validate.out=docs/benchmark/validation  # the committed panel
-    python experiments/validate_proxy.py validate.replay_proxy=true validate.run_episodes=false  # proxy changed
+    python experiments/protocol/validate_proxy.py                            # run or continue the panel
+    python experiments/protocol/validate_proxy.py validate.workers=1         # one model process
+    python experiments/protocol/validate_proxy.py validate.run_episodes=false  # only the figures of what is stored
+    python experiments/protocol/validate_proxy.py validate.out=docs/benchmark/validation  # the committed panel
+    python experiments/protocol/validate_proxy.py validate.replay_proxy=true validate.run_episodes=false  # proxy changed
 
 Every policy plays every task once, greedily, with the same seed, at the learners' round
 budget, on the proxy (seconds) and then on the LLM team (minutes an episode with the default
@@ -37,8 +37,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Dict, List, Optional
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 import hydra  # noqa: E402
 import numpy as np  # noqa: E402
@@ -120,7 +119,7 @@ class ValidateRunConfig:
 
 def policy_jobs(vcfg: ValidateConfig, env: dict, tasks: list[str], overrides: list[str]) -> list[dict]:
     """One evaluate_job per (task, policy): tasks outermost, so a partial panel has whole tasks."""
-    from compare_policies import algo_config, parse_entry
+    from experiments.compare_policies import algo_config, parse_entry
 
     from algos.training import checkpoint as ckpt
 
@@ -192,7 +191,7 @@ PROXY_FIELDS = ["policy", "task", "seed", "policy_id", "score", "tokens", "round
 def play_cell(proxy_job: dict | None, llm_job: dict) -> tuple[dict | None, dict]:
     """One panel cell in a worker: the proxy episode (unless stored; seconds) and then the LLM
     team's episode of the same policy, task and seed (minutes)."""
-    from benchmark import evaluate_job
+    from experiments.protocol.benchmark import evaluate_job
 
     proxy = None
     if proxy_job is not None:
@@ -223,7 +222,7 @@ def write_rows(path: Path, fields: list[str], rows: list[dict]) -> None:
 def replay_proxy(proxy_jobs: list[dict], llm_jobs: list[dict], out: Path, workers: int) -> int:
     """Every cell's proxy episode played again (seconds each); proxy.csv and the proxy columns of
     the panel rows of these cells are rewritten, everything else is kept. Returns the rows refiled."""
-    from benchmark import run_jobs
+    from experiments.protocol.benchmark import run_jobs
 
     keys = [key(lj["label"], lj["tasks"][0], lj["seed"], lj["policy_id"]) for lj in llm_jobs]
     rows = run_jobs(proxy_jobs, workers)  # one task per job, so one row per cell, in the jobs' order
@@ -347,7 +346,7 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
         c["n"] += 1
         for column in ("proxy_score", "llm_score"):
             c[column] += (float(r[column]) - c[column]) / c["n"]
-    # The ablated policies are a diagnostic (experiments/comm_sensitivity.py), not policies to rank.
+    # The ablated policies are a diagnostic (experiments/protocol/comm_sensitivity.py), not policies to rank.
     policies = [p for p in vcfg.policies if not p.startswith(ABLATED)]
     complete = [t for t in tasks if all((p, t) in cell for p in policies)]
     result: dict = {
@@ -466,7 +465,7 @@ def markdown(result: dict) -> str:
 
 
 def validate(cfg: DictConfig) -> dict:
-    from benchmark import heldout_tasks
+    from experiments.protocol.benchmark import heldout_tasks
 
     vcfg: ValidateConfig = OmegaConf.to_object(cfg.validate)
     out = Path(vcfg.out).expanduser()
@@ -495,8 +494,8 @@ def validate(cfg: DictConfig) -> dict:
     wanted = {key(j["label"], j["tasks"][0], j["seed"], j["policy_id"]) for j in llm_jobs}
     rows = [r for r in read_rows(out / "panel.csv") if key(r["policy"], r["task"], r["seed"], r["policy_id"]) in wanted]
     result = summarize(rows, vcfg, tasks, time.perf_counter() - t0)
-    from comm_sensitivity import diagnose
-    from comm_sensitivity import markdown as sensitivity_markdown
+    from experiments.protocol.comm_sensitivity import diagnose
+    from experiments.protocol.comm_sensitivity import markdown as sensitivity_markdown
 
     result["comm_sensitivity"] = diagnose(rows, out, reps=vcfg.bootstrap)
     text = markdown(result) + "\n" + sensitivity_markdown(result["comm_sensitivity"])
@@ -506,7 +505,7 @@ def validate(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="validate_proxy")
+@hydra.main(version_base="1.3", config_path="../../conf", config_name="validate_proxy")
 def main(cfg: DictConfig) -> None:
     from algos.training.checkpoint import CheckpointError
 
@@ -517,7 +516,7 @@ def main(cfg: DictConfig) -> None:
         sys.exit(2)
 
 
-from run_config import register_configs  # noqa: E402
+from experiments.run_config import register_configs  # noqa: E402
 
 register_configs()
 ConfigStore.instance().store(name="validate_proxy_schema", node=ValidateRunConfig)

@@ -1,7 +1,7 @@
 """RAG benchmark: ingest throughput and query latency.
 
-    python experiments/bench_rag.py                       # defaults below
-    python experiments/bench_rag.py --chunks 10000 --queries 300 --minilm-chunks 400
+    python experiments/timing/bench_rag.py                       # defaults below
+    python experiments/timing/bench_rag.py --chunks 10000 --queries 300 --minilm-chunks 400
 
 Prints ingest throughput (chunks/s, end to end: read, chunk, embed, write) with MiniLM
 and with the hashing embedding, and query latency p50/p95 on a store of about
@@ -16,12 +16,10 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from omegaconf import OmegaConf  # noqa: E402
 

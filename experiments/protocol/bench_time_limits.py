@@ -2,10 +2,10 @@
 """Does QMIX on the report env learn values the env can pay? Before/after the time-limit
 and reward-spreading fixes, on the scripted TEST DOUBLE backend (fast, deterministic).
 
-    python experiments/bench_time_limits.py --episodes 1000 --seeds 0 1 2
-    python experiments/bench_time_limits.py --variant before --seeds 0   # only the landed defaults
-    python experiments/bench_time_limits.py --override judge.embedding=hashing   # lexical judge embedding, no MiniLM
-    python experiments/bench_time_limits.py --jobs 6 --progress-every 100   # the 6 runs side by side, one thread each
+    python experiments/protocol/bench_time_limits.py --episodes 1000 --seeds 0 1 2
+    python experiments/protocol/bench_time_limits.py --variant before --seeds 0   # only the landed defaults
+    python experiments/protocol/bench_time_limits.py --override judge.embedding=hashing   # lexical judge embedding, no MiniLM
+    python experiments/protocol/bench_time_limits.py --jobs 6 --progress-every 100   # the 6 runs side by side, one thread each
 
 The run is the in-process equivalent of
 ``python experiments/train.py algo=qmix env=report_writing llm=scripted judge=reference
@@ -34,17 +34,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "experiments"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+ROOT = Path(__file__).resolve().parents[2]
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import algos  # noqa: E402
 from algos.training.rollout import run_episode  # noqa: E402
-from run_config import compose_run_config  # noqa: E402
+from experiments.run_config import compose_run_config  # noqa: E402
 from algos.training.env_configs import make_env  # noqa: E402
 
 VARIANTS = {

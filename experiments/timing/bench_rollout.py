@@ -1,12 +1,12 @@
 #!/usr/bin/env python
 """Episodes per hour with many episodes in flight (algos.training.vector_rollout).
 
-    python experiments/bench_rollout.py standin                  # N = 1, 4, 16, 64 vs the stand-in at 0.5 s/request
-    python experiments/bench_rollout.py standin --latency 0.5 --envs 1 4 16 64 --episodes-per-env 1
-    python experiments/bench_rollout.py llamacpp-server --envs 1 2   # the real llama_cpp.server with SmolLM2
-    python experiments/bench_rollout.py ray --workers 1 2          # the extractive team, Ray 1 vs 2 workers
-    python experiments/bench_rollout.py memory --envs 1 16         # resident memory per episode in flight
-    python experiments/bench_rollout.py llamacpp-batch             # batched decode / a process per core vs one call
+    python experiments/timing/bench_rollout.py standin                  # N = 1, 4, 16, 64 vs the stand-in at 0.5 s/request
+    python experiments/timing/bench_rollout.py standin --latency 0.5 --envs 1 4 16 64 --episodes-per-env 1
+    python experiments/timing/bench_rollout.py llamacpp-server --envs 1 2   # the real llama_cpp.server with SmolLM2
+    python experiments/timing/bench_rollout.py ray --workers 1 2          # the extractive team, Ray 1 vs 2 workers
+    python experiments/timing/bench_rollout.py memory --envs 1 16         # resident memory per episode in flight
+    python experiments/timing/bench_rollout.py llamacpp-batch             # batched decode / a process per core vs one call
 
 standin: the report env (4 agents, 3 rounds, hashing embedding and reference judge) over
 the OpenAI-compatible backend against agents_llm/backends/batching_standin.py (a TEST DOUBLE modelling
@@ -34,9 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 

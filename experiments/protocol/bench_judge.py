@@ -9,10 +9,10 @@ no prefix above the whole), overall and per degradation kind; the highest junk
 score; then the agreement between judges (Kendall's tau over all scored reports) and
 what each judge cannot see by construction.
 
-    python experiments/bench_judge.py                              # reference (MiniLM, hashing) + LLM judge
-    python experiments/bench_judge.py --judges reference-hashing   # seconds
-    python experiments/bench_judge.py --llm-model qwen2.5-coder-0.5b --llm-topics 2
-    python experiments/bench_judge.py --episodes outputs/validation/episodes   # + the LLM team's reports
+    python experiments/protocol/bench_judge.py                              # reference (MiniLM, hashing) + LLM judge
+    python experiments/protocol/bench_judge.py --judges reference-hashing   # seconds
+    python experiments/protocol/bench_judge.py --llm-model qwen2.5-coder-0.5b --llm-topics 2
+    python experiments/protocol/bench_judge.py --episodes outputs/validation/episodes   # + the LLM team's reports
 
 The LLM judge runs on the embedded llama.cpp backend (`--llm-model`, default the best
 local model installed); on CPU it costs minutes per report, so `--llm-topics` bounds it.
@@ -23,14 +23,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.judges import make_judge  # noqa: E402
-from episode_reports import load_episode_reports  # noqa: E402
+from experiments.protocol.episode_reports import load_episode_reports  # noqa: E402
 from agents_llm.judges.validity import (
     BLIND_SPOTS,
     DEGRADATIONS,
@@ -200,7 +197,7 @@ def main(argv=None) -> int:
         nargs="+",
         default=[],
         help="folders of episode traces (trace.json) whose final reports every judge also scores "
-        "(experiments/episode_reports.py says how a report is rebuilt from a trace)",
+        "(experiments/protocol/episode_reports.py says how a report is rebuilt from a trace)",
     )
     parser.add_argument(
         "--llm-cache",

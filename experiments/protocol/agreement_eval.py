@@ -6,21 +6,18 @@ the validity suite; half contradictions). Printed: balanced accuracy, precision 
 "contradicts", per split (`dev`: documents looked at while writing the rules; `heldout`: never looked
 at, the figure to quote) and per kind of contradiction; `--errors` lists the pairs it gets wrong.
 
-    python experiments/agreement_eval.py
-    python experiments/agreement_eval.py --split dev --errors
-    python experiments/agreement_eval.py --against document   # each claim against its whole document
+    python experiments/protocol/agreement_eval.py
+    python experiments/protocol/agreement_eval.py --split dev --errors
+    python experiments/protocol/agreement_eval.py --against document   # each claim against its whole document
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import defaultdict
 from importlib import resources
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents_llm.judges.agreement import check_agreement  # noqa: E402
 

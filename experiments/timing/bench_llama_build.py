@@ -1,6 +1,6 @@
 """The portable llama.cpp build against another build (e.g. -march=native), on this CPU.
 
-    python experiments/bench_llama_build.py --other-wheel PATH [--rounds 5] [--prompt-tokens 600]
+    python experiments/timing/bench_llama_build.py --other-wheel PATH [--rounds 5] [--prompt-tokens 600]
 
 PATH is a llama-cpp-python wheel built with other flags, e.g. the native one::
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Which model writes the better report? `write_report.py` on your documents, per model, measured.
 
-    python experiments/compare_writers.py --out outputs/writers \\
+    python experiments/protocol/compare_writers.py --out outputs/writers \\
         --set mime /usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf "How ..." \\
         --set libffi /usr/share/doc/libffi8/html "Calling C functions with libffi" \\
         --models smollm2-135m qwen2.5-coder-0.5b --workers 2 -- algo.rounds.drafting=5
@@ -42,9 +42,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 from agents_llm.judges.text import words  # noqa: E402
 from rag.loaders import load_document  # noqa: E402
@@ -230,8 +228,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         results = list(pool.map(lambda p: run_one(opts.out, p[0][0], p[0][1], p[0][2], p[1], overrides), pairs))
     score_fn = None
     if opts.llm_judge:
-        sys.path.insert(0, str(ROOT / "experiments"))
-        from bench_judge import llm_judge
+        from experiments.protocol.bench_judge import llm_judge
 
         score_fn = llm_judge(opts.llm_judge)
         score_fn.model = opts.llm_judge  # type: ignore[attr-defined]

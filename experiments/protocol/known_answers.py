@@ -1,13 +1,13 @@
 #!/usr/bin/env python
 """Train QMIX / VDN / IQL on the known-answer games and print what each seed learnt.
 
-    python experiments/known_answers.py --game two_step --algos qmix vdn --seeds 0 1 2 3 4
-    python experiments/known_answers.py --game two_step_permuted --seeds 0 1 2 3 4
-    python experiments/known_answers.py --game delayed_reward --spreading none even nstep
-    python experiments/known_answers.py --game teammate_signal --algos qmix vdn iql
-    python experiments/known_answers.py --game teammate_signal --algos qmix --override gnn_layer=none
-    python experiments/known_answers.py --game all --jobs 2     # every game x learner x seed, then one table
-    python experiments/known_answers.py --game two_step delayed_reward --algos graph_pg   # any registered learner
+    python experiments/protocol/known_answers.py --game two_step --algos qmix vdn --seeds 0 1 2 3 4
+    python experiments/protocol/known_answers.py --game two_step_permuted --seeds 0 1 2 3 4
+    python experiments/protocol/known_answers.py --game delayed_reward --spreading none even nstep
+    python experiments/protocol/known_answers.py --game teammate_signal --algos qmix vdn iql
+    python experiments/protocol/known_answers.py --game teammate_signal --algos qmix --override gnn_layer=none
+    python experiments/protocol/known_answers.py --game all --jobs 2     # every game x learner x seed, then one table
+    python experiments/protocol/known_answers.py --game two_step delayed_reward --algos graph_pg   # any registered learner
 
 For every run it prints the greedy policy's return (exact: every case of the game is
 played), the game's optimum, and the largest team value the learner holds on the
@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

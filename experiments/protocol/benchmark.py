@@ -2,9 +2,9 @@
 """The benchmark protocol: learners over seeds against every fixed policy, on the same
 held-out episodes, with rliable's statistics.
 
-    python experiments/benchmark.py                                   # conf/benchmark.yaml
-    python experiments/benchmark.py benchmark.seeds=[0,1] benchmark.train_episodes=20 benchmark.out=/tmp/b
-    python experiments/benchmark.py benchmark.multirun=multirun/<day>/<id>   # aggregate an existing sweep
+    python experiments/protocol/benchmark.py                                   # conf/benchmark.yaml
+    python experiments/protocol/benchmark.py benchmark.seeds=[0,1] benchmark.train_episodes=20 benchmark.out=/tmp/b
+    python experiments/protocol/benchmark.py benchmark.multirun=multirun/<day>/<id>   # aggregate an existing sweep
 
 1. Train: one `experiments/train.py` Hydra multirun over `benchmark.learners` x
    `benchmark.seeds` (joblib launcher, `benchmark.workers` processes), with the shared
@@ -42,16 +42,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import List, Optional
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 import hydra  # noqa: E402
 import numpy as np  # noqa: E402
 from hydra.core.config_store import ConfigStore  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from summarize import find_runs  # noqa: E402
-from sweep_objective import sweep_metric  # noqa: E402
+from experiments.summarize import find_runs  # noqa: E402
+from experiments.sweep_objective import sweep_metric  # noqa: E402
 
 RESULT_FILES = (
     "results.md",
@@ -232,7 +231,7 @@ def fixed_jobs(cfg: BenchmarkConfig, env: dict, tasks: list[str]) -> list[dict]:
     game) is left out with a note."""
     import algos
     from algos.training.env_configs import make_env
-    from compare_policies import algo_config, parse_entry
+    from experiments.compare_policies import algo_config, parse_entry
 
     spec = algos.EnvSpec.from_env(make_env(env, evaluation=True))
     jobs = []
@@ -658,7 +657,7 @@ def ship_checkpoint(cfg: BenchmarkConfig, runs: list[dict], rows: list[dict], re
         lines.append(f"| {agent} | " + " | ".join(f"{dist[f'act/{agent}/{a}']:.2f}" for a in range(len(names))) + " |")
     lines += [
         "",
-        "Reproduce: `python experiments/benchmark.py` (conf/benchmark.yaml) retrains every learner and rewrites "
+        "Reproduce: `python experiments/protocol/benchmark.py` (conf/benchmark.yaml) retrains every learner and rewrites "
         "this folder; "
         "`python experiments/evaluate.py checkpoint=" + str(Path(cfg.ship)) + "/final.pt` evaluates it.",
     ]
@@ -697,7 +696,7 @@ def benchmark(cfg: DictConfig) -> dict:
     result = aggregate(rows, learning_curves(runs, bcfg.score), bcfg, tasks)
     meta = {
         "title": f"{', '.join(sorted({r['label'] for r in runs}))} vs fixed policies",
-        "command": " ".join(["python experiments/benchmark.py", *sys.argv[1:]]),
+        "command": " ".join(["python experiments/protocol/benchmark.py", *sys.argv[1:]]),
         "wall_s": time.perf_counter() - t0,
         "train_s": t_train,
         "eval_s": t_eval,
@@ -716,12 +715,12 @@ def benchmark(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="benchmark")
+@hydra.main(version_base="1.3", config_path="../../conf", config_name="benchmark")
 def main(cfg: DictConfig) -> None:
     benchmark(cfg)
 
 
-from run_config import register_configs as register_run_configs  # noqa: E402
+from experiments.run_config import register_configs as register_run_configs  # noqa: E402
 
 register_run_configs()
 register_configs()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Held-out injection variants through the report's write path: how many reach a report.
 
-    python experiments/injection_end_to_end.py [--json out.json] [--set tests/rag/data/heldout_injections_b.json]
+    python experiments/protocol/injection_end_to_end.py [--json out.json] [--set tests/rag/data/heldout_injections_b.json]
 
 Each variant of tests/rag/data/heldout_injections.json (written before the defence, never
 tuned on) is planted in a pump manual between benign sentences. The planted document goes
@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 from agents_llm.report_filter import filter_report_text  # noqa: E402
 from agents_llm.sentence_reuse import pick_source_sentences  # noqa: E402

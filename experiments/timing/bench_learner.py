@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """How long a learner update takes, and what share of a training episode that is.
 
-    python experiments/bench_learner.py                  # QMIX on the extractive report team
-    python experiments/bench_learner.py --episodes 8 --updates 50 algo=vdn
-    python experiments/bench_learner.py env=two_step     # any env and value learner train.py runs
+    python experiments/timing/bench_learner.py                  # QMIX on the extractive report team
+    python experiments/timing/bench_learner.py --episodes 8 --updates 50 algo=vdn
+    python experiments/timing/bench_learner.py env=two_step     # any env and value learner train.py runs
 
 Plays ``--episodes`` training episodes of the env as ``experiments/train.py`` composes it
 (Hydra overrides after the options; default ``algo=qmix env=report_writing_extractive
@@ -21,14 +21,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-for path in (ROOT, ROOT / "experiments"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+ROOT = Path(__file__).resolve().parents[2]
 
 import torch  # noqa: E402
 
@@ -43,7 +39,7 @@ def measure(overrides: list[str], episodes: int, updates: int) -> dict[str, floa
     import envs
     from algos.training.env_configs import make_env
     from algos.training.rollout import run_episode
-    from run_config import compose_run_config
+    from experiments.run_config import compose_run_config
 
     cfg = compose_run_config([*DEFAULTS, *overrides])
     torch.set_num_threads(cfg.torch_threads)

@@ -13,10 +13,10 @@ does early on), and prints per episode and in all:
   (repetition, echo, unsupported citation), and the scoring flags (padding, jumps);
 * reference score at the end, characters, tokens, seconds per episode.
 
-    python experiments/bench_writing.py --episodes 4
-    python experiments/bench_writing.py --episodes 4 --label before -- \\
+    python experiments/protocol/bench_writing.py --episodes 4
+    python experiments/protocol/bench_writing.py --episodes 4 --label before -- \\
         env.engine.vet_queries=false env.engine.reuse_sources=false llm.repeat_penalty=1.0
-    python experiments/bench_writing.py --episodes 4 -- llm.model=qwen2.5-coder-0.5b
+    python experiments/protocol/bench_writing.py --episodes 4 -- llm.model=qwen2.5-coder-0.5b
 
 Timings on a shared machine are inflated by the other load; compare runs made together.
 """
@@ -25,17 +25,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def compose(overrides: list[str]):
-    from run_config import compose_run_config
+    from experiments.run_config import compose_run_config
 
     return compose_run_config(["algo=random", *overrides])
 

@@ -18,13 +18,13 @@
    prompt and generation speeds need for the episode's evaluated and generated tokens, over the
    episode's model time; target >= 0.8).
 
-    python experiments/bench_llm_episode.py                        # both policies, reuse off and on
-    python experiments/bench_llm_episode.py --policies handcrafted --reuse on
-    python experiments/bench_llm_episode.py --reuse on --conversation off,on   # stand-alone calls against chats
-    python experiments/bench_llm_episode.py --own-only             # step 1 alone (seconds)
-    python experiments/bench_llm_episode.py -- env.task_id=doctest # extra train.py overrides
-    python experiments/bench_llm_episode.py --traces-out DIR    # also keep each episode's trace.json
-    python experiments/bench_llm_episode.py --traces <run>/episodes/*/trace.json
+    python experiments/timing/bench_llm_episode.py                        # both policies, reuse off and on
+    python experiments/timing/bench_llm_episode.py --policies handcrafted --reuse on
+    python experiments/timing/bench_llm_episode.py --reuse on --conversation off,on   # stand-alone calls against chats
+    python experiments/timing/bench_llm_episode.py --own-only             # step 1 alone (seconds)
+    python experiments/timing/bench_llm_episode.py -- env.task_id=doctest # extra train.py overrides
+    python experiments/timing/bench_llm_episode.py --traces-out DIR    # also keep each episode's trace.json
+    python experiments/timing/bench_llm_episode.py --traces <run>/episodes/*/trace.json
         # no model run: recorded agent prompts through the reuse rule, evaluated/sent per trace
 
 The machine is shared: state its load (printed) beside the figures, and repeat when noisy.
@@ -35,13 +35,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 HANDCRAFTED = "handcrafted:rounds.planning=1;rounds.research=2;rounds.drafting=4;rounds.review=0;rounds.revision=0"
 CHECKPOINT = ROOT / "checkpoints" / "qmix_report_writing_extractive" / "final.pt"
@@ -154,9 +152,9 @@ def replay_traces(paths: list[str], model_path: str, chunk: int, keep: int) -> N
 # -- 2. real episodes -----------------------------------------------------------------------
 def policy_jobs(names: list[str], overrides: list[str]) -> list[tuple[str, Any, str | None]]:
     """(label, algo config, checkpoint) per policy."""
-    from compare_policies import algo_config, parse_entry
+    from experiments.compare_policies import algo_config, parse_entry
     from omegaconf import OmegaConf
-    from run_config import compose_run_config
+    from experiments.run_config import compose_run_config
 
     from algos.training import checkpoint as ckpt
 
@@ -179,7 +177,7 @@ def run_one(
 ) -> dict[str, Any]:
     import algos
     from omegaconf import OmegaConf
-    from run_config import compose_run_config
+    from experiments.run_config import compose_run_config
 
     from algos.training import checkpoint as ckpt
     from algos.training.env_configs import make_env
@@ -316,7 +314,7 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*", help="train.py overrides (after --)")
     args = ap.parse_args()
 
-    from run_config import compose_run_config
+    from experiments.run_config import compose_run_config
 
     from agents_llm.backends.models import resolve_model
 

@@ -2,9 +2,9 @@
 """Does communication decide the report? The three diagnostics of a panel, on the LLM team and
 on the proxy (algos/evaluation/comm_sensitivity.py says what each figure means).
 
-    python experiments/comm_sensitivity.py PANEL [--out FILE.md] [--reports DIR] [--panel panel_rescored.csv]
+    python experiments/protocol/comm_sensitivity.py PANEL [--out FILE.md] [--reports DIR] [--panel panel_rescored.csv]
 
-PANEL is a folder as ``experiments/validate_proxy.py validate.out=<folder>`` writes it: its
+PANEL is a folder as ``experiments/protocol/validate_proxy.py validate.out=<folder>`` writes it: its
 ``panel.csv`` (LLM-team and proxy scores per policy and task) and the LLM team's reports, under
 ``episodes/<policy>/<task>/report.md`` (or ``--reports DIR`` holding ``<policy>/<task>.md``).
 
@@ -22,11 +22,9 @@ from __future__ import annotations
 import argparse
 import csv
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "experiments")) if p not in sys.path]
+ROOT = Path(__file__).resolve().parents[2]
 
 import numpy as np  # noqa: E402
 
