@@ -18,7 +18,7 @@ class Route(str, Enum):
     """What the engine is run for; each route sets the behaviour below in one place.
 
     - ``plain``: the engine on its own: a section is what the model wrote, every call stands alone
-      (unit tests and the writing diagnostics, experiments/bench_writing.py).
+      (unit tests and the writing diagnostics, experiments/protocol/bench_writing.py).
     - ``research``: the report env: junk prose gives way to retrieved sentences, each agent's calls
       form one chat, and evidence travels only through the team (`EvidenceFlow.TEAM`), so
       communication decides what a section can say.
