@@ -16,10 +16,10 @@ from report_protocol import RoundPlan
 from report_protocol.feedback import EVIDENCE_TASKS, exhaustion_believed
 
 from .. import phase_prompts, prompts
-from ..collector import is_absence_only
 from ..conversation import Conversations
-from ..referee import echoed_sentences
+from ..prompt_echo import echoed_sentences
 from ..roles import TeamMember
+from ..text.absence import is_absence_only
 from .context import EngineSettings, EpisodeContext
 from .feedback import names_signal, said_something, without_signal
 from .query_check import fallback_queries, vet_queries

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from .. import prompts
-from ..collector import CollectorResult, is_absence_only
-from ..judges.text import sentences, words
+from ..collector import CollectorResult
+from ..text.absence import is_absence_only
+from ..text.split import sentences, words
 from ..report_filter import filter_report_text
 from ..report_state import ReportState
 from ..sentence_reuse import MIN_BODY_WORDS, pick_source_sentences

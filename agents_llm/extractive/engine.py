@@ -19,7 +19,7 @@ from ..engine.context import EngineSettings, EpisodeContext
 from ..engine.round_record import CallRecorder, own_call_error
 from ..engine.runner import RoundEngine
 from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_prompt
-from ..judges.text import words
+from ..text.split import words
 from ..report_state import ReportState
 from ..roles import ExtractiveTurn, Role, TeamMember
 from .text import (

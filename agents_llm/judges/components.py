@@ -14,8 +14,8 @@ import numpy as np
 from ..report_state import ReportState
 from .base import clamp01
 from .reading import SectionReading, SentenceGrounding, content_sentences, is_echo, outline_stems
-from .terms import family_in, stems_of
-from .text import words
+from ..text.terms import family_in, stems_of
+from ..text.split import words
 
 if TYPE_CHECKING:
     from .reference import ReferenceJudge
@@ -144,7 +144,7 @@ def heading_fit(judge: "ReferenceJudge", report: ReportState) -> float:
     whose title fits nothing does not lower what the others earned.
 
     How far a title is about its section's text: the larger of the share of its content
-    words whose family the text uses (`judges.terms`) and its similarity to the text on
+    words whose family the text uses (`text.terms`) and its similarity to the text on
     the relevance band. That is scaled by how close the title is to its own text compared
     with the closest section's text (closeness: the larger of that word share and the raw
     similarity), so a stock title ("Further details") or one of our instructions fits
@@ -192,7 +192,7 @@ def topicality(judge: "ReferenceJudge", report: ReportState, section_sentences: 
 
     The larger of two readings: by words, the share of `topic_terms` key terms (the
     topic's content words and the task's key terms) whose word family the section's text
-    uses (`judges.terms`: any inflection or derivation); by meaning, the similarity of the
+    uses (`text.terms`: any inflection or derivation); by meaning, the similarity of the
     section's text to the topic and its key terms on the relevance band. Titles do not
     count: a heading made of the topic's words does not make the text under it on topic.
     A section without content sentences, or about something else, has 0.

@@ -146,7 +146,7 @@ class ReferenceJudgeConfig(JudgeConfig):
     key_terms: List[str] = field(default_factory=list)  # terms coverage looks for, besides the topic's words
     weights: ReferenceWeights = field(default_factory=ReferenceWeights)
     # Similarity at which a sentence counts as not grounded at all / fully grounded. None:
-    # the band calibrated for the chosen embedding (reference.GROUNDING_BANDS).
+    # the band calibrated for the chosen embedding (text.bands.GROUNDING_BANDS).
     grounding_floor: Optional[float] = None
     grounding_ceiling: Optional[float] = None
     # Similarity at which a text counts as not about / fully about the topic, a key term or its
@@ -161,7 +161,7 @@ class ReferenceJudgeConfig(JudgeConfig):
 
     @staticmethod
     def check(cfg: Any, need: Callable[[bool, str, str], None]) -> None:
-        from .reference import GROUNDING_BANDS, RELEVANCE_BANDS
+        from ..text.bands import GROUNDING_BANDS, RELEVANCE_BANDS
 
         embedding = getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding"))
         for name, bands in (("grounding", GROUNDING_BANDS), ("relevance", RELEVANCE_BANDS)):

@@ -83,7 +83,8 @@ def build_llm_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any =
 
 @register_judge("reference", config_class=ReferenceJudgeConfig)
 def build_reference_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None) -> Judge:
-    from .reference import GROUNDING_BANDS, RELEVANCE_BANDS, ReferenceJudge
+    from ..text.bands import GROUNDING_BANDS, RELEVANCE_BANDS
+    from .reference import ReferenceJudge
 
     embedding = getattr(cfg.embedding, "value", cfg.embedding)
     floor, ceiling = GROUNDING_BANDS[embedding]
