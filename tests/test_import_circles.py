@@ -11,6 +11,7 @@ re-exported). A strongly connected component of more than one module is a circle
 What several layers share goes into a module below all of them (in agents_llm, the text
 measures live in `agents_llm.text`, which imports nothing of agents_llm above it); a function
 that needs an object of a higher module takes it as an argument, or lives in that module.
+A room below (`FLOORS`) imports nothing of its package outside itself.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("report_protocol", "rag", "agents_llm", "envs", "algos", "report_app")
 # A circle that must stay, as the sorted tuple of its modules, with the reason. None today.
 ALLOWED_CIRCLES: dict[tuple[str, ...], str] = {}
+# Rooms below their users: what each may import of its own package (nothing but itself).
+FLOORS = {"agents_llm.text": "agents_llm"}
 
 
 def _modules(package: str, root: Path) -> dict[str, tuple[Path, bool]]:
@@ -96,6 +99,39 @@ def test_no_import_circle_inside_a_package(package):
         + "\nMove what they share into a module below all of them (text measures: agents_llm.text), or pass "
         "the object in as an argument, so that the imports point one way."
     )
+
+
+def upward_imports(room: str, package: str, root: Path = ROOT) -> list[str]:
+    """Each import of a module of `room` that reaches a module of `package` outside `room`."""
+    graph = import_graph(package, root)
+    inside = [m for m in graph if m == room or m.startswith(room + ".")]
+    assert inside, f"{room} has no module under {root}"
+    return [
+        f"{graph.edges[m, t]['at']} imports {t}"
+        for m in inside
+        for t in graph.successors(m)
+        if not (t == room or t.startswith(room + "."))
+    ]
+
+
+@pytest.mark.parametrize("room,package", sorted(FLOORS.items()))
+def test_a_room_below_imports_nothing_above_it(room, package):
+    """The text measures every layer shares import no layer of agents_llm, so no layer needs another for one."""
+    found = upward_imports(room, package)
+    assert not found, f"{room} must import nothing of {package} outside itself:\n" + "\n".join(found)
+
+
+def test_the_room_check_sees_an_upward_import(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/room/__init__.py": "",
+        "pkg/room/m.py": "def f():\n    from ..user import g\n",
+        "pkg/user.py": "from .room.m import f\n",
+    }
+    for name, source in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(source, encoding="utf-8")
+    assert upward_imports("pkg.room", "pkg", tmp_path) == ["pkg/room/m.py:2 imports pkg.user"]
 
 
 def test_allowed_circles_are_still_circles():
