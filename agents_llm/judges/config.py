@@ -148,7 +148,7 @@ class ReferenceJudgeConfig(JudgeConfig):
     grounding_floor: Optional[float] = None
     grounding_ceiling: Optional[float] = None
     # Similarity at which a text counts as not about / fully about the topic, a key term or its
-    # section. None: the band calibrated for the chosen embedding (reference.RELEVANCE_BANDS).
+    # section. None: the band calibrated for the chosen embedding (text.bands.RELEVANCE_BANDS).
     relevance_floor: Optional[float] = None
     relevance_ceiling: Optional[float] = None
     support_level: float = 0.5  # a sentence's grounding x topicality at which it counts as fully supported
