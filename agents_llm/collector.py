@@ -10,13 +10,12 @@ the last append are flushed into the new section.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Sequence
 
 from . import prompts
-from .judges.text import sentences, words
-from .referee import echoed_sentences, repeated_sentences
+from .text.split import sentences, words
+from .prompt_echo import echoed_sentences
 from .report_filter import filter_report_text
 from .grounding import MeaningCheck, ground_in_sources
 from .sentence_reuse import (
@@ -30,23 +29,10 @@ from .sentence_reuse import (
 from .report_state import ReportState, SourceRef
 from .section_examples import with_example
 from .section_headings import document_heading, restates, section_title, split_inner_headings
+from .text.absence import is_absence_only
+from .text.repetition import repeated_sentences
 from rag.sentences import split_sentences
 from rag.sources import dedup_sources, sources_under_heading
-from report_protocol.vocabulary import ABSENCE_LEADERS
-
-# The protocol's absence markers (report_protocol.vocabulary), as the model may write them.
-_MARKERS = "|".join(
-    (r"\b" if m[0].isalnum() else "") + re.escape(m) + (r"\b" if m[-1].isalnum() else "") for m in ABSENCE_LEADERS
-)
-# A line made only of these says "there is nothing", not "here is something".
-_ABSENCE = re.compile(
-    _MARKERS + r"|\bstate deficiency\b|\bnot found\b|\bno data\b|"
-    r"\bno (?:relevant )?(?:information|evidence|sources?)\b|\bunavailable\b|\babsent\b|\bnothing relevant\b",
-    re.IGNORECASE,
-)
-
-# A line that opens with a marker declares absence, whatever detail follows (the queries tried).
-_MARKER_FIRST = re.compile(r"^\W*(?:" + _MARKERS + ")")
 
 # (agent, kind, messages, max_tokens) -> text, or None when the call failed (already recorded).
 CallFn = Callable[[str, str, list, int], Awaitable["str | None"]]
@@ -72,17 +58,6 @@ def _top_up(text: str, src: Sequence[SourceRef], *, about: str, focus: str, earl
         near_repeats=True,
     )
     return (" ".join([text.strip(), *more]).strip(), len(more)) if more else (text, 0)
-
-
-def is_absence_only(text: str) -> bool:
-    """True when every non-empty line is an absence marker (or the text is empty)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        return True
-    return all(
-        _MARKER_FIRST.match(ln) or (_ABSENCE.search(ln) and len(_ABSENCE.sub("", ln).strip(" .:-*[]()")) < 40)
-        for ln in lines
-    )
 
 
 @dataclass

@@ -31,7 +31,7 @@ import numpy as np
 
 from rag.heading_passages import PASSAGE_CHUNKS, HeadingPassages
 
-from .judges.text import words
+from .text.split import words
 from .section_headings import clean_title, not_a_heading, restates
 from .sentence_reuse import content_stems, is_prose, source_sentences
 

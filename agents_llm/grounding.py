@@ -26,8 +26,8 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .judges.reference import GROUNDING_BANDS
-from .judges.text import sentences, words
+from .text.bands import GROUNDING_BANDS
+from .text.split import sentences, words
 from .sentence_reuse import KEEP_SHARE, SNAP_SHARE, content_stems, instruction_like, is_prose, source_sentences
 
 

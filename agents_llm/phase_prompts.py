@@ -29,6 +29,7 @@ from report_protocol.vocabulary import (
 )
 
 from . import prompts
+from .directive_words import DEFAULT_FINDING, section_tag
 from .report_state import ReportState
 from .roles import AS_TASK, ROLES, get_role
 
@@ -158,15 +159,10 @@ GATE_QUESTION = (
     "Next is {phase} round {round}. Would your contribution add something new to it? "
     "Answer YES to EXECUTE or NO to SKIP."
 )
-DEFAULT_FINDING = "apply the review notes"  # a correction without a finding of its own
 
 
 def gate_question(agent: str, phase: str | None, next_round: int | None) -> str:
     return GATE_QUESTION.format(agent=agent, phase=phase, round=next_round)
-
-
-def section_tag(section_id: str | None) -> str:
-    return f"[{v.SECTION_ID_TAG}: {section_id}]"
 
 
 def directive_parts(d: Directive) -> tuple[str, list[str]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from .judges.text import sentences, words
+from .text.split import sentences, words
 from .report_state import ReportState
 
 
@@ -99,7 +99,7 @@ def instruction_texts() -> list[str]:
 
 @lru_cache(maxsize=1)
 def instructions() -> Instructions:
-    from .judges.terms import STOPWORDS, stem
+    from .text.terms import STOPWORDS, stem
 
     grams: set = set()
     vocabulary: set = set()
@@ -133,7 +133,7 @@ def echo_reason(
     ours: Instructions | None = None,
 ) -> str | None:
     """Why `sentence` echoes our prompt instructions ('verbatim', 'label', 'rephrased'), or None."""
-    from .judges.terms import STOPWORDS, stem
+    from .text.terms import STOPWORDS, stem
 
     ours = instructions() if ours is None else ours
     tokens = words(sentence)

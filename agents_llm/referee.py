@@ -16,7 +16,7 @@ with a reason and the evidence, as plain data:
   left out) are nearly all instruction words ("The objective is to list the facts that
   serve the objective, one per line.").
 * ``markup``: a section (or output) that is mostly code or markup, not prose: HTML/XML
-  tags, code fences, code lines of any language (`judges.text.markup_profile`: a rule on
+  tags, code fences, code lines of any language (`text.markup.markup_profile`: a rule on
   line shape and symbols, not a list of languages). The reference judge gives such a
   section no content either.
 * ``unsupported_citation``: a section that cites sources, most of whose text is below
@@ -31,7 +31,7 @@ penalty (``RefereeConfig.penalize``): a flagged round earns at most 0, minus
 unless their text reaches the report, where the section flags catch it).
 
 Its parts: the settings (`agents_llm.referee_config`), the repetition measures
-(`agents_llm.repetition`), the prompt-echo rule (`agents_llm.prompt_echo`, shared with the
+(`agents_llm.text.repetition`), the prompt-echo rule (`agents_llm.prompt_echo`, shared with the
 reference judge); this module holds the flags and the `Referee` that raises them, and
 re-exports the names callers import from it.
 """
@@ -44,17 +44,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .judges.text import line_kind, markup_profile, sentences, words
-from .prompt_echo import (  # noqa: F401 (re-exported: the referee's echo rule, where callers import it)
-    Instructions,
-    echo_reason,
-    echoed_sentences,
-    instruction_texts,
-    instruction_trigrams,
-    instructions,
-)
+from .prompt_echo import echo_reason, echoed_sentences
 from .referee_config import RefereeConfig, make_referee_config  # noqa: F401 (re-exported)
-from .repetition import changed_chars, loop_share, repeated_sentences  # noqa: F401 (re-exported)
+from .text.markup import line_kind, markup_profile
+from .text.repetition import changed_chars, loop_share, repeated_sentences
+from .text.split import sentences, words
 from .report_state import ReportState, Section
 
 REPETITION, PROMPT_ECHO, MARKUP, UNSUPPORTED, SCORE_JUMP, PADDING, JUDGE_FALLBACK = (
@@ -109,7 +103,8 @@ def evidence_texts(section: Section) -> list[str]:
 def grounder_for(judge: Any, embedding: Any = None) -> Any:
     """The reference judge itself, or (for another judge) a reference judge on `embedding`
     with the grounding band of its kind; None when there is nothing to embed with."""
-    from .judges.reference import GROUNDING_BANDS, ReferenceJudge
+    from .judges.reference import ReferenceJudge
+    from .text.bands import GROUNDING_BANDS
 
     if isinstance(judge, ReferenceJudge):
         return judge

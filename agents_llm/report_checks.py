@@ -24,8 +24,8 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from rag.sentences import blocks, split_sentences
 
-from .judges.terms import STOPWORDS, stem
-from .judges.text import words
+from .text.terms import STOPWORDS, stem
+from .text.split import words
 
 KINDS = ("repeated", "glued", "cut", "dangling", "false")
 MATCH_SHARE = 0.7  # a report sentence is a source sentence's when this share of its content stems is in it

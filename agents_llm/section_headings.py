@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from .judges.text import sentences, words
-from .referee import echoed_sentences
+from .text.split import sentences, words
+from .prompt_echo import echoed_sentences
 from .report_state import SourceRef
 from .sentence_reuse import content_stems, title_from
 

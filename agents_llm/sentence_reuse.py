@@ -26,10 +26,11 @@ from .addressed_orders import continues_order, order_to_reader
 from rag.headings import heading_key
 from rag.sentences import begins_sentence, split_sentences
 
-from .judges.terms import STOPWORDS, stem
-from .judges.text import sentences, words
-from .referee import echoed_sentences, loop_share, repeated_sentences
-from .repetition import near_repeat
+from .text.terms import STOPWORDS, stem
+from .text.split import sentences, words
+from .prompt_echo import echoed_sentences
+from .text.repetition import loop_share, repeated_sentences
+from .text.repetition import near_repeat
 from .report_state import SourceRef
 
 MIN_BODY_WORDS = 6  # a section body shorter than this ("The sky is blue.") says nothing
@@ -205,7 +206,7 @@ def pick_source_sentences(
     """The source sentences that best match `focus` (topic, objective, the writer's words), in source order.
 
     Sentences already in the report (`exclude`) are skipped, and with `near_repeats` also those
-    that say one of them again in nearly the same words (`repetition.near_repeat`: the writer's
+    that say one of them again in nearly the same words (`text.repetition.near_repeat`: the writer's
     "a cycle detected only dynamically" for the source's "detectable"); a sentence must share at
     least one content word with the focus. `about`: the section's title. The sentences of the
     passage a document heading of that name heads (a source whose `heading` is `about`) come

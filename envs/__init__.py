@@ -103,13 +103,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Collection, Optional, Union
 
 import numpy as np
 
 from .configs import EnvConfig, OneStep3x3EnvConfig, TwoStepEnvConfig, store_env_config
 from .recorded_names import RecordedNameError as RecordedNameError  # a checkpoint's names, never imported
-from .recorded_names import check_recorded_env as check_recorded_env
+from .recorded_names import check_recorded_env as _check_recorded_env
 
 Factory = Callable[..., Any]
 _REGISTRY: dict[str, Union[Factory, str]] = {}
@@ -158,6 +158,12 @@ def store_configs() -> None:
 
 def registered() -> list[str]:
     return sorted(_REGISTRY)
+
+
+def check_recorded_env(env_cfg: Any, plugin_modules: Collection[str], *, source: str) -> None:
+    """Refuse, with one line, an env config recorded in ``source`` that names an env, judge or
+    role not registered now (``envs.recorded_names``); nothing it names is imported."""
+    _check_recorded_env(env_cfg, plugin_modules, source=source, envs=registered())
 
 
 def _resolve(name: str) -> Factory:

@@ -20,17 +20,16 @@ def _shown(value: Any) -> str:
     return " ".join(str(value).split())[:120]
 
 
-def check_recorded_env(env_cfg: Any, plugin_modules: Collection[str], *, source: str) -> None:
+def check_recorded_env(env_cfg: Any, plugin_modules: Collection[str], *, source: str, envs: Collection[str]) -> None:
     """Refuse, with one line, an env config recorded in ``source`` that names anything not
-    registered; ``plugin_modules``: the import names and specs of the command line's plugins."""
-    from envs import registered
-
+    registered; ``plugin_modules``: the import names and specs of the command line's plugins;
+    ``envs``: the registered env names (``envs.check_recorded_env`` passes ``envs.registered()``)."""
     if not isinstance(env_cfg, Mapping):
         raise RecordedNameError(f"{source} records no env config (got {type(env_cfg).__name__})")
     name = env_cfg.get("name")
-    if name not in registered():
+    if name not in envs:
         raise RecordedNameError(
-            f"{source} records env {_shown(name)!r}, which is not registered (known: {', '.join(registered())}); "
+            f"{source} records env {_shown(name)!r}, which is not registered (known: {', '.join(sorted(envs))}); "
             "a plugin that registers it goes in plugins=[...]"
         )
     if "team" in env_cfg:

@@ -371,7 +371,7 @@ def _job_subdir(num: Any, override_dirname: str) -> str:
 def register_configs() -> None:
     import algos  # noqa: F401  (stores base_qmix, base_vdn, base_iql, base_random)
     from agents_llm.backends.config import register_configs as register_llm_configs
-    from agents_llm.judges.config import register_configs as register_judge_configs
+    from agents_llm.judges import register_configs as register_judge_configs
     from rag.config import register_configs as register_rag_configs
 
     register_llm_configs()

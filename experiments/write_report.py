@@ -71,7 +71,7 @@ class WriteReportConfig:
 
 def register_configs() -> None:
     from agents_llm.backends.config import register_configs as register_llm
-    from agents_llm.judges.config import register_configs as register_judge
+    from agents_llm.judges import register_configs as register_judge
     from rag.config import register_configs as register_rag
 
     register_llm()

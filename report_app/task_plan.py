@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from agents_llm.coverage import COVERED_TERM_SHARE, probe_coverage
-from agents_llm.judges.terms import STOPWORDS
+from agents_llm.text.terms import STOPWORDS
 from agents_llm.sentence_reuse import content_stems
 from agents_llm.task_parts import task_parts
 

@@ -36,8 +36,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from rag.sources import SourceRef, as_source_refs, dedup_sources, passages_first
 
-from ..judges.terms import STOPWORDS, stem
-from ..judges.text import sentences, words
+from ..text.terms import STOPWORDS, stem
+from ..text.split import sentences, words
 
 # A sentence of a message draws on a chunk when the chunk holds at least this many of the
 # sentence's content words and this share of them: a restatement, not a shared topic word.

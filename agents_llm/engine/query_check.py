@@ -11,7 +11,7 @@ topic and outline terms instead.
 An instruction of the pipeline is never a query: a model that echoes its prompt ("The
 team gathers evidence from the sources for the planned sections") names words of the
 objective, so it read as on topic, and the store answered the instruction. A query or an
-objective that echoes our instructions (`referee.echo_reason`: verbatim, a label, or
+objective that echoes our instructions (`prompt_echo.echo_reason`: verbatim, a label, or
 rephrased in their vocabulary) is refused, and an echoed objective lends no terms. So is a
 line carrying a token of the protocol ("SECTION_ID: S1"), and one whose subject is the team's
 own work ("The team is planning to write a report ...", "The report is now ready."), unless
@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..judges.terms import key_terms_of, stem
-from ..judges.text import words
-from ..referee import echo_reason
+from ..text.terms import key_terms_of, stem
+from ..text.split import words
+from ..prompt_echo import echo_reason
 from report_protocol import vocabulary
 
 MIN_WORDS = 2  # "asyncio" alone is a term, not a query; the topic fallback covers it

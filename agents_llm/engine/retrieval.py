@@ -12,7 +12,7 @@ from typing import Any, Protocol, Sequence
 
 from rag.guard import guard_untrusted_text
 
-from ..judges.text import sentences
+from ..text.split import sentences
 from ..sentence_reuse import unreported_facts
 
 

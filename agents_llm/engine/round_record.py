@@ -9,14 +9,31 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from report_protocol import ActionTable, RoundFeedback, RoundPlan
 
 from ..collector import CollectorResult
 
-if TYPE_CHECKING:
-    from .turn import AgentTurn
+
+@dataclass
+class AgentTurn:
+    """What one agent's turn produced. `output` None: the turn stopped before it had one
+    (the token budget ran out during its search), so its receivers get nothing from it."""
+
+    output: str | None
+    senders: list[str] = field(default_factory=list)
+    prompt: list = field(default_factory=list)
+    response: str = ""
+    error: str | None = None
+    retrieval: dict[str, Any] | None = None
+    objective: str | None = None  # the objective this turn set (a role that sets_objective); the runner applies it
+    # A team without a model (the extractive proxy): what the role's rules worked from, and the LLM prompt whose
+    # tokens its call was charged (never sent; `prompt` stays empty).
+    inputs: dict[str, Any] | None = None
+    charged_prompt: list | None = None
+    # With engine.conversation on: the turn's place in the agent's chat ({"turn": n, "restarted": bool}).
+    chat: dict[str, Any] | None = None
 
 
 @dataclass
@@ -76,7 +93,7 @@ def own_call_error(rec: "CallRecorder", agent: str) -> str:
     return next(mine, None) or "call failed"
 
 
-def agent_record(receivers: list[str], turn: "AgentTurn | None") -> dict[str, Any]:
+def agent_record(receivers: list[str], turn: AgentTurn | None) -> dict[str, Any]:
     """The trace's entry for one agent of the round (a turn that never ran: receivers only)."""
     record: dict[str, Any] = {"receivers": receivers, "senders": [], "prompt": [], "response": "", "error": None}
     if turn is not None:

@@ -36,8 +36,8 @@ from .evidence import EvidenceFlow
 from .feedback import read_round
 from .planning import chain_costs, execution_depths, execution_order_edges
 from .retrieval import Retriever
-from .round_record import CallRecorder, RoundResult, agent_record, llm_counts, round_record
-from .turn import AgentTurn, TurnTaker, inbox_for
+from .round_record import AgentTurn, CallRecorder, RoundResult, agent_record, llm_counts, round_record
+from .turn import TurnTaker, inbox_for
 
 __all__ = ["EngineSettings", "EpisodeContext", "RoundEngine", "RoundResult"]
 

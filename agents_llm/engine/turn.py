@@ -9,46 +9,25 @@ carry the objective, the retrieval state and the sources between turns. The sche
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from report_protocol import RoundPlan
 from report_protocol.feedback import EVIDENCE_TASKS, exhaustion_believed
 
 from .. import phase_prompts, prompts
-from ..collector import is_absence_only
 from ..conversation import Conversations
-from ..referee import echoed_sentences
+from ..prompt_echo import echoed_sentences
 from ..roles import TeamMember
+from ..text.absence import is_absence_only
 from .context import EngineSettings, EpisodeContext
 from .feedback import names_signal, said_something, without_signal
 from .query_check import fallback_queries, vet_queries
 from .retrieval import Retriever, format_evidence, new_chunks, record_retrieval
-from .round_record import CallRecorder, own_call_error
+from .round_record import AgentTurn, CallRecorder, own_call_error
 
 Inbox = list[tuple[str, str]]
 
 MIN_ANSWER_WORDS = 6  # an overruled answer shorter than this says nothing beside the signal it gave
-
-
-@dataclass
-class AgentTurn:
-    """What one agent's turn produced. `output` None: the turn stopped before it had one
-    (the token budget ran out during its search), so its receivers get nothing from it."""
-
-    output: str | None
-    senders: list[str] = field(default_factory=list)
-    prompt: list = field(default_factory=list)
-    response: str = ""
-    error: str | None = None
-    retrieval: dict[str, Any] | None = None
-    objective: str | None = None  # the objective this turn set (a role that sets_objective); the runner applies it
-    # A team without a model (the extractive proxy): what the role's rules worked from, and the LLM prompt whose
-    # tokens its call was charged (never sent; `prompt` stays empty).
-    inputs: dict[str, Any] | None = None
-    charged_prompt: list | None = None
-    # With engine.conversation on: the turn's place in the agent's chat ({"turn": n, "restarted": bool}).
-    chat: dict[str, Any] | None = None
 
 
 def inbox_for(

@@ -3,25 +3,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 from .. import prompts
-from ..collector import CollectorResult, is_absence_only
-from ..judges.text import sentences, words
+from ..collector import CollectorResult
+from ..engine.context import EngineSettings
+from ..text.absence import is_absence_only
+from ..text.split import sentences, words
 from ..report_filter import filter_report_text
 from ..report_state import ReportState
 from ..sentence_reuse import MIN_BODY_WORDS, pick_source_sentences
 from . import rules_v2
 from .text import Composed, dedup, facts
 
-if TYPE_CHECKING:
-    from .engine import ExtractiveEngine
+
+class _Team(Protocol):
+    """What the Collector reads of the extractive engine that owns it (`ExtractiveEngine`, which
+    imports this module): its settings and which rules it runs."""
+
+    settings: EngineSettings
+    version: int
 
 
 class ExtractiveCollector:
     """The Collector's rules: a section from the appended facts, under the objective's heading."""
 
-    def __init__(self, engine: ExtractiveEngine):
+    def __init__(self, engine: _Team):
         self.engine = engine
         self._draft: str | None = None
 

@@ -16,10 +16,10 @@ from .. import phase_prompts, prompts
 from ..backends import TokenBudgetExceeded
 from ..engine.retrieval import format_evidence, record_retrieval
 from ..engine.context import EngineSettings, EpisodeContext
-from ..engine.round_record import CallRecorder, own_call_error
+from ..engine.round_record import AgentTurn, CallRecorder, own_call_error
 from ..engine.runner import RoundEngine
-from ..engine.turn import AgentTurn, Inbox, exhausted_output, turn_prompt
-from ..judges.text import words
+from ..engine.turn import Inbox, exhausted_output, turn_prompt
+from ..text.split import words
 from ..report_state import ReportState
 from ..roles import ExtractiveTurn, Role, TeamMember
 from .text import (

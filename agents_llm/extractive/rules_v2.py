@@ -11,8 +11,8 @@ from typing import Optional, Sequence
 from report_protocol import Directive
 from report_protocol import vocabulary as v
 
-from ..judges.text import words
-from ..phase_prompts import DEFAULT_FINDING, section_tag
+from ..text.split import words
+from ..directive_words import DEFAULT_FINDING, section_tag
 from ..report_state import ReportState
 from .text import (
     MAX_CANDIDATE_LINES,

@@ -9,9 +9,9 @@ import re
 from collections import Counter
 from typing import Sequence
 
-from ..collector import is_absence_only
-from ..judges.terms import STOPWORDS, stem
-from ..judges.text import sentences, words
+from ..text.absence import is_absence_only
+from ..text.terms import STOPWORDS, stem
+from ..text.split import sentences, words
 
 OBJECTIVE_PREFIX = "OBJECTIVE:"
 DEFICIENCIES_PREFIX = "DEFICIENCIES:"

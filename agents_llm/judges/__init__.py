@@ -36,8 +36,8 @@ config_class=...)` on its factory (agents_llm/judges/registry.py); `judge.kind=<
 """
 
 from .base import Judge, JudgeResult, length_score
-from .config import JudgeConfig, LLMJudgeConfig, ReferenceJudgeConfig, register_configs, validate_judge_config
-from .factory import make_judge, make_reward_tracker
+from .config import JudgeConfig, LLMJudgeConfig, ReferenceJudgeConfig
+from .factory import make_judge, make_reward_tracker, register_configs, validate_judge_config
 from .registry import JUDGES, register_judge
 from .llm_judge import LLMJudge
 from .reference import ReferenceJudge, SentenceGrounding

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .terms import STOPWORDS, stem
-from .text import sentences
+from ..text.terms import STOPWORDS, stem
+from ..text.split import sentences
 
 __all__ = ["Agreement", "check_agreement", "REASONS"]
 

@@ -7,21 +7,42 @@ See `agents_llm.judges.reference` for what each component measures and how they 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
 from ..report_state import ReportState
 from .base import clamp01
 from .reading import SectionReading, SentenceGrounding, content_sentences, is_echo, outline_stems
-from .terms import family_in, stems_of
-from .text import words
-
-if TYPE_CHECKING:
-    from .reference import ReferenceJudge
+from ..text.terms import family_in, stems_of
+from ..text.split import words
 
 
-def read(judge: "ReferenceJudge", report: ReportState) -> list[SectionReading]:
+class JudgeView(Protocol):
+    """What the components read of the judge (`agents_llm.judges.reference.ReferenceJudge`, which
+    imports this module and exposes each component as a method): its settings, its embeddings
+    (`_vecs`), its key terms and the components they combine."""
+
+    contradiction_penalty: float
+    duplicate_threshold: float
+    support_level: float
+    target_sections: int
+    topic_terms: int
+
+    def _vecs(self, texts: list[str]) -> np.ndarray: ...
+    def _terms(self, report: ReportState) -> list[str]: ...
+    def _term_table(self, report: ReportState) -> list[tuple[str, str]]: ...
+    def _term_phrases(self, report: ReportState) -> list[str]: ...
+    def relevance(self, similarity: np.ndarray | float) -> np.ndarray: ...
+    def report_grounding(self, report: ReportState) -> list[list[SentenceGrounding]]: ...
+    def read(self, report: ReportState) -> list[SectionReading]: ...
+    def topicality(self, report: ReportState, section_sentences: Sequence[Sequence[str]]) -> list[float]: ...
+    def term_match(self, terms: Sequence[tuple[str, str]], sents: Sequence[str]) -> np.ndarray: ...
+    def duplicates(self, sents: list[str]) -> np.ndarray: ...
+    def heading_fit(self, report: ReportState) -> float: ...
+
+
+def read(judge: JudgeView, report: ReportState) -> list[SectionReading]:
     """Each section's grounding, topicality and per-sentence credit (`SectionReading`).
 
     A sentence's topicality is its section's, or that of the passage it restates where higher (a
@@ -49,7 +70,7 @@ def read(judge: "ReferenceJudge", report: ReportState) -> list[SectionReading]:
     return out
 
 
-def coverage(judge: "ReferenceJudge", report: ReportState) -> float:
+def coverage(judge: JudgeView, report: ReportState) -> float:
     """Share of the key terms whose word family appears anywhere (titles or text), supported or not."""
     terms = judge._terms(report)
     if not terms:
@@ -58,7 +79,7 @@ def coverage(judge: "ReferenceJudge", report: ReportState) -> float:
     return sum(family_in(t, present) for t in terms) / len(terms)
 
 
-def term_match(judge: "ReferenceJudge", terms: Sequence[tuple[str, str]], sents: Sequence[str]) -> np.ndarray:
+def term_match(judge: JudgeView, terms: Sequence[tuple[str, str]], sents: Sequence[str]) -> np.ndarray:
     """(terms x sentences) in [0, 1]: 1 where the sentence uses a word of the term's family, else the
     similarity of the term to the sentence on the relevance band (the term said in other words)."""
     if not terms or not sents:
@@ -73,7 +94,7 @@ def term_match(judge: "ReferenceJudge", terms: Sequence[tuple[str, str]], sents:
 
 
 def supported_coverage(
-    judge: "ReferenceJudge",
+    judge: JudgeView,
     report: ReportState,
     grounded: Sequence[SentenceGrounding],
     credit: Sequence[float] | None = None,
@@ -90,7 +111,7 @@ def supported_coverage(
     return clamp01(float((match * np.maximum(values, 0.0)[None, :]).max(axis=1).mean()))
 
 
-def duplicates(judge: "ReferenceJudge", sents: list[str]) -> np.ndarray:
+def duplicates(judge: JudgeView, sents: list[str]) -> np.ndarray:
     """For each sentence, whether it nearly repeats an earlier one (cosine >= `duplicate_threshold`, or the same words)."""
     duplicate = np.zeros(len(sents), dtype=bool)
     if len(sents) < 2:
@@ -105,7 +126,7 @@ def duplicates(judge: "ReferenceJudge", sents: list[str]) -> np.ndarray:
     return duplicate
 
 
-def redundancy(judge: "ReferenceJudge", sents: list[str], duplicate: np.ndarray | None = None) -> float:
+def redundancy(judge: JudgeView, sents: list[str], duplicate: np.ndarray | None = None) -> float:
     if len(sents) < 2:
         return 1.0
     duplicate = judge.duplicates(sents) if duplicate is None else duplicate
@@ -113,7 +134,7 @@ def redundancy(judge: "ReferenceJudge", sents: list[str], duplicate: np.ndarray 
     return 1.0 - float(lengths[duplicate].sum() / lengths.sum())
 
 
-def structure(judge: "ReferenceJudge", report: ReportState, readings: Sequence[SectionReading] | None = None) -> float:
+def structure(judge: JudgeView, report: ReportState, readings: Sequence[SectionReading] | None = None) -> float:
     """Mean of section count, balance and heading fit.
 
     The count is of sections with content, each counted by its credit (its sentences'
@@ -137,14 +158,14 @@ def structure(judge: "ReferenceJudge", report: ReportState, readings: Sequence[S
     return (count + balance + judge.heading_fit(report)) / 3.0
 
 
-def heading_fit(judge: "ReferenceJudge", report: ReportState) -> float:
+def heading_fit(judge: JudgeView, report: ReportState) -> float:
     """How well each section's title fits its own text (0 for a missing or repeated title), summed over
     sections and divided by the number of sections or `target_sections`, whichever is larger: like
     the section count, it grows with each well-titled section up to the target, and a section
     whose title fits nothing does not lower what the others earned.
 
     How far a title is about its section's text: the larger of the share of its content
-    words whose family the text uses (`judges.terms`) and its similarity to the text on
+    words whose family the text uses (`text.terms`) and its similarity to the text on
     the relevance band. That is scaled by how close the title is to its own text compared
     with the closest section's text (closeness: the larger of that word share and the raw
     similarity), so a stock title ("Further details") or one of our instructions fits
@@ -187,12 +208,12 @@ def grounding_of(grounded: Sequence[SentenceGrounding], credit: Sequence[float] 
     return clamp01(float(weights @ values / weights.sum()))  # contradicted sentences count against the rest
 
 
-def topicality(judge: "ReferenceJudge", report: ReportState, section_sentences: Sequence[Sequence[str]]) -> list[float]:
+def topicality(judge: JudgeView, report: ReportState, section_sentences: Sequence[Sequence[str]]) -> list[float]:
     """How far each section (its content sentences) is about the report's topic, in [0, 1].
 
     The larger of two readings: by words, the share of `topic_terms` key terms (the
     topic's content words and the task's key terms) whose word family the section's text
-    uses (`judges.terms`: any inflection or derivation); by meaning, the similarity of the
+    uses (`text.terms`: any inflection or derivation); by meaning, the similarity of the
     section's text to the topic and its key terms on the relevance band. Titles do not
     count: a heading made of the topic's words does not make the text under it on topic.
     A section without content sentences, or about something else, has 0.

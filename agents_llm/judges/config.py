@@ -4,7 +4,7 @@ and the built-in judges' settings.
 Each judge's dataclass is registered with it (`registry.register_judge`), which stores it
 as `base_<kind>`; `conf/judge/<kind>.yaml` starts from `base_<kind>`, so a wrong key, a wrongly typed
 value or an unknown enum value fails when Hydra composes, naming the key. Ranges that a
-type cannot express are checked by `validate_judge_config` (make_judge calls it), again
+type cannot express are checked by `factory.validate_judge_config` (make_judge calls it), again
 naming the key.
 """
 
@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, List, Optional
-
-from .registry import JUDGES
 
 
 class ChunkUnit(str, Enum):
@@ -146,11 +144,11 @@ class ReferenceJudgeConfig(JudgeConfig):
     key_terms: List[str] = field(default_factory=list)  # terms coverage looks for, besides the topic's words
     weights: ReferenceWeights = field(default_factory=ReferenceWeights)
     # Similarity at which a sentence counts as not grounded at all / fully grounded. None:
-    # the band calibrated for the chosen embedding (reference.GROUNDING_BANDS).
+    # the band calibrated for the chosen embedding (text.bands.GROUNDING_BANDS).
     grounding_floor: Optional[float] = None
     grounding_ceiling: Optional[float] = None
     # Similarity at which a text counts as not about / fully about the topic, a key term or its
-    # section. None: the band calibrated for the chosen embedding (reference.RELEVANCE_BANDS).
+    # section. None: the band calibrated for the chosen embedding (text.bands.RELEVANCE_BANDS).
     relevance_floor: Optional[float] = None
     relevance_ceiling: Optional[float] = None
     support_level: float = 0.5  # a sentence's grounding x topicality at which it counts as fully supported
@@ -161,7 +159,7 @@ class ReferenceJudgeConfig(JudgeConfig):
 
     @staticmethod
     def check(cfg: Any, need: Callable[[bool, str, str], None]) -> None:
-        from .reference import GROUNDING_BANDS, RELEVANCE_BANDS
+        from ..text.bands import GROUNDING_BANDS, RELEVANCE_BANDS
 
         embedding = getattr(_get(cfg, "embedding"), "value", _get(cfg, "embedding"))
         for name, bands in (("grounding", GROUNDING_BANDS), ("relevance", RELEVANCE_BANDS)):
@@ -192,16 +190,6 @@ class ReferenceJudgeConfig(JudgeConfig):
         need(values["structure"] <= 1.0, "weights", "structure is a share of the score: at most 1")
 
 
-def register_configs() -> None:
-    """Store every registered judge's config as `judge/base_<kind>` (registering stores it too;
-    this stores them again in a ConfigStore that was cleared)."""
-    from . import factory  # noqa: F401  (registers the built-in judges)
-    from .registry import _store
-
-    for name in JUDGES.available():
-        _store(JUDGES.get(name))
-
-
 def _get(cfg: Any, key: str, default: Any = None) -> Any:
     return cfg.get(key, default) if hasattr(cfg, "get") else getattr(cfg, key, default)
 
@@ -213,29 +201,3 @@ def length_params(cfg: Any) -> tuple[float, float]:
     )
     target, width = _get(cfg, "length_target"), _get(cfg, "length_width")
     return (float(preset[0] if target is None else target), float(preset[1] if width is None else width))
-
-
-def validate_judge_config(cfg: Any) -> None:
-    """Range checks a dataclass type cannot express; each error names its key."""
-
-    def need(ok: bool, key: str, what: str) -> None:
-        if not ok:
-            raise ValueError(f"judge.{key} {what}, got {_get(cfg, key)!r}")
-
-    preset = _get(cfg, "length_preset", "smollm2_cpu")
-    need(preset in LENGTH_PRESETS, "length_preset", f"must be one of {sorted(LENGTH_PRESETS)}")
-    need(
-        _get(cfg, "length_measure", "supported") in LENGTH_MEASURES,
-        "length_measure",
-        f"must be one of {list(LENGTH_MEASURES)}",
-    )
-    target, width = length_params(cfg)
-    need(width > 0, "length_width", "must be positive")
-    need(target >= 0, "length_target", "must be >= 0")
-    for key in ("w_score", "w_length"):
-        need(_get(cfg, key, 0.0) >= 0, key, "must be >= 0")
-    kind = getattr(_get(cfg, "kind"), "value", _get(cfg, "kind"))
-    if kind not in JUDGES:
-        raise ValueError(f"judge.kind must be one of {JUDGES.available()}, got {kind!r}")
-    schema: type[JudgeConfig] = JUDGES.get(kind).config_class  # register_judge checked it subclasses JudgeConfig
-    schema.check(cfg, need)

@@ -1,7 +1,9 @@
 """Build a judge and its reward tracker from a `judge` config (OmegaConf node, dataclass or dict).
 
 `make_judge` builds the judge `judge.kind` names in the registry (`registry.JUDGES`); the
-built-in `llm` and `reference` judges are registered here, each a factory of its config.
+built-in `llm` and `reference` judges are registered here, each a factory of its config;
+`validate_judge_config` checks a config against its judge's schema and `register_configs` stores
+every registered judge's schema in Hydra's ConfigStore.
 """
 
 from __future__ import annotations
@@ -10,8 +12,16 @@ from typing import Any
 
 from ..backends import LLMBackend
 from .base import Judge
-from .config import LLMJudgeConfig, ReferenceJudgeConfig, length_params, validate_judge_config
-from .registry import JUDGES, register_judge
+from .config import (
+    LENGTH_MEASURES,
+    LENGTH_PRESETS,
+    JudgeConfig,
+    LLMJudgeConfig,
+    ReferenceJudgeConfig,
+    _get,
+    length_params,
+)
+from .registry import JUDGES, _store, register_judge
 from .reward import RewardTracker
 
 
@@ -83,7 +93,8 @@ def build_llm_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any =
 
 @register_judge("reference", config_class=ReferenceJudgeConfig)
 def build_reference_judge(cfg: Any, *, backend: LLMBackend | None = None, embed: Any = None) -> Judge:
-    from .reference import GROUNDING_BANDS, RELEVANCE_BANDS, ReferenceJudge
+    from ..text.bands import GROUNDING_BANDS, RELEVANCE_BANDS
+    from .reference import ReferenceJudge
 
     embedding = getattr(cfg.embedding, "value", cfg.embedding)
     floor, ceiling = GROUNDING_BANDS[embedding]
@@ -123,3 +134,36 @@ def make_reward_tracker(judge: Judge, cfg: Any, *, grounder: Any = None) -> Rewa
         length_measure=str(getattr(cfg, "length_measure", "supported")),
         grounder=grounder,
     )
+
+
+def validate_judge_config(cfg: Any) -> None:
+    """Range checks a dataclass type cannot express; each error names its key."""
+
+    def need(ok: bool, key: str, what: str) -> None:
+        if not ok:
+            raise ValueError(f"judge.{key} {what}, got {_get(cfg, key)!r}")
+
+    preset = _get(cfg, "length_preset", "smollm2_cpu")
+    need(preset in LENGTH_PRESETS, "length_preset", f"must be one of {sorted(LENGTH_PRESETS)}")
+    need(
+        _get(cfg, "length_measure", "supported") in LENGTH_MEASURES,
+        "length_measure",
+        f"must be one of {list(LENGTH_MEASURES)}",
+    )
+    target, width = length_params(cfg)
+    need(width > 0, "length_width", "must be positive")
+    need(target >= 0, "length_target", "must be >= 0")
+    for key in ("w_score", "w_length"):
+        need(_get(cfg, key, 0.0) >= 0, key, "must be >= 0")
+    kind = getattr(_get(cfg, "kind"), "value", _get(cfg, "kind"))
+    if kind not in JUDGES:
+        raise ValueError(f"judge.kind must be one of {JUDGES.available()}, got {kind!r}")
+    schema: type[JudgeConfig] = JUDGES.get(kind).config_class  # register_judge checked it subclasses JudgeConfig
+    schema.check(cfg, need)
+
+
+def register_configs() -> None:
+    """Store every registered judge's config as `judge/base_<kind>` (registering stores it too;
+    this stores them again in a ConfigStore that was cleared)."""
+    for name in JUDGES.available():
+        _store(JUDGES.get(name))

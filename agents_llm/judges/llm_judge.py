@@ -41,7 +41,7 @@ from rag.guard import guard_untrusted_text
 from ..report_state import ReportState, Section
 from . import prompts
 from .base import JudgeResult, clamp01
-from .text import Chunk, chunk_text, content_hash
+from ..text.split import Chunk, chunk_text, content_hash
 
 
 @dataclass(frozen=True)

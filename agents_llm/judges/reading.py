@@ -10,7 +10,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .text import markup_profile, sentences, words
+from ..text.markup import markup_profile
+from ..text.split import sentences, words
 
 EmbedFn = Callable[[list[str]], np.ndarray]
 MAX_HEADING_WORDS = 15  # a line starting with '#' and longer than this is text pasted after a heading, not one
@@ -35,7 +36,7 @@ def _content_sentences(text: str, min_words: int) -> tuple[str, ...]:
     """The sentences of a section's text that carry content: its prose.
 
     Markdown headings are structure, not content; code and markup (tags, fences, code
-    lines: `judges.text.markup_profile`) are not prose, and a section that is mostly code
+    lines: `text.markup.markup_profile`) are not prose, and a section that is mostly code
     or markup carries no content at all (copied code shares every word with the chunk it
     came from, so grounding alone would pay for it).
     """
@@ -91,7 +92,7 @@ class SectionReading:
 def outline_stems(report: Any) -> frozenset[str]:
     """The stems of the report's outline: its topic, its section titles and the Markdown headings inside its
     sections. A sentence that says nothing beyond them (a bullet repeating a heading) has no body."""
-    from .terms import stems_of
+    from ..text.terms import stems_of
 
     heads = [report.topic] + [sec.title for sec in report.sections]
     heads += [

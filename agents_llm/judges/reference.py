@@ -3,10 +3,10 @@
 What it reads: the report's content sentences (prose lines that are not Markdown
 headings, with at least `min_sentence_words` words; code, HTML/XML tags and code fences
 are not prose, and a section that is mostly code or markup has no content sentences:
-`judges.text.markup_profile`), each section's title, and the text of the chunks each
+`text.markup.markup_profile`), each section's title, and the text of the chunks each
 section cites.
 
-Words are read by meaning, not spelling (`judges.terms`): the Snowball stemmer maps
+Words are read by meaning, not spelling (`text.terms`): the Snowball stemmer maps
 inflections to one stem (caching/cache/cached), and a word family joins derived forms the
 stemmer keeps apart (parse/parser, read/reader).
 
@@ -94,23 +94,12 @@ from .reading import (  # noqa: F401 (re-exported: callers import them from here
     per_sentence_topicality,
 )
 from .agreement import check_agreement
-from .terms import STOPWORDS, family_in, key_term_words, key_terms_of, stem
-from .text import sentences, words
+from ..text.terms import STOPWORDS, family_in, key_term_words, key_terms_of, stem
+from ..text.split import sentences, words
 from .vector_cache import VectorCache
+from ..text.bands import GROUNDING_BANDS, RELEVANCE_BANDS
 
-_WORD_SPLIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")  # the words of judges.text.words, with their case
-
-# (floor, ceiling) of the grounding similarity band per embedding, from the measurements above.
-GROUNDING_BANDS = {"minilm": (0.3, 0.8), "hashing": (0.3, 0.7)}
-# (floor, ceiling) of the relevance band: how close a text must be in meaning to the topic (a
-# section), to a key term (a sentence) or to its own section (a title) to count as about it.
-# MiniLM, measured on the validity suite's 12 topics: a good section against its own topic
-# 0.34-0.72 (10th percentile 0.46), another topic's section 0.06-0.22; a section's own title
-# 0.26-0.79, a junk title ("This is a new task that requires additional information.") at
-# most 0.27. The hashing embedding shares stopwords with everything (another topic's section
-# reaches 0.33, above the 10th percentile of the own topic, 0.12): its band sits above what
-# stopwords give, so for it relevance is the word families of `judges.terms`.
-RELEVANCE_BANDS = {"minilm": (0.2, 0.4), "hashing": (0.5, 0.8)}
+_WORD_SPLIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*")  # the words of text.split.words, with their case
 
 # coverage, grounding, redundancy: exponents of the substance (a product); structure: the
 # share of the score that structure can take away (in [0, 1]).

@@ -44,7 +44,7 @@ from typing import Optional, Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from agents_llm.judges.text import words  # noqa: E402
+from agents_llm.text.split import words  # noqa: E402
 from rag.loaders import load_document  # noqa: E402
 from rag.sentences import split_sentences  # noqa: E402
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from agents_llm.judges.text import sentences as line_sentences  # noqa: E402
+from agents_llm.text.split import sentences as line_sentences  # noqa: E402
 from agents_llm.sentence_reuse import is_prose, source_sentences  # noqa: E402
 from rag.chunking import chunk_text  # noqa: E402
 from rag.loaders import LOADERS, clean_text, decode_text_bytes, html_to_text, load_document  # noqa: E402

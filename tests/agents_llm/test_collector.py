@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from agents_llm.backends import TokenLedger
-from agents_llm.collector import Collector, is_absence_only
+from agents_llm.collector import Collector
+from agents_llm.text.absence import is_absence_only
 from agents_llm.engine import EngineSettings, EpisodeContext, RoundEngine, plan_from_actions
 from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.roles import build_team

@@ -11,7 +11,7 @@ import numpy as np
 from agents_llm.collector import Collector, CollectorResult
 from agents_llm.engine import EngineSettings
 from agents_llm.engine.runner import RoundEngine
-from agents_llm.judges.reference import GROUNDING_BANDS
+from agents_llm.text.bands import GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from agents_llm.grounding import MeaningCheck, ground_in_sources, names_only_what_it_says, specifics
 from agents_llm.sentence_reuse import content_stems

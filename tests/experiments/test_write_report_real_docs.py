@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from agents_llm.judges.text import sentences, words
+from agents_llm.text.split import sentences, words
 from tests.report_doubles import isolated_cache  # noqa: F401 (fixture: stores go to a temp dir)
 
 pytestmark = pytest.mark.slow

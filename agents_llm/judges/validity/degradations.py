@@ -10,7 +10,7 @@ import re
 from typing import Callable
 
 from ...report_state import ReportState
-from ..text import sentences
+from ...text.split import sentences
 from .reports import GoodReport, GoodSection
 
 # -- degradations ------------------------------------------------------------------

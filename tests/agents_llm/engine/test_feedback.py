@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agents_llm import phase_prompts
+from agents_llm.directive_words import DEFAULT_FINDING
 from agents_llm.engine import feedback as fb
 from report_protocol import Directive, RoundFeedback, RoundPlan
 from report_protocol import vocabulary as voc
@@ -181,12 +182,7 @@ def test_every_directive_is_worded_with_its_parameters():
             assert "[SECTION_ID: S2]" in instruction and "[SECTION_ID: S2] (Alpha): cite more" in text
         if kind in (voc.CLOSE_DRAFTING, voc.NAME_NEXT_SECTION, voc.CLOSE_REVISION):
             assert data == []
-    assert (
-        phase_prompts.directive_text(Directive(voc.APPLY_CORRECTION, section_id="S1")).count(
-            phase_prompts.DEFAULT_FINDING
-        )
-        == 1
-    )
+    assert phase_prompts.directive_text(Directive(voc.APPLY_CORRECTION, section_id="S1")).count(DEFAULT_FINDING) == 1
     assert voc.NOTICES[voc.CORRECTION_APPLIED] in phase_prompts.directive_text(
         Directive(voc.CLOSE_REVISION, notice=voc.CORRECTION_APPLIED)
     )

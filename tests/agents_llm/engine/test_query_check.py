@@ -83,7 +83,7 @@ def test_a_section_the_plan_asks_evidence_for_is_searched_with_the_topic_words()
 def _phase_instructions() -> list[str]:
     """Every sentence of the pipeline's phase blocks and objectives (what a model echoes)."""
     from agents_llm import phase_prompts
-    from agents_llm.judges.text import sentences
+    from agents_llm.text.split import sentences
 
     texts = list(phase_prompts.PHASE_BLOCK.values())
     texts += [t for by_role in phase_prompts.OBJECTIVE.values() for t in by_role.values()]

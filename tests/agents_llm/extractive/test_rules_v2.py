@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from agents_llm.judges.text import sentences
+from agents_llm.text.split import sentences
 from agents_llm.report_state import ReportState, SourceRef
 from report_protocol import ActionTable, Directive
 from report_protocol import vocabulary as v

@@ -29,7 +29,7 @@ def _by_id(reports, task_id):
 
 # -- 1. coverage by meaning ---------------------------------------------------------------
 def test_inflections_and_derivations_share_a_stem_or_a_family():
-    from agents_llm.judges.terms import key_terms_of, same_family, stem
+    from agents_llm.text.terms import key_terms_of, same_family, stem
 
     assert len({stem(w) for w in ("caching", "cache", "caches", "cached")}) == 1
     assert len({stem(w) for w in ("compressing", "compression", "compressed")}) == 1
@@ -70,7 +70,7 @@ def test_a_topic_in_other_forms_of_its_words_is_covered_as_if_spelled_the_same(h
 def test_minilm_covers_a_key_term_said_in_other_words():
     """With MiniLM a term is covered by a supported sentence that says it without its word
     ("timeout": "gives up ... after a given number of seconds")."""
-    from agents_llm.judges.terms import stem
+    from agents_llm.text.terms import stem
 
     text = "The wait_for function gives up on an awaitable after a given number of seconds."
     report = ReportState("Waiting on asyncio awaitables", key_terms=["timeout"])

@@ -4,7 +4,8 @@ import pytest
 
 from agents_llm.judges import ReferenceJudge, make_judge
 from agents_llm.judges.reading import content_sentences
-from agents_llm.judges.reference import DEFAULT_WEIGHTS, GROUNDING_BANDS
+from agents_llm.judges.reference import DEFAULT_WEIGHTS
+from agents_llm.text.bands import GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from rag.embeddings import HashingEmbedding
 

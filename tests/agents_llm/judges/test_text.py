@@ -1,6 +1,6 @@
 import pytest
 
-from agents_llm.judges.text import chunk_text, sentences
+from agents_llm.text.split import chunk_text, sentences
 
 
 def test_paragraph_chunks_group_a_fixed_number_of_paragraphs():
@@ -57,13 +57,13 @@ def test_sentences_split_at_ends_but_not_inside_abbreviations():
     ],
 )
 def test_line_kind_tells_prose_from_code_by_shape_not_language(line, kind):
-    from agents_llm.judges.text import line_kind
+    from agents_llm.text.markup import line_kind
 
     assert line_kind(line) == kind
 
 
 def test_markup_profile_share_and_prose_left():
-    from agents_llm.judges.text import markup_profile
+    from agents_llm.text.markup import markup_profile
 
     code = markup_profile("```rust\nfn main() {\n    let x = 1;\n}\n```")
     assert code.is_markup and code.share == 1.0 and code.prose == ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agents_llm import prompts
 from agents_llm.judges import ReferenceJudge
-from agents_llm.judges.reference import GROUNDING_BANDS
+from agents_llm.text.bands import GROUNDING_BANDS
 from agents_llm.report_state import ReportState, SourceRef
 from rag.embeddings import HashingEmbedding
 

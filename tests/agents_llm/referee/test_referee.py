@@ -203,7 +203,7 @@ def test_grounder_for_another_judge_uses_the_store_embedding():
     judge = hashing_judge()
     assert grounder_for(judge) is judge
     other = grounder_for(object(), HashingEmbedding(dim=64))
-    from agents_llm.judges.reference import GROUNDING_BANDS
+    from agents_llm.text.bands import GROUNDING_BANDS
 
     assert other is not None and other.grounding_floor == pytest.approx(GROUNDING_BANDS["hashing"][0])
     assert grounder_for(object(), None) is None

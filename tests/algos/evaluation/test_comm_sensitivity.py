@@ -12,7 +12,7 @@ import pytest
 
 from agents_llm.backends import TokenLedger
 from agents_llm.engine import EngineSettings, EpisodeContext, RoundEngine, plan_from_actions
-from agents_llm.judges.text import sentences
+from agents_llm.text.split import sentences
 from agents_llm.report_state import ReportState
 from agents_llm.roles import build_team
 from algos.evaluation.comm_sensitivity import jaccard, paired_difference, policy_identity, report_overlap

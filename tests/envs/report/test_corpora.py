@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agents_llm.judges.reference import key_terms_of
-from agents_llm.judges.text import words
+from agents_llm.text.split import words
 from envs.report import corpora
 from envs.report.tasks import DEFAULT_CORPUS, Task, corpus_store, load_tasks, materialize_corpus
 from tests.report_doubles import HASHING_RAG
@@ -127,7 +127,7 @@ def test_every_key_term_is_retrieved_for_its_topic():
     """Ingests the real corpus into a real store (hashing embedding, BM25 and fusion as in every run)."""
     from rag import query
 
-    from agents_llm.judges.terms import family_in, stems_of
+    from agents_llm.text.terms import family_in, stems_of
 
     store = corpus_store("python_stdlib", HASHING_RAG)
     problems, missed = [], set()

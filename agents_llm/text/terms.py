@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 
 import snowballstemmer
 
-from .text import words
+from .split import words
 
 # Words that say nothing about what a topic covers.
 STOPWORDS = frozenset(

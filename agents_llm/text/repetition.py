@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .judges.text import sentences, words
+from .split import sentences, words
 
 
 def _norm(sentence: str) -> tuple[str, ...]:
