@@ -28,6 +28,11 @@ NOT_COVERED_EXIT_CODE = 4  # write_report.py: the documents do not cover the top
 _EXCERPT_CHARS = 90
 
 
+def terms_needed(terms: int) -> int:
+    """How many of `terms` words a text must name to cover what they ask (`COVERED_TERM_SHARE`, at least one)."""
+    return max(1, math.ceil(terms * COVERED_TERM_SHARE)) if terms else 0
+
+
 @dataclass(frozen=True)
 class Passage:
     """One passage the probe got back: where it is, which topic terms it names, how it opens."""
@@ -47,7 +52,7 @@ class Coverage:
     @property
     def needed(self) -> int:
         """How many topic terms one passage must name."""
-        return max(1, math.ceil(len(self.terms) * COVERED_TERM_SHARE)) if self.terms else 0
+        return terms_needed(len(self.terms))
 
     @property
     def best(self) -> Passage | None:

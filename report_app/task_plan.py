@@ -15,11 +15,10 @@ not answer it, and the report says that too).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
-from agents_llm.coverage import COVERED_TERM_SHARE, probe_coverage
+from agents_llm.coverage import probe_coverage, terms_needed
 from agents_llm.text.terms import STOPWORDS
 from agents_llm.sentence_reuse import content_stems
 from agents_llm.task_parts import task_parts
@@ -45,7 +44,7 @@ class PartPlan:
     @property
     def needed(self) -> int:
         """How many of the part's own words its section must name (`agents_llm.coverage`'s share)."""
-        return max(1, math.ceil(len(self.asks) * COVERED_TERM_SHARE)) if self.asks else 0
+        return terms_needed(len(self.asks))
 
 
 def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Sequence[Any]]) -> List[PartPlan]:

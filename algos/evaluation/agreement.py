@@ -85,6 +85,14 @@ def sign_flip_p(differences: ArrayLike, reps: int = 20000, seed: int = 0) -> flo
     return (hits + 1) / (reps + 1)
 
 
+def _bootstrap_interval(per_task: np.ndarray, reps: int, seed: int) -> tuple[float, float]:
+    """95 % percentile bootstrap interval of the mean over tasks (the tasks resampled)."""
+    rng = np.random.default_rng(seed)
+    boot = per_task[rng.integers(0, len(per_task), size=(reps, len(per_task)))].mean(axis=1)
+    low, high = np.percentile(boot, [2.5, 97.5])
+    return float(low), float(high)
+
+
 @dataclass(frozen=True)
 class PairVerdict:
     better: str  # the policy the reference table scores higher
@@ -132,9 +140,7 @@ def rank_agreement(
     if len(policies) < 3 or len(tasks) < 2:
         raise ValueError(f"rank_agreement needs >= 3 policies and >= 2 tasks, got {len(policies)} and {len(tasks)}")
     per_task = np.array([kendall_tau(proxy[:, t], reference[:, t]) for t in range(len(tasks))])
-    rng = np.random.default_rng(seed)
-    boot = per_task[rng.integers(0, len(tasks), size=(reps, len(tasks)))].mean(axis=1)
-    low, high = np.percentile(boot, [2.5, 97.5])
+    low, high = _bootstrap_interval(per_task, reps, seed)
     p_mean, r_mean = proxy.mean(axis=1), reference.mean(axis=1)
     between = kendall_tau(p_mean, r_mean)
     between_p = float(np.mean(_permutation_taus(p_mean, r_mean) >= between - 1e-12))
@@ -207,9 +213,7 @@ def noise_ceiling(
     per_task = np.array(
         [np.mean([kendall_tau(tables[a][:, t], tables[b][:, t]) for a, b in pairs]) for t in range(len(tasks))]
     )
-    rng = np.random.default_rng(seed)
-    boot = per_task[rng.integers(0, len(tasks), size=(reps, len(tasks)))].mean(axis=1)
-    low, high = np.percentile(boot, [2.5, 97.5])
+    low, high = _bootstrap_interval(per_task, reps, seed)
     proxy_one = np.mean(
         [kendall_tau(np.asarray(proxy)[:, t], table[:, t]) for table in tables for t in range(len(tasks))]
     )
