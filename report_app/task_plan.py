@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from agents_llm.coverage import probe_coverage, terms_needed
-from agents_llm.text.terms import STOPWORDS
+from agents_llm.text.split import words
+from agents_llm.text.terms import STOPWORDS, stem
 from agents_llm.sentence_reuse import content_stems
 from agents_llm.task_parts import task_parts
 
@@ -38,8 +39,14 @@ class PartPlan:
 
     def line(self) -> str:
         if self.written and not self.covered:
-            return f"{self.part}: the section “{self.title}” does not answer this (it never names {', '.join(self.unanswered)})."
+            return f"{self.part}: the section “{self.title}” does not answer this (it never names {', '.join(self.missing_words)})."
         return f"{self.part}: {NOT_COVERED}."
+
+    @property
+    def missing_words(self) -> list[str]:
+        """The part's own words its section never names, as the task writes them (not their stems)."""
+        said = [w for w in words(self.part) if stem(w) in self.unanswered]
+        return list(dict.fromkeys(said)) or list(self.unanswered)
 
     @property
     def needed(self) -> int:

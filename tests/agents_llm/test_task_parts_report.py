@@ -79,6 +79,7 @@ def test_a_section_under_the_parts_heading_that_speaks_of_something_else_does_no
     assert [p.covered for p in plans] == [False, True, True]
     assert plans[0].written and {"empti", "full"} <= set(plans[0].unanswered)
     assert "does not answer this" in plans[0].line() and "I/O on pipes and FIFOs" in plans[0].line()
+    assert {"empty", "full"} <= set(plans[0].missing_words) and "empti" not in plans[0].line()  # words, not stems
     # The same section, answering: covered.
     mark_covered(plans, [("I/O on pipes and FIFOs", "If a process reads from an empty pipe, read blocks; "
                           "if a process writes to a full pipe, write blocks.")])  # fmt: skip
