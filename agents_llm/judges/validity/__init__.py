@@ -33,7 +33,9 @@ them per judge).
 
 The held-out part (`load_heldout_reports`, `heldout/`): six topics far from the corpus, with
 sources and reports written by hand from the report format alone before the judge's rules were
-read; the same degradations and checks run on them, and nothing is tuned on them.
+read; the same degradations and checks run on them, and nothing is tuned on them. A second
+held-out part (`load_heldout_2_reports`, `heldout_2/`), six more such topics, was committed
+before any judge scored it.
 
 The package is the suite's public face; its parts: `reports` (the good reports),
 `degradations` (what turns them into worse ones), `suite` (the scores and the checks).
@@ -78,11 +80,13 @@ from .degradations import (  # noqa: F401 (re-exported: every degradation by nam
     wrong_citations,
 )
 from .reports import (  # noqa: F401
+    HELDOUT_2_FOLDER,
     HELDOUT_FOLDER,
     REPORTS_PACKAGE,
     GoodReport,
     GoodSection,
     load_good_reports,
+    load_heldout_2_reports,
     load_heldout_reports,
 )
 from .suite import (  # noqa: F401

@@ -4,7 +4,9 @@ loaded as `GoodReport`s; and the held-out part (`heldout/<task_id>.json`): six t
 the corpus (sourdough, bees, tides, bicycle chains, glaciers, bookbinding), sources and reports
 written by hand from the report format and the topic alone, before the judge's rules were read,
 and never tuned on: they measure whether the judge's orderings carry to material it was not
-shaped on."""
+shaped on. A second held-out part (`heldout_2/`: vaccines, refrigerators, coral bleaching,
+battery ageing, crop rotation, noise cancelling) was written the same way and committed before
+any judge scored it, to check a judge change made after it."""
 
 from __future__ import annotations
 
@@ -59,6 +61,7 @@ def _section(raw: dict, sources: dict[str, SourceRef], where: str) -> GoodSectio
 
 
 HELDOUT_FOLDER = "heldout"
+HELDOUT_2_FOLDER = "heldout_2"
 
 
 def _contradiction(raw: dict, report: dict, where: str) -> tuple[int, str, str]:
@@ -71,6 +74,11 @@ def _contradiction(raw: dict, report: dict, where: str) -> tuple[int, str, str]:
 def load_heldout_reports() -> list[GoodReport]:
     """The held-out good reports (`heldout/`): topics outside every corpus, never tuned on."""
     return load_good_reports(HELDOUT_FOLDER)
+
+
+def load_heldout_2_reports() -> list[GoodReport]:
+    """The second held-out part (`heldout_2/`): six more outside topics, written blind to the judge."""
+    return load_good_reports(HELDOUT_2_FOLDER)
 
 
 def load_good_reports(folder_name: str = "reports") -> list[GoodReport]:
