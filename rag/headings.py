@@ -45,7 +45,7 @@ MAX_QUESTION_CHARS = 240
 MAX_QUESTION_WORDS = 40
 _NOT_TITLE_CHARS = re.compile(r"[\\{}=<>|@\u00a9$^~\[\]]|https?:|\s{2}")  # a run of spaces: table columns
 _WORD = re.compile(r"^[A-Za-z][\w'\u2019\-.]*$")  # a word or an identifier
-_END_PUNCTUATION = re.compile(r"[.,;:!]$")
+_END_PUNCTUATION = re.compile(r"[.,;:!][)\]\"'\u201d\u2019]*$")  # "... setfsuid(2).)": a sentence's end
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _CALL = re.compile(r"^((?:new\s+)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(.*\)$")  # a function's signature
 # "glob — Unix style pathname pattern expansion": a reference page's title names its module, in lower case.
