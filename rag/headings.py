@@ -38,9 +38,14 @@ UNDER_HEADING_CHARS = 400  # what a heading's section says, for ranking it again
 _MARKS = re.compile(r"^\s*#{1,6}\s+")
 _CODE_SPAN = re.compile(r"`[^`']+`")
 _OUTLINE_NUMBER = re.compile(r"^(?:[A-Z]\.|\d{1,2}(?:\.\d{1,2})*\.?)\s+(?=\S)")  # "3.1 ", "2. ", "A. "
+_QUESTION_MARK = re.compile(r"^Q\d*[:.)]\s+(?=\S)")  # a plain-text FAQ's "Q:  What is ...?"
+# A FAQ's question, numbered or marked "Q:", may run to a few wrapped lines: its words are the
+# title of the answer under it.
+MAX_QUESTION_CHARS = 240
+MAX_QUESTION_WORDS = 40
 _NOT_TITLE_CHARS = re.compile(r"[\\{}=<>|@\u00a9$^~\[\]]|https?:|\s{2}")  # a run of spaces: table columns
 _WORD = re.compile(r"^[A-Za-z][\w'\u2019\-.]*$")  # a word or an identifier
-_END_PUNCTUATION = re.compile(r"[.,;:!]$")
+_END_PUNCTUATION = re.compile(r"[.,;:!][)\]\"'\u201d\u2019]*$")  # "... setfsuid(2).)": a sentence's end
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _CALL = re.compile(r"^((?:new\s+)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(.*\)$")  # a function's signature
 # "glob — Unix style pathname pattern expansion": a reference page's title names its module, in lower case.
@@ -91,10 +96,21 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
     level = _outline_depth(numbered.group(0)) if numbered else (marks.group(0).count("#") if marks else 0)
     if numbered:
         title = title[numbered.end() :].strip()
+    asked = _QUESTION_MARK.match(title)
+    if asked:
+        title = title[asked.end() :].strip()
+    question = bool(numbered or asked) and title.endswith("?")
     words = title.split()
-    if not words or len(words) > MAX_HEADING_WORDS or len(title) > MAX_HEADING_CHARS:
+    if not words:
         return None
-    if _NOT_TITLE_CHARS.search(title) or _END_PUNCTUATION.search(title) or not title[:1].isalnum():
+    if question:
+        if len(words) > MAX_QUESTION_WORDS or len(title) > MAX_QUESTION_CHARS:
+            return None
+    elif asked or len(words) > MAX_HEADING_WORDS or len(title) > MAX_HEADING_CHARS:
+        return None
+    # "## /proc files": a marked title may open with a path.
+    path = bool(marks and re.match(r"/[A-Za-z]", title))
+    if _NOT_TITLE_CHARS.search(title) or _END_PUNCTUATION.search(title) or not (title[:1].isalnum() or path):
         return None
     plain = [w.strip("()\"'\u201c\u201d?,") for w in words]
     if sum(1 for w in plain if _WORD.match(w)) * 2 < len(words) or not any(len(w) >= 3 for w in plain):
@@ -102,9 +118,13 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
     if _DATE.match(title):
         return None  # "February 1987", "12 March 2021": a title page's date
     named = bool(marks and _NAMED_TITLE.match(title))
-    if not (title[:1].isupper() or code or named or (numbered and (marks or not marked_kinds))):
+    if not (title[:1].isupper() or code or named or path or (numbered and (marks or not marked_kinds))):
         return None  # "# callgrind format": a comment in a code sample
-    if marks is None and (plain[-1].lower() in _TRAILING_FUNCTION_WORDS or not numbered and len(words) > 8):
+    if (
+        marks is None
+        and not question
+        and (plain[-1].lower() in _TRAILING_FUNCTION_WORDS or not numbered and len(words) > 8)
+    ):
         return None  # a line cut from a sentence
     if find_injections(title):
         return None
@@ -114,11 +134,21 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
 def heading_blocks(text: str, *, marked_kinds: bool) -> Iterator[Tuple[Block, Optional[Tuple[str, int]]]]:
     """Each block of one chunk's text with its (title, level) when it is a heading, else None:
     the one walk every reader of a chunk's headings shares, so their positions agree."""
-    for block in blocks(text):
+    every = blocks(text)
+    for n, block in enumerate(every):
         found = None
         if block.kind == "heading" or (block.kind == "prose" and "\n" not in block.text):
             found = heading_title(block.text, marked_kinds=marked_kinds)
+        elif block.kind == "item" and block.text.endswith("?") and not _is_item(every, n + 1):
+            # " 1. Is zlib Y2K-compliant?" over its answer: a FAQ's numbered question reads as a
+            # list item; one that a paragraph (not the next item) follows heads that answer.
+            found = heading_title(block.text, marked_kinds=marked_kinds)
+            found = found if found is not None and _OUTLINE_NUMBER.match(block.text.strip()) else None
         yield block, found
+
+
+def _is_item(every: List[Block], n: int) -> bool:
+    return n < len(every) and every[n].kind == "item"
 
 
 def headings_in(text: str, *, marked_kinds: bool) -> List[Tuple[str, int, str]]:

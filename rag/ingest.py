@@ -39,8 +39,9 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # the chunks of a sample document to it and fails, naming this constant, when they change.
 # 3: the HTML loader drops Texinfo navigation panels; 4: it fences <pre>, chunks re-fence a cut code block;
 # 5: an HTML API entry's signature (Sphinx's <dt class="sig">) is a heading; 6: plain text joins words
-# broken at a line end and keeps a man page's section and indented subsection lines as headings
-INGEST_VERSION = 6
+# broken at a line end and keeps a man page's section and indented subsection lines as headings; 7: plain
+# text marks a man page's indented subsection '##', ends a FAQ's question at its '?', reads ~~~ as an underline
+INGEST_VERSION = 7
 
 
 def ingest_stamp(sha256: str) -> str:

@@ -30,6 +30,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022\u25aa\u25e6\u2013]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+\S")
 _HEADING = re.compile(r"^\s*#{1,6}(\s|$)")
 _SETEXT = re.compile(r"^\s*(=+|-+)\s*$")
+_PLAIN_UNDERLINE = re.compile(r"^\s*(=+|-+|~{3,})\s*$")
+_STATEMENT_END = re.compile(r"[.!:;,][\"'\u201d\u2019)\]]*$")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _TABLE = re.compile(r"^\s*\||\s\|\s")
 _QUOTE = re.compile(r"^\s*>")
@@ -69,10 +71,11 @@ class _OpenBlock:
     """The paragraph or list item being read: its lines are kept as pieces and joined once
     at the end, so a paragraph of 40,000 lines costs linear time, not quadratic."""
 
-    def __init__(self, first: str, kind: str) -> None:
+    def __init__(self, first: str, kind: str, indent: int = 0) -> None:
         self.pieces = [first]
         self.kind = kind
         self.lines = 1
+        self.indent = indent  # the first line's
 
     def join(self, right: str) -> None:
         right = right.strip()
@@ -93,19 +96,51 @@ class _OpenBlock:
         return " ".join(self.pieces)
 
 
-_SECTION_LINE = re.compile(r"^[A-Z][\w'/()\u2019-]*(?: [\w'/()\u2019,-]+){0,7}$")
+# A man page's section or subsection title: up to twelve words, opening with a capital, a path
+# ("/proc files") or a dot (". and .."), no code's characters, ending on no comma, colon or
+# sentence's full stop.
+_SECTION_LINE = re.compile(r"^(?:[A-Z]|/[A-Za-z]|\.\.? )[^\s{}<>=|\\;]*(?: [^\s{}<>=|\\;]+){0,11}$")
+_NO_TITLE_END = re.compile(r"[,;:]$|[\w)\]\"']\.$")
+MAX_SECTION_CHARS = 80
 
 
 def _heads_indented_part(line: str, next_line: str | None) -> bool:
-    """A plain-text line that heads the lines under it: short, no end punctuation, opening with
-    a capital, and less indented than the line after it: a man page's "EXAMPLES" in capitals at
-    column 0 over text at column 7, its subsection "   Pipe capacity" at column 3 over text at 7."""
+    """A plain-text line that heads the lines under it: short, no end punctuation, and less
+    indented than the line after it: a man page's "EXAMPLES" in capitals at column 0 over text
+    at column 7, its subsection "   Pipe capacity" at column 3 over text at 7. A line this
+    layout marks is a title whatever its length up to twelve words, so the reader keeps it apart
+    from the paragraph under it instead of running one into the other."""
     if next_line is None or not next_line.strip():
         return False
     indent = len(line) - len(line.lstrip())
-    if indent == 0 and not line.strip().isupper():
+    title = " ".join(line.split())
+    if indent == 0 and not title.isupper():
         return False  # at column 0 a man page's sections are in capitals; other lines open a paragraph
-    return indent <= 4 and len(next_line) - len(next_line.lstrip()) > indent and bool(_SECTION_LINE.match(line.strip()))
+    return (
+        indent <= 4
+        and len(next_line) - len(next_line.lstrip()) > indent
+        and len(title) <= MAX_SECTION_CHARS
+        and bool(_SECTION_LINE.match(title))
+        and not _NO_TITLE_END.search(title)
+    )
+
+
+# A plain-text FAQ's question: numbered ("4.2.", "12)") or marked "Q:", its words wrapped over
+# at most QUESTION_LINES lines, the last ending in "?"; the answer may follow on the next line.
+_QUESTION_OPEN = re.compile(r"^\s*(?:\d{1,3}(?:\.\d{1,3})*[.)]|Q\d*[:.)])\s+\S")
+QUESTION_LINES = 3
+
+
+def _question_goes_on(lines: List[str], n: int, indent: int, room: int) -> bool:
+    """Whether the question opened at column `indent` goes on after line `n`, which ends in "?":
+    the next lines hang under its text and, within `room` lines, one ends in "?" too ("Q:  Why is
+    ...?" over "    Shouldn't it ...?"). An answer indented under its question ends in no "?"."""
+    for line in lines[n + 1 : n + 1 + room]:
+        if not line.strip() or len(line) - len(line.lstrip()) <= indent:
+            return False
+        if line.rstrip().endswith("?"):
+            return True
+    return False
 
 
 def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[Block]:
@@ -143,7 +178,17 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
             flush()
             previous_blank = True
             continue
-        if _FENCE.match(line):
+        underline = plain and current is not None and current.kind == "prose" and _PLAIN_UNDERLINE.match(line)
+        if underline and _STATEMENT_END.search(current.text if current else ""):
+            # Under a paragraph that ends a statement, a line of dashes is a rule, not an underline.
+            flush()
+            out.append(Block("item", stripped))
+        elif underline and current is not None:
+            # Plain text underlines a title with ~~~ too; a fence opens with ``` or ~~~ on no title.
+            level = "#" if stripped.startswith("=") else "##"
+            out.append(Block("heading", f"{level} {current.text}"))
+            current = None
+        elif _FENCE.match(line):
             flush()
             fence.append(line)
             in_fence = True
@@ -168,19 +213,30 @@ def blocks(text: str, *, pdf: bool = False, indented_code: bool = True) -> List[
                 out.append(Block("code", line))
         elif _LIST_ITEM.match(line):
             flush()
-            current = _OpenBlock(stripped, "item")
+            current = _OpenBlock(stripped, "item", len(line) - len(line.lstrip()))
         elif (
             plain
             and (previous_blank or (current is None and out and out[-1].kind == "heading"))
             and _heads_indented_part(line, lines[n + 1] if n + 1 < len(lines) else None)
         ):
             flush()
-            out.append(Block("heading", stripped))
+            # An indented subsection's title is marked as Markdown marks one, so that whoever reads
+            # the unwrapped text back knows it for a heading however long it is.
+            out.append(Block("heading", stripped if line[:1].strip() else f"## {stripped}"))
         elif current is not None:
             current.join(stripped)
         else:
-            current = _OpenBlock(stripped, "prose")
+            current = _OpenBlock(stripped, "prose", len(line) - len(line.lstrip()))
         previous_blank = False
+        if (
+            plain
+            and current is not None
+            and current.lines <= QUESTION_LINES
+            and stripped.endswith("?")
+            and _QUESTION_OPEN.match(current.pieces[0])
+            and not _question_goes_on(lines, n, current.indent, QUESTION_LINES - current.lines)
+        ):
+            flush()  # a FAQ's question ends at its question mark: the answer under it is not part of it
         if pdf and current is not None and typical:
             short = len(stripped) < 0.7 * typical
             if short and _SENTENCE_END.search(stripped):

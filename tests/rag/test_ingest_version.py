@@ -31,7 +31,8 @@ PINNED = {
     4: "b816b89fddb6b414",
     5: "b816b89fddb6b414",
     6: "b816b89fddb6b414",
-}  # 3, 5: HTML only; 6: plain text only
+    7: "b816b89fddb6b414",
+}  # 3, 5: HTML only; 6, 7: plain text only
 
 
 def sample_digest(tmp_path) -> str:

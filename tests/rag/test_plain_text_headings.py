@@ -3,6 +3,10 @@ and indented subsections come out as headings, not glued to the sentence under t
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from rag.headings import headings_in
 from rag.loaders import load_text
 
@@ -28,7 +32,7 @@ def test_man_page_sections_and_hyphens(tmp_path):
     path.write_text(MAN_PAGE, encoding="utf-8")
     text = load_text(path).text
     lines = text.splitlines()
-    for heading in ("NAME", "DESCRIPTION", "Limits on the queue", "EXAMPLES"):
+    for heading in ("NAME", "DESCRIPTION", "## Limits on the queue", "EXAMPLES"):
         assert heading in lines, heading
     assert (
         "Each job is a file in /var/spool/printer/queue, named by its number. A longrunning job keeps its file."
@@ -43,3 +47,99 @@ def test_plain_text_hyphen_at_line_end(tmp_path):
     path = tmp_path / "note.txt"
     path.write_text("Put the heap in a spot that is shel-\ntered from wind.\n", encoding="utf-8")
     assert load_text(path).text.strip() == "Put the heap in a spot that is sheltered from wind."
+
+
+# Real documents chosen before the reader was changed (tests/rag/data/plain_text/README.md says
+# where each comes from): man pages rendered by man/col, and plain-text FAQs.
+DATA = Path(__file__).parent / "data" / "plain_text"
+
+
+def _loaded(name: str) -> tuple[list[str], list[str]]:
+    """The lines of a fixture as the plain-text loader gives them, and the headings read back."""
+    text = load_text(DATA / name).text
+    return text.splitlines(), [t for t, _, _ in headings_in(text, marked_kinds=False)]
+
+
+def _glued(title: str, lines: list[str]) -> list[str]:
+    """The lines that run ``title`` into the text after it."""
+    return [line for line in lines if line.lstrip("# ").startswith(title + " ")]
+
+
+@pytest.mark.parametrize(
+    ("name", "titles", "first_sentences"),
+    [
+        (
+            "symlink.7.txt",
+            [
+                "Magic links",
+                "Obtaining a file descriptor that refers to a symbolic link",
+                "Handling of symbolic links by system calls and commands",
+                "Commands traversing a file tree",
+            ],
+            ["Symbolic links are handled either by operating on the link itself, or by operating on"],
+        ),
+        (
+            "path_resolution.7.txt",
+            [
+                "Step 1: start of the resolution process",
+                "Step 2: walk along the path",
+                "Step 3: find the final entry",
+                "Mount points",
+                "Bypassing permission checks: superuser and capabilities",
+            ],
+            [
+                "Set the current lookup directory to the starting lookup directory.",
+                'By convention, every directory has the entries "." and "..",',
+            ],
+        ),
+        (
+            "pipe.7.txt",
+            ["I/O on pipes and FIFOs", "Pipe capacity", "/proc files", "PIPE_BUF", "Portability notes"],
+            ["On Linux, the following files control how much memory can be used for pipes:"],
+        ),
+    ],
+)
+def test_a_man_page_subsection_title_is_a_heading_not_glued_to_its_first_sentence(name, titles, first_sentences):
+    lines, headings = _loaded(name)
+    for title in titles:
+        assert title in headings, (name, title)
+        assert not _glued(title, lines), (name, title)
+    for sentence in first_sentences:
+        assert any(line.startswith(sentence) for line in lines), (name, sentence)
+
+
+@pytest.mark.parametrize(
+    ("name", "questions", "answers"),
+    [
+        (
+            "valgrind-FAQ.txt",
+            [
+                'How do you pronounce "Valgrind"?',
+                'Where does the name "Valgrind" come from?',
+                "I tried running a Java program (or another program that uses a just-in-time compiler) "
+                "under Valgrind but something went wrong. Does Valgrind handle such programs?",
+                "The stack traces given by Memcheck (or another tool) aren't helpful. How can I improve them?",
+                "Is it possible to attach Valgrind to a program that is already running?",
+                "Where can I get more help?",
+            ],
+            ['The "Val" as in the word "value".', "From Nordic mythology.", "Read the appropriate section(s)"],
+        ),
+        (
+            "xz-faq.txt",
+            [
+                "What do the letters XZ mean?",
+                "There are many LZMA related projects. How does XZ Utils relate to them?",
+                "Why is liblzma named liblzma if its primary file format is .xz? Shouldn't it be e.g. libxz?",
+                "I told xz to use many threads but it is using only one or two processor cores. What is wrong?",
+                "The default build of liblzma is too big. How can I make it smaller?",
+            ],
+            ["A: Nothing. They are just two letters"],
+        ),
+    ],
+)
+def test_a_faq_question_wrapped_over_lines_is_a_heading_and_its_answer_stands_apart(name, questions, answers):
+    lines, headings = _loaded(name)
+    for question in questions:
+        assert question in headings, (name, question)
+    for answer in answers:
+        assert any(line.startswith(answer) for line in lines), (name, answer)
