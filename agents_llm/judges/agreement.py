@@ -349,6 +349,19 @@ def _source_clauses(source: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((p, frozenset(_content(_tokens(p)))) for p in pieces)
 
 
+def _same_course(claim: list[str], source: list[str], word: str, clash: str) -> bool:
+    """Both sides name the same two poles in the same order, in other words ("rises at first and then
+    falls" / "first increases and then declines"): `word` and one of its opposites in the claim, `clash`
+    and one of its opposites in the source, with the claim's `word` where the source has the pole
+    opposite `clash`. The reverse order ("falls at first and then rises") stays a conflict."""
+    word_at, clash_at = claim.index(word), source.index(clash)
+    for other in _OPPOSITE.get(word, frozenset()) & set(claim):
+        for opposite in _OPPOSITE.get(clash, frozenset()) & set(source):
+            if (word_at < claim.index(other)) == (source.index(opposite) < clash_at):
+                return True
+    return False
+
+
 def _clause_agreement(
     claim: str, source_clauses: tuple[tuple[str, frozenset[str]], ...], denied: frozenset[str] = frozenset()
 ) -> Agreement:
@@ -382,7 +395,7 @@ def _clause_agreement(
 
     for word in c_set - s_set:
         clash = _OPPOSITE.get(word, frozenset()) & (s_set - c_set)
-        if clash:
+        if clash and not any(_same_course(c_stems, s_stems, word, other) for other in clash):
             swap = _transposed(c_stems, s_stems)
             if swap and _slots_exchanged(c_tokens, s_tokens, *swap):
                 return Agreement(True)  # "A is half of B" = "B is twice A": a converse

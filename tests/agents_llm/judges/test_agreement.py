@@ -72,6 +72,16 @@ def test_a_converse_restatement_agrees():
     )
 
 
+def test_a_course_told_with_other_poles_agrees_in_its_order_only():
+    """Both poles named in other words, in the same order, tell the same course; the reverse order does not."""
+    source = "The lake level first increases in spring and then declines in autumn."
+    assert check_agreement("The lake level rises in spring at first and then falls in autumn.", source).agrees
+    reversed_course = check_agreement("The lake level falls in spring at first and then rises in autumn.", source)
+    assert reversed_course.reason == "antonym"
+    # One pole alone is no course: the claim's rise still meets the source's decline.
+    assert check_agreement("The lake level rises in spring and then in autumn.", source).reason == "antonym"
+
+
 def _balanced_accuracy(split: str) -> float:
     raw = json.loads((resources.files("agents_llm.judges.validity") / "contradictions.json").read_text("utf-8"))
     rows = [p for p in raw["pairs"] if raw["documents"][p["doc"]]["split"] == split]
