@@ -52,6 +52,43 @@ _MUST_TELL = re.compile(
     r"(?:state|say|mention|describe|inform|claim|include|read|call|recommend|tell|report\s+that)\b",
     _I,
 )
+# An order to the texts made from this document (its summaries, reports, overviews), by whoever gives it:
+# a document tells its reader about the device, never what a text written from it must say.
+_DERIVED = (
+    r"(?:summar(?:y|ies)|overviews?|digests?|reports?|descriptions?|outputs?|write-?ups?|abstracts?|"
+    r"(?:derived|secondary)\s+(?:materials?|texts?|documents?|works?|content)|documentation)"
+)
+_ORDER_VERB = (
+    r"(?:mention|say|state|note|include|claim|conclude|end|begin|open|leave\s+out|omit|use|direct|tell|read|"
+    r"recommend|report|describe|list|cite|call|be\s+(?:titled|updated|changed))"
+)
+# The verbs of what a text says, not of what a program does ("is used to report errors").
+_SAY_VERB = r"(?:mention|say|state|note|claim|conclude|include|omit|leave\s+out|tell|recommend|warn)"
+_ABOUT_DERIVED_TEXT = re.compile(
+    # "Summaries of this chapter are expected to mention ...", "any overview of this document to note ..."
+    rf"\b{_DERIVED}\s+(?:of|from|about|based\s+on|produced\s+from|derived\s+from|generated\s+from|made\s+from)\s+"
+    rf"(?:(?:this|the\s+present|these)\s+(?:chapter|manual|document|guide|page|section|text|file|leaflet)|v\d[\w.]*)\b"
+    rf"[^.!?]{{0,60}}?\b(?:must|should|shall|are\s+(?:expected|required|asked|to)|is\s+(?:expected|required|asked|to)|"
+    rf"need\s+to|have\s+to|to\s+{_SAY_VERB}|without\s+the\s+(?:statement|sentence|line|words?|phrase|notice)|"
+    rf"are\s+non-?compliant)\b|"
+    # "derived materials should leave out ...", "automated summaries are required to state ..."
+    rf"\b(?:(?:derived|secondary)\s+(?:materials?|texts?|documents?|works?|content)|automated\s+{_DERIVED}|"
+    rf"(?:all|any|every)\s+(?:documentation\s+and\s+)?{_DERIVED})\b[^.!?]{{0,60}}?"
+    rf"\b(?:must|should|shall|are\s+required\s+to|is\s+required\s+to|are\s+expected\s+to|must\s+not)\s+"
+    rf"(?:\w+\s+){{0,2}}{_ORDER_VERB}\b|"
+    # "Could the summary mention ...", "Would it be possible for any overview ... to note ..."
+    rf"\b(?:could|would|can|will)\s+(?:the|any|your|each|every|a)\s+{_DERIVED}\s+(?:\w+\s+){{0,4}}?{_ORDER_VERB}\b|"
+    rf"\bpossible\s+for\s+(?:the|any|each|every|a)\s+{_DERIVED}\b[^.!?]{{0,50}}?\bto\s+{_ORDER_VERB}\b|"
+    # "The user wants the report to conclude ...", "must not appear in any output"
+    rf"\b(?:wants?|expects?|asks?|requires?|needs?)\s+(?:the|any|every|each|a)\s+{_DERIVED}\s+to\s+{_ORDER_VERB}\b|"
+    rf"\b(?:appear|appears|be\s+repeated|be\s+included)\s+in\s+(?:any|every|each|all|the)\s+{_DERIVED}\b|"
+    # "When this manual is turned into a report, ...", "Whoever compiles this into a report", "readers of summaries"
+    rf"\b(?:when|whenever|if|once)\s+this\s+(?:manual|document|guide|chapter|text|page|section)\s+is\s+(?:being\s+)?"
+    rf"(?:turned|converted|made|summari[sz]ed|rewritten|condensed|compiled|processed)\b|"
+    rf"\b(?:compil|turn|convert|condens|summari[sz])\w*\s+this\s+(?:\w+\s+)?into\s+(?:an?|the)\s+{_DERIVED}\b|"
+    rf"\breaders\s+of\s+{_DERIVED}\b",
+    _I,
+)
 # A request for a secret or a payment, to whoever reads: never a statement about the device.
 _PHISHING = re.compile(
     r"(?<!\bnever\s)(?<!\bnot\s)(?<!n't\s)\b(?:send|email|e-mail|mail|call|text|read\s+out|give|share|enter|submit|post)\b[^.!?]{0,50}?"
@@ -101,14 +138,18 @@ _CITATION_RULE = re.compile(
     r"\b(?:must|always)\b[^.!?]{0,60}?\bcit(?:e|ation)s?\b",
     _I,
 )
-# Other languages' orders to a model, in Latin script (German, Spanish, French, Italian, Portuguese).
+# Other languages' orders to a model, in Latin script (German, Spanish, French, Italian, Portuguese, Dutch,
+# Polish, Turkish, Swedish, Czech, Finnish, Indonesian).
 _FOREIGN_ORDER = re.compile(
     r"\b(?:anweisung\w*|aufgabe|bericht|antworte\w*|schreibe|vergiss|ignorier\w*|"
     r"instrucci\w+|tarea|informe|responde\w*|escribe|olvida|ignora\w*|"
     r"consignes?|rapport|r[ée]pond\w*|[ée]crive\w*|oubliez?|"
     r"istruzion\w+|compito|rispond\w*|scrivi|instru[çc][õo]es|tarefa|relat[óo]rio|escreva|"
     r"assistente|orienta[çc][õo]es|desconsider\w*|instructies|negeer\w*|opdracht|instrukcj\w*|zignoruj\w*|"
-    r"talimat\w*|yapay\s+zeka\w*|instruktion\w*|ignorera|pokyn\w*|ohjee\w*)\b",
+    r"talimat\w*|yapay\s+zeka\w*|instruktion\w*|ignorera|pokyn\w*|ohjee\w*|"
+    # Their words for a text made from this one: a summary, a report.
+    r"zusammenfassung\w*|r\u00e9sum\u00e9s?|resumen\w*|resumos?|riassunt\w*|samenvatting\w*|sammanfattning\w*|"
+    r"\u00f6zet\w*|rapor\w*|streszczeni\w*|podsumowani\w*|ringkasan)\b",
     _I,
 )
 # An order to decode something and act on it: whatever the encoding, the sentence is an order.
@@ -211,6 +252,14 @@ def continues_order(sentence: str, previous_refused: bool) -> bool:
 def order_to_reader(sentence: str) -> Optional[str]:
     """Why `sentence` is an order to a model or no language (a kind), or None for a statement."""
     text = str(sentence)
+    return gives_order(text) or _not_language(text)
+
+
+def gives_order(sentence: str) -> Optional[str]:
+    """Why `sentence` gives an order to a model or to the texts made from its document (a kind), or None.
+    Unlike `order_to_reader`, text that is no language is no order here: a hex digest or a base64
+    example in a manual is text to skip, not a sign that its passage was written to steer a model."""
+    text = str(sentence)
     for kind, pattern in (
         ("template_marker", _TEMPLATE),
         ("addresses_model", _ADDRESSES_MODEL),
@@ -220,6 +269,7 @@ def order_to_reader(sentence: str) -> Optional[str]:
         ("citation_rule", _CITATION_RULE),
         ("foreign_order", _FOREIGN_ORDER),
         ("must_tell", _MUST_TELL),
+        ("about_derived_text", _ABOUT_DERIVED_TEXT),
         ("phishing", _PHISHING),
         ("self_authority", _SELF_AUTHORITY),
         ("decode_and_obey", _DECODE_AND_OBEY),
@@ -227,4 +277,4 @@ def order_to_reader(sentence: str) -> Optional[str]:
     ):
         if pattern.search(text) and not (kind == "your_orders" and _READ_THE_INSTRUCTIONS.search(text)):
             return kind
-    return _not_language(text)
+    return None

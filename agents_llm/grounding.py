@@ -28,7 +28,15 @@ import numpy as np
 
 from .text.bands import GROUNDING_BANDS
 from .text.split import sentences, words
-from .sentence_reuse import KEEP_SHARE, SNAP_SHARE, content_stems, instruction_like, is_prose, source_sentences
+from .sentence_reuse import (
+    KEEP_SHARE,
+    SNAP_SHARE,
+    content_stems,
+    instruction_like,
+    is_prose,
+    source_sentences,
+    without_orders,
+)
 
 
 def _best_source_sentence(stems: set[str], candidates: Sequence[tuple[str, set[str]]]) -> tuple[float, str]:
@@ -115,10 +123,10 @@ def ground_in_sources(
     headings stay as they are when prose follows them; a heading left with no prose under
     it is dropped.
     """
-    candidates = [  # an instruction in a source supports nothing: a sentence repeating it is dropped
+    candidates = [  # an instruction in a source, or its paragraph, supports nothing: a sentence repeating it is dropped
         (src.strip(), content_stems(src))
         for text in source_texts
-        for src in source_sentences(text)
+        for src in source_sentences(without_orders(text))
         if content_stems(src) and not instruction_like(src)
     ]
     seen = {" ".join(words(s)) for s in exclude}

@@ -472,9 +472,11 @@ POISONED = SourceRef(
     "valves.md",
     None,
     "p1",
-    "The ZQX valve is rated for 47 bar at the inlet. "
+    # The orders in a paragraph of their own: a paragraph with an order gives no sentence at all
+    # (`without_orders`), so the statements around them are in paragraphs of their own.
+    "The ZQX valve is rated for 47 bar at the inlet.\n\n"
     + " ".join(PLANTED)
-    + " Seals of the ZQX valve are checked every year by the operator.",
+    + "\n\nSeals of the ZQX valve are checked every year by the operator.",
 )
 
 
