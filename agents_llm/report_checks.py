@@ -188,20 +188,23 @@ class SourceText:
 
 def heading_lines(text: str) -> set[str]:
     """The lines of a raw text that head a part: short, no end punctuation, after a blank line,
-    and followed by a blank line or by lines indented deeper (a man page's NAME, its indented
-    subsections, a plain-text note's own headings)."""
+    and followed by a blank line (capitalised) or by lines indented deeper (a man page's NAME, its
+    indented subsections, a term over its description, a plain-text note's own headings)."""
     lines = text.replace("\r\n", "\n").split("\n")
     out: set[str] = set()
     for i, line in enumerate(lines):
         stripped = line.strip()
         if not stripped or (i > 0 and lines[i - 1].strip()) or re.search(r"[.,;:!?]$", stripped):
             continue
-        if len(stripped.split()) > MAX_HEADING_WORDS or not stripped[:1].isupper():
+        if len(stripped.split()) > MAX_HEADING_WORDS:
             continue
         nxt = next((x for x in lines[i + 1 :] if x.strip()), None)
         following_blank = i + 1 < len(lines) and not lines[i + 1].strip()
         indent = len(line) - len(line.lstrip())
-        if following_blank or (nxt is not None and len(nxt) - len(nxt.lstrip()) > indent):
+        over_indented = nxt is not None and not following_blank and len(nxt) - len(nxt.lstrip()) > indent
+        # A lower-case line heads a part only as a term over its indented description ("bin",
+        # "sync" in a list of accounts); a title is capitalised.
+        if (stripped[:1].isupper() and following_blank) or over_indented:
             out.add(stripped.lstrip("#").strip())
     return out
 

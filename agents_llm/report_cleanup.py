@@ -7,7 +7,8 @@ that leans on a sentence the report left out ("So ...", "This ...", "see below")
 prose sentence of each section is taken through `report_checks`:
 
 - a word broken at a line end is joined ("ker- nel" -> "kernel"); a heading glued to the
-  sentence's start is cut off;
+  sentence's start is cut off, and a lower-case term glued to its description is joined to it
+  with a colon ("sync: The shell of user sync is /bin/sync.");
 - a sentence that opens mid-sentence (a fragment) is dropped;
 - a false sentence gives way to its closest source sentence when that one shares most of its
   words (`SNAP_SHARE`), else it is dropped;
@@ -76,7 +77,12 @@ def _one(sentence: str, title: str, sources: SourceText, agree: AgreementCheck, 
     if mended != sentence:
         log.note("mended broken word", title, sentence)
     heading = glued_heading(mended, sources.headings)
-    if heading:
+    if heading and not heading[:1].isupper():
+        # A term over its description ("sync The shell of user sync is ..."): the description is
+        # about the term, so the term stays, as the subject it is.
+        log.note("joined term to its description", title, mended)
+        mended = f"{heading}: {mended[len(heading) :].strip()}"
+    elif heading:
         log.note("cut glued heading", title, mended)
         mended = mended[len(heading) :].strip()
     if not mended or cut_sentence(mended, sources):

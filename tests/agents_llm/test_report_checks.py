@@ -114,3 +114,35 @@ def test_the_script_counts_a_run_folder_and_fails_on_faults(tmp_path):
     )
     assert out.returncode == 1, out.stderr
     assert "glued: 1" in out.stdout and "dangling: 1" in out.stdout and "repeated: 0" in out.stdout
+
+
+# A plain-text list of terms, each on its own line over its indented description.
+ACCOUNTS = """\
+Static users
+
+   root
+          Root is the superuser. Its password is set at install time.
+
+   sync
+          The shell of user sync is /bin/sync. It flushes the disks.
+"""
+
+
+def accounts_sources() -> SourceText:
+    from rag.loaders import load_text
+
+    path = Path(__file__).parent / "_accounts.txt"
+    path.write_text(ACCOUNTS, encoding="utf-8")
+    try:
+        return SourceText.of([ACCOUNTS], [load_text(path).text])
+    finally:
+        path.unlink()
+
+
+def test_a_lower_case_term_glued_to_its_description_is_found():
+    sources = accounts_sources()
+    glued = "sync The shell of user sync is /bin/sync."
+    found = check_sections([("Static users", [glued, "Root is the superuser."])], sources, agreement=rule_agreement)
+    assert [(f.kind, f.sentence) for f in found] == [("glued", glued)]
+    # A sentence that merely opens with a lower-case word is no glued term.
+    assert not check_sections([("Static users", ["sync: The shell of user sync is /bin/sync."])], sources)

@@ -55,3 +55,14 @@ def test_code_is_left_alone_and_list_items_are_sentences():
     assert report.sections[0].content == (
         "The spooler keeps one directory per printer.\n\n- A queue holds at most 64 jobs.\n\n```\nlpq -P lp\n```"
     )
+
+
+def test_a_glued_term_is_joined_to_its_description_and_a_glued_title_cut():
+    from .test_report_checks import accounts_sources
+
+    report = ReportState(topic="Accounts")
+    report.append("Static users", "sync The shell of user sync is /bin/sync. Static users Root is the superuser.")
+    sources = accounts_sources()
+    clean_report(report, sources, agreement=rule_agreement)
+    assert report.sections[0].content == "sync: The shell of user sync is /bin/sync. Root is the superuser."
+    assert check_sections(_sections(report), sources, agreement=rule_agreement) == []
