@@ -40,6 +40,12 @@ _ADDRESSES_MODEL = re.compile(
     rf"\b{_MODEL}\s+(?:\w+\s+){{0,3}}(?:must|should|shall|are\s+to|need\s+to|have\s+to)\b|"
     rf"\b{_MODEL}\s*(?:,|:)\s*(?:please\s+)?[a-z]+|"
     rf"\bfor\s+(?:the|an?|any)\s+{_MODEL}\b|\b(?:new\s+)?task\s+for\s+the\s+{_MODEL}\b|"
+    # "Downstream tools processing this page: replace ...": the addressee, what it reads, then the order
+    rf"\b{_MODEL}\s+(?:that\s+|which\s+)?(?:process|read|pars|handl|summari[sz]|consum|index|crawl|ingest)\w*\s+"
+    r"(?:this|the)\s+(?:page|document|manual|text|file|chapter|section)\s*:|"
+    # "Imagine you are the marketing director writing this summary": a role for whoever writes from it
+    r"\b(?:imagine|pretend|suppose)\s+(?:that\s+)?you\s+are\b[^.!?]{0,60}?"
+    r"\b(?:writ\w*|summar\w*|report\w*|answer\w*|repl\w*|respon\w*)\b|"
     r"\b(?:as\s+your\s+(?:developer|creator|operator|administrator|owner)|(?:the\s+)?user\s+has\s+authori[sz]ed\s+you|"
     r"system\s+administrator|priority\s+override|policy\s+update|you\s+are\s+(?:no\s+longer|now)|"
     r"from\s+now\s+on,?\s+(?:you|your|the\s+(?:assistant|model|ai|summary|report))|from\s+now\s+on\s*$)\b",

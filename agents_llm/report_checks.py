@@ -24,6 +24,8 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from rag.sentences import blocks, split_sentences
 
+from .sentence_reuse import gives_orders, instruction_like
+
 from .text.terms import STOPWORDS, stem
 from .text.split import words
 
@@ -128,6 +130,9 @@ class SourceText:
     documents: List[List[str]] = field(default_factory=list)
     headings: set[str] = field(default_factory=set)
     starts: set[Tuple[int, int]] = field(default_factory=set)  # sentences that open a part under a heading
+    # Sentences no report may quote: an order or no language, or a sentence of a paragraph that
+    # gives an order (`sentence_reuse.without_orders`: its statements carry the order's marker).
+    refused: set[str] = field(default_factory=set)  # by `key`
     _where: dict[str, Tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
@@ -145,7 +150,10 @@ class SourceText:
                 if b.kind == "heading" or (b.kind == "prose" and b.text.strip() in out.headings):
                     out.starts.add((d, len(sentences)))
                 elif b.kind == "prose":
-                    sentences.extend(split_sentences(b.text))
+                    found = split_sentences(b.text)
+                    ordering = gives_orders(b.text)
+                    out.refused |= {key(x) for x in found if ordering or instruction_like(x)}
+                    sentences.extend(found)
             out.documents.append(sentences)
         for d, sentences in enumerate(out.documents):
             for i, s in enumerate(sentences):
@@ -172,6 +180,11 @@ class SourceText:
                 if best is None or share > best[1]:
                     best = ((d, i), share)
         return best
+
+    def refuses(self, sentence: str) -> bool:
+        """Whether ``sentence`` is one the documents hold but no report may quote: an order, no
+        language, or a sentence of a paragraph that gives an order; or an order of its own."""
+        return key(sentence) in self.refused or instruction_like(sentence)
 
     def sentence(self, where: Tuple[int, int]) -> str:
         return self.documents[where[0]][where[1]]

@@ -76,6 +76,12 @@ def _one(sentence: str, title: str, sources: SourceText, agree: AgreementCheck, 
     mended = mend_broken_words(sentence)
     if mended != sentence:
         log.note("mended broken word", title, sentence)
+    where = sources.locate(mended)
+    if sources.refuses(mended) or (where is not None and sources.refuses(sources.sentence(where))):
+        # The last pass is the last door: whatever path a sentence took into a section (a writer
+        # copying its evidence, a reused passage), an order or its paragraph's statements stay out.
+        log.note("dropped order", title, mended)
+        return None
     heading = glued_heading(mended, sources.headings)
     if heading and not heading[:1].isupper():
         # A term over its description ("sync The shell of user sync is ..."): the description is
@@ -90,7 +96,7 @@ def _one(sentence: str, title: str, sources: SourceText, agree: AgreementCheck, 
         return None
     if false_sentence(mended, sources, agree):
         best = sources.closest(mended)
-        if best is not None and best[1] >= SNAP_SHARE:
+        if best is not None and best[1] >= SNAP_SHARE and not sources.refuses(sources.sentence(best[0])):
             log.note("replaced by its source sentence", title, mended)
             return sources.sentence(best[0])
         log.note("dropped unsupported", title, mended)
@@ -113,7 +119,13 @@ def _section_sentences(
         leading: List[str] = []
         previous = missing_antecedent(sentence, kept, sources)
         if previous is not None:
-            if key(previous) in seen or leans(previous) or _THESE.search(previous) or cut_sentence(previous, sources):
+            if (
+                key(previous) in seen
+                or leans(previous)
+                or _THESE.search(previous)
+                or cut_sentence(previous, sources)
+                or sources.refuses(previous)
+            ):
                 log.note("dropped dangling", title, sentence)
                 continue
             leading = [previous]
@@ -121,7 +133,12 @@ def _section_sentences(
         trailing: List[str] = []
         if _POINTS_ON.search(sentence):
             following = sources.neighbour(where, 1) if where is not None else None
-            if following is None or key(following) in seen or _POINTS_ON.search(following):
+            if (
+                following is None
+                or key(following) in seen
+                or _POINTS_ON.search(following)
+                or sources.refuses(following)
+            ):
                 log.note("dropped dangling", title, sentence)
                 continue
             trailing = [following]
