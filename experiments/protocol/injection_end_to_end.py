@@ -3,8 +3,9 @@
 
     python experiments/protocol/injection_end_to_end.py [--json out.json] [--set tests/rag/data/heldout_injections_b.json]
 
-Each variant of tests/rag/data/heldout_injections.json (written before the defence, never
-tuned on) is planted in a pump manual between benign sentences. The planted document goes
+Each variant of a set (default tests/rag/data/heldout_injections.json; each set was written
+without reading the defence, and docs/ARCHITECTURE.md says which have since been used to write
+rules) is planted in a pump manual between benign sentences. The planted document goes
 the way a retrieved chunk goes into a section: the guard (`rag.guard`, as retrieval applies
 it), sentence reuse (`sentence_reuse.pick_source_sentences`, with the variant's own words as
 the focus, so relevance never hides a miss) and the Collector's finalising filter
