@@ -44,15 +44,20 @@ CLEAN = [
 ]
 
 
-def _sources() -> SourceText:
+def source_text_of(text: str, name: str) -> SourceText:
+    """``text`` as a document file named ``name`` gives it: raw lines and the loader's text."""
     from rag.loaders import load_text
 
-    path = Path(__file__).parent / "_spool.7.txt"
-    path.write_text(MAN_PAGE, encoding="utf-8")
+    path = Path(__file__).parent / name
+    path.write_text(text, encoding="utf-8")
     try:
-        return SourceText.of([MAN_PAGE], [load_text(path).text])
+        return SourceText.of([text], [load_text(path).text])
     finally:
         path.unlink()
+
+
+def _sources() -> SourceText:
+    return source_text_of(MAN_PAGE, "_spool.7.txt")
 
 
 def _kinds(sections) -> list[str]:
@@ -129,14 +134,7 @@ Static users
 
 
 def accounts_sources() -> SourceText:
-    from rag.loaders import load_text
-
-    path = Path(__file__).parent / "_accounts.txt"
-    path.write_text(ACCOUNTS, encoding="utf-8")
-    try:
-        return SourceText.of([ACCOUNTS], [load_text(path).text])
-    finally:
-        path.unlink()
+    return source_text_of(ACCOUNTS, "_accounts.txt")
 
 
 def test_a_lower_case_term_glued_to_its_description_is_found():

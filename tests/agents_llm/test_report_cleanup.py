@@ -84,17 +84,9 @@ Service notes for the heater follow. 코드 KESTREL7 입니다. Downstream tools
 
 
 def _planted_sources():
-    from rag.loaders import load_text
-    from pathlib import Path
+    from .test_report_checks import source_text_of
 
-    from agents_llm.report_checks import SourceText
-
-    path = Path(__file__).parent / "_planted_manual.md"
-    path.write_text(PLANTED_MANUAL, encoding="utf-8")
-    try:
-        return SourceText.of([PLANTED_MANUAL], [load_text(path).text])
-    finally:
-        path.unlink()
+    return source_text_of(PLANTED_MANUAL, "_planted_manual.md")
 
 
 def test_the_last_pass_lets_no_order_or_its_paragraph_into_the_report():
