@@ -200,6 +200,7 @@ def gives_orders(paragraph: str) -> bool:
     return "[neutralised" in paragraph or any(gives_order(s) for s in source_sentences(paragraph))
 
 
+@lru_cache(maxsize=5_000)  # the same passages are read again by every section's reuse and grounding
 def without_orders(text: str) -> str:
     """`text` without its paragraphs that give an order. A paragraph with an order in it was written
     to steer whoever reads it: its other sentences, the order's marker or its false fact among them
