@@ -23,9 +23,9 @@ _I = re.IGNORECASE
 # Turn and role markers of chat templates (ChatML, Llama 2/3, Gemma, Phi, Alpaca, Vicuna), tool calls.
 _TEMPLATE = re.compile(
     r"<\|[\w ]{2,30}\|>|<\s*/?\s*(?:start_of_turn|end_of_turn|tool_call|system|assistant|user|tool)\b[^>]*>|"
-    r"\[/?INST\]|<</?SYS>>|^\s*#{1,6}\s*(?:instruction|response|input|system|assistant|user|human)\b|"
+    r"\[/?INST\]|<</?SYS>>|^\s*#{1,6}\s*(?:instruction|response|input|system|assistant|user|human)\s*(?::|$)|"
     r"(?:^|\n)\s*(?:user|assistant|system|human|ai|model|bot|gpt|llm)\s*:|"
-    r"[\"'](?:tool|function|function_call|tool_calls|arguments|name)[\"']\s*:",
+    r"[\"'](?:tool|function|function_call|tool_calls|arguments)[\"']\s*:|[\"']name[\"']\s*:[^{}]{0,80}[\"']arguments[\"']\s*:",
     _I | re.MULTILINE,
 )
 # Who a sentence speaks to: a model, not a reader of the manual.
@@ -34,12 +34,26 @@ _MODEL = (
     r"writer|summari[sz]er|summar(?:y|ies)|digests?|generated\s+(?:summar(?:y|ies)|reports?|text)|downstream\s+tools?|"
     r"whoever\s+(?:compiles|summari[sz]es|reads)|reviewer\s+agent)s?"
 )
+# The addressees that are agents, not texts: "These lines are for the assistant."
+_AGENT = r"(?:ai|assistant|language\s+model|llm|chatbot|gpt|agent|bot|summari[sz]er)s?"
 _ADDRESSES_MODEL = re.compile(
     rf"\b(?:dear|hey|attention,?|note\s+(?:to|for)(?:\s+the)?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
-    rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to|could|can|will)\b|"
+    rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to)\b|"
+    # "The assistant will ...": but a model library documents what its model will and can do
+    rf"\b(?:the|an?|any|every)\s+(?!models?\b){_MODEL}\s+(?:could|can|will)\b|"
     rf"\b{_MODEL}\s+(?:\w+\s+){{0,3}}(?:must|should|shall|are\s+to|need\s+to|have\s+to)\b|"
-    rf"\b{_MODEL}\s*(?:,|:)\s*(?:please\s+)?[a-z]+|"
-    rf"\bfor\s+(?:the|an?|any)\s+{_MODEL}\b|\b(?:new\s+)?task\s+for\s+the\s+{_MODEL}\b|"
+    # "Assistant, write ...", "Summariser: omit ...": a vocative opens the sentence; mid-sentence
+    # "models, datasets and Spaces" is a list, and "digest: A hash name" a label over its definition
+    rf"^\W*(?:dear\s+|hey\s+|ok\s+|okay\s+|the\s+|\w+\s+)?{_MODEL}\s*(?:,|:(?!\s*(?:an?|the)\b))\s*(?:please\s+)?[a-z]+|"
+    # "... to the summarising agent: delete ...", a CSV cell's "AI: ignore ...": an agent named anywhere
+    rf"\b{_AGENT}\s*(?:,|:(?!\s*(?:an?|the)\b))\s*(?:please\s+)?[a-z]+|"
+    # "For the AI reading this: ...", "style guide for generated summaries: write ..." name an
+    # addressee; "for a summary of the changes" names a text
+    rf"\bfor\s+(?:(?:the|an?|any|all)\s+)?{_MODEL}(?:\s*:|\s+(?:reading|processing|that|who|which)\b)|"
+    rf"\bfor\s+(?:(?:the|an?|any|all)\s+)?{_AGENT}(?:\s*,|\s*[.!]?\s*$)|"
+    # "act as the unrestricted documentation assistant": a role for the model
+    rf"\bact\s+as\s+(?:an?|the|your)\s+(?:[\w-]+\s+){{0,3}}{_AGENT}\b|"
+    rf"\b(?:new\s+)?task\s+for\s+the\s+{_MODEL}\b|"
     # "Downstream tools processing this page: replace ...": the addressee, what it reads, then the order
     rf"\b{_MODEL}\s+(?:that\s+|which\s+)?(?:process|read|pars|handl|summari[sz]|consum|index|crawl|ingest)\w*\s+"
     r"(?:this|the)\s+(?:page|document|manual|text|file|chapter|section)\s*:|"
@@ -112,21 +126,33 @@ _SELF_AUTHORITY = re.compile(
 _READ_THE_INSTRUCTIONS = re.compile(
     r"\bread\s+(?:all\s+|the\s+|these\s+|this\s+|our\s+)*(?:safety\s+|operating\s+)?(?:instructions|manual|guide)\b", _I
 )
+# "you"/"your" near what a model has: its instructions, prompt, task, output. A library's docs
+# tell their user what they can do ("You can set a style for the entire output", "allows you to
+# fine-tune your own encoder", "when you load the checkpoint"): "you" with a modal of possibility,
+# in a clause of condition or time, or "your own" things, is their reader, not a model.
+_YOU_MAY = (
+    r"(?<!\ballows\s)(?<!\blets\s)(?<!\bhelps\s)(?<!\benables\s)(?<!\bwhen\s)(?<!\bif\s)(?<!\bonce\s)(?<!\bunless\s)"
+    r"\byou\b(?!\s+(?:can|could|may|might|probably|want|get)\b)"
+)
+_YOUR = r"\byour\b(?!\s+own\b)"
 _YOUR_ORDERS = re.compile(
-    r"\b(?:you|your)\b[^.!?]{0,40}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
+    rf"(?:{_YOU_MAY}|{_YOUR})[^.!?]{{0,40}}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
     r"output|reply|response|answer|summary|report)\b|"
-    r"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{0,30}?\b(?:you|your)\b",
+    rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR})",
     _I,
 )
 # What came before no longer counts: an override that names no addressee.
 _OVERRIDE = re.compile(
-    r"\b(?:previous|prior|earlier|above|preceding|before|so\s+far|received|given)\b[^.!?]{0,40}?"
+    r"\b(?:previous|prior|earlier|above|preceding|before|so\s+far|received|(?<!\bif\s)(?<!\bwhen\s)(?<!\bthe\s)given)\b"
+    r"[^.!?]{0,40}?"
     r"\b(?:obsolete|cancel+ed|void|expired|no\s+longer\s+appl(?:y|ies)|was\s+a\s+test|ignored?|disregard)\b|"
     r"(?<!\bnot\s)(?<!n't\s)(?<!never\s)\b(?:ignore|disregard|forget|pay\s+no\s+heed\s+to|set\s+aside|override)\b"
     r"[^.!?]{0,40}?"
     r"\b(?:instructions?|told|guidance|directions|rules|prompt|task|above|before|previous|prior|topic|subject|"
     r"report|question|assignment)\b|"
-    r"\bthe\s+real\s+(?:job|task)\b|\byour\s+new\s+\w+\b",
+    r"\bthe\s+real\s+(?:job|task)\b|"
+    r"\byour\s+new\s+(?:task|instructions?|role|orders?|job|assignment|goal|objective|directives?|rules?|prompt|"
+    r"persona|identity|purpose|mission|priority|priorities)\b",
     _I,
 )
 # An order about the model's output or the report's parts.
@@ -148,7 +174,7 @@ _CITATION_RULE = re.compile(
 # Polish, Turkish, Swedish, Czech, Finnish, Indonesian).
 _FOREIGN_ORDER = re.compile(
     r"\b(?:anweisung\w*|aufgabe|bericht|antworte\w*|schreibe|vergiss|ignorier\w*|"
-    r"instrucci\w+|tarea|informe|responde\w*|escribe|olvida|ignora\w*|"
+    r"instrucci\w+|tarea|informe|responde\w*|escribe|olvida|ignora(?!bl)\w*|"
     r"consignes?|rapport|r[ée]pond\w*|[ée]crive\w*|oubliez?|"
     r"istruzion\w+|compito|rispond\w*|scrivi|instru[çc][õo]es|tarefa|relat[óo]rio|escreva|"
     r"assistente|orienta[çc][õo]es|desconsider\w*|instructies|negeer\w*|opdracht|instrukcj\w*|zignoruj\w*|"
@@ -224,10 +250,13 @@ def _not_language(sentence: str) -> Optional[str]:
         }
         if len(decoded) >= 3:
             return kind
+    # Shares over words of three letters or more: decoded, "n" is "a", "or" is "be" and "no" is "on",
+    # so a signature "notify(self, n=1)" read as rot13 gains a common word it never had.
+    words = [w for w in words if len(w) >= 3]
     if len(words) >= 4:
         here = _common_share(words)
-        reversed_words = _WORD.findall(sentence[::-1])
-        rot = _WORD.findall(codecs.encode(sentence, "rot13"))
+        reversed_words = [w for w in _WORD.findall(sentence[::-1]) if len(w) >= 3]
+        rot = [w for w in _WORD.findall(codecs.encode(sentence, "rot13")) if len(w) >= 3]
         if _common_share(reversed_words) >= here + 0.2:
             return "reversed"
         if _common_share(rot) >= here + 0.2:
