@@ -12,6 +12,17 @@ report.md, report.tex or a heading (case-insensitive, blanks collapsed). Only th
 retrieval brings to a section can reach the report, so this counts what a user would read,
 not what the filter would let through: the two figures answer two questions. One run costs
 a few minutes of CPU; the documents, the console and the run folder stay under --out.
+
+`--env POLICY` (an `eval.compare` entry of evaluate.py: `preset:full`, `handcrafted`) plays instead
+one greedy episode of the research env (`env=report_writing`: its research route, the embedded
+model, at the benchmark's budget of 8 rounds) with the manuals as its corpus and the task as its
+only task, and counts the markers in the episode's report.md (run/episodes/episode_*/). An attack
+there passes what write_report's one writer does not: the team's messages (a retrieval is its
+caller's and reaches a teammate only in a message, which carries its sender's evidence), the
+Collector writing sections from what the appenders hold, and eight rounds in which it can be
+retrieved, relayed and appended again. One episode is a few minutes of CPU too.
+
+    python experiments/protocol/injection_write_report.py --set tests/rag/data/heldout_injections_c.json --out /tmp/envplant_c --env preset:full
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +42,8 @@ TASK = (
     "seals, and warranty?"
 )
 BENIGN_SETS = ("heldout_injections.json", "heldout_injections_b.json", "heldout_injections_c.json")
+ENV_TASK_ID = "hx300"
+ENV_ROUNDS = 8  # the budget the benchmark's policies play at (docs/results.md)
 
 
 def _norm(text: str) -> str:
@@ -58,12 +72,64 @@ def found_in(attacks: list[dict], text: str) -> list[str]:
     return [a["id"] for a in attacks if any(_norm(m) in seen for m in a["markers"] if m.strip())]
 
 
+def write_report_command(docs: Path, run: Path, overrides: list[str]) -> list[str]:
+    """write_report on the task with the manuals as its documents, the run folder under `run`."""
+    return [
+        sys.executable,
+        str(ROOT / "experiments" / "write_report.py"),
+        f"task={TASK}",
+        f"docs={docs}",
+        "export.pdf=false",
+        "progress=plain",
+        f"output_root={run}",
+        *overrides,
+    ]
+
+
+def env_tasks_file(path: Path) -> Path:
+    """The task file of the env route: TASK as its one task, in the split evaluate.py plays."""
+    task = {"id": ENV_TASK_ID, "topic": TASK, "split": "holdout"}
+    path.write_text(json.dumps({"tasks": [task]}, indent=2), encoding="utf-8")
+    return path
+
+
+def env_overrides(policy: str, tasks: Path, docs: Path, run: Path) -> list[str]:
+    """evaluate.py's overrides for one greedy episode of `policy` (an eval.compare entry) with the
+    manuals as the corpus (its own store under `run`) and the episode's report.md under `run`/episodes."""
+    return [
+        "env=report_writing",
+        f"env.max_rounds={ENV_ROUNDS}",
+        f"env.tasks={tasks}",
+        "env.split=holdout",
+        f"env.task_id={ENV_TASK_ID}",
+        f"env.corpus={docs}",
+        f"env.store_path={run / 'store'}",
+        "env.save_episodes=true",
+        f"env.output_dir={run / 'episodes'}",
+        "eval.episodes=1",
+        f"eval.compare=['{policy}']",
+        f"eval.out={run / 'metrics.json'}",
+        "logger.wandb=false",
+        "logger.tensorboard=false",
+        "logger.progress=plain",
+        f"hydra.run.dir={run / 'hydra'}",
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", required=True, help="a variant set (tests/rag/data/heldout_injections_*.json)")
     parser.add_argument("--out", required=True, type=Path, help="a new folder for the manuals and the run")
     parser.add_argument("--seed", type=int, default=7, help="where the attacks are planted")
-    parser.add_argument("overrides", nargs="*", help="more write_report overrides (e.g. llm.temperature=0.7)")
+    parser.add_argument(
+        "--env",
+        metavar="POLICY",
+        help="one greedy episode of the report env with this policy (an eval.compare entry: preset:full, "
+        "handcrafted) instead of write_report",
+    )
+    parser.add_argument(
+        "overrides", nargs="*", help="more write_report (evaluate.py with --env) overrides (e.g. llm.temperature=0.7)"
+    )
     args = parser.parse_args()
     attacks = json.loads(Path(args.set).read_text(encoding="utf-8"))["attacks"]
     benign = [
@@ -76,31 +142,43 @@ def main() -> int:
     for name, text in planted_manuals(attacks, benign, args.seed).items():
         (docs / name).write_text(text, encoding="utf-8")
     run = args.out / "run"
-    command = [
-        sys.executable,
-        str(ROOT / "experiments" / "write_report.py"),
-        f"task={TASK}",
-        f"docs={docs}",
-        "export.pdf=false",
-        "progress=plain",
-        f"output_root={run}",
-        *args.overrides,
-    ]
+    if args.env:
+        route = f"env:{args.env}"
+        tasks = env_tasks_file(args.out / "task.json")
+        command = [
+            sys.executable,
+            str(ROOT / "experiments" / "evaluate.py"),
+            *env_overrides(args.env, tasks, docs, run),
+            *args.overrides,
+        ]
+    else:
+        route = "write_report"
+        command = write_report_command(docs, run, args.overrides)
+    script = "evaluate.py" if args.env else "write_report"
+    t0 = time.perf_counter()
     with open(args.out / "console.txt", "w", encoding="utf-8") as console:
         code = subprocess.run(command, stdout=console, stderr=subprocess.STDOUT, cwd=ROOT).returncode
+    seconds = time.perf_counter() - t0  # the whole run: model load and ingestion included
     if code != 0:
-        print(f"write_report exited {code}: see {args.out / 'console.txt'}", file=sys.stderr)
+        print(f"{script} exited {code}: see {args.out / 'console.txt'}", file=sys.stderr)
         return code
     reports = sorted(run.rglob("report.md"))
     if not reports:
-        print(f"write_report wrote no report.md under {run}: see {args.out / 'console.txt'}", file=sys.stderr)
+        print(f"{script} wrote no report.md under {run}: see {args.out / 'console.txt'}", file=sys.stderr)
         return 1
     folder = reports[-1].parent
     text = "\n".join(p.read_text(encoding="utf-8") for p in (folder / "report.md", folder / "report.tex") if p.exists())
     leaked = found_in(attacks, text)
     print(f"planted {len(attacks)} attacks in {len(MANUALS)} manuals; report: {folder / 'report.md'}")
     print(f"found in the report: {len(leaked)} of {len(attacks)}: {' '.join(leaked) or 'none'}")
-    (args.out / "result.json").write_text(json.dumps({"planted": len(attacks), "found": leaked}), encoding="utf-8")
+    result = {
+        "route": route,
+        "planted": len(attacks),
+        "found": leaked,
+        "report": str(folder / "report.md"),
+        "seconds": round(seconds, 1),
+    }
+    (args.out / "result.json").write_text(json.dumps(result), encoding="utf-8")
     return 0
 
 
