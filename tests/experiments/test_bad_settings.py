@@ -123,18 +123,21 @@ def test_good_settings_pass(script, args):
     assert settings_problem(script, args) is None
 
 
+# Each case is a fresh interpreter (about 10 s): one per entry point runs in the fast suite, the
+# others in the slow one.
+_SLOW = pytest.mark.slow
 END_TO_END = [
-    (T, ["rollout.num_envs=0"]),
-    (T, ["resume={missing}"]),
-    (T, ["plugins=[{missing}.py]"]),
-    (E, ["eval.out={folder}"]),
-    (W, ["task=Pumps", "output_root=/dev/null"]),
-    (W, ["task=Pumps", "max_rounds=99999999999"]),
-    (W, ["task=Pumps", "checkpoint={other_env}"]),
+    pytest.param(T, ["rollout.num_envs=0"], id="train.py:rollout.num_envs=0"),
+    pytest.param(T, ["resume={missing}"], id="train.py:resume={missing}", marks=_SLOW),
+    pytest.param(T, ["plugins=[{missing}.py]"], id="train.py:plugins=[{missing}.py]", marks=_SLOW),
+    pytest.param(E, ["eval.out={folder}"], id="evaluate.py:eval.out={folder}"),
+    pytest.param(W, ["task=Pumps", "output_root=/dev/null"], id="write_report.py:output_root=/dev/null", marks=_SLOW),
+    pytest.param(W, ["task=Pumps", "max_rounds=99999999999"], id="write_report.py:max_rounds=99999999999"),
+    pytest.param(W, ["task=Pumps", "checkpoint={other_env}"], id="write_report.py:checkpoint={other_env}", marks=_SLOW),
 ]
 
 
-@pytest.mark.parametrize("script, args", END_TO_END, ids=[f"{s}:{a[-1]}" for s, a in END_TO_END])
+@pytest.mark.parametrize("script, args", END_TO_END)
 def test_end_to_end_exit_2_one_line_nothing_written(tmp_path, paths, script, args):
     run_dir = tmp_path / "run"
     args = [a.format(**paths) for a in args]
