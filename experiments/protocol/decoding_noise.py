@@ -21,6 +21,8 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
+
 from algos.evaluation.decoding_noise import greedy_sd, sampled_noise, tasks_for
 
 LEFT_OUT = ("handcrafted", "ablated:")
@@ -43,6 +45,7 @@ def main() -> None:
     parser.add_argument("sampled", type=Path, help="a validate_proxy folder played sampled with >= 2 replicates")
     parser.add_argument("greedy", type=Path, help="a validate_proxy folder played greedy")
     parser.add_argument("--delta", type=float, nargs="+", default=[0.05, 0.03], help="differences to resolve")
+    parser.add_argument("--bootstrap", type=int, default=2000, help="resamples of the tasks for the intervals")
     args = parser.parse_args()
     sampled, greedy = read_scores(args.sampled), read_scores(args.greedy)
     policies = sorted(set(sampled) & set(greedy))
@@ -64,6 +67,21 @@ def main() -> None:
     )
     n_greedy = len(next(iter(played.values())))
     print(f"greedy: task sd of a paired difference {g_same:.3f} on these tasks, {g_all:.3f} on all {n_greedy}")
+    # How sure: the same figures over the tasks resampled with replacement
+    rng = np.random.default_rng(0)
+    boot = []
+    for _ in range(args.bootstrap):
+        pick = [(f"{tasks[i]}#{j}", tasks[i]) for j, i in enumerate(rng.integers(0, len(tasks), len(tasks)))]
+        s = sampled_noise({p: {new: sampled[p][old] for new, old in pick} for p in policies})
+        g = greedy_sd({p: {new: played[p][old] for new, old in pick} for p in policies})
+        boot.append((s.episode_sd, s.task_sd, s.difference_sd(1), g))
+    low, high = np.percentile(np.array(boot), [2.5, 97.5], axis=0)
+    print(
+        f"95 % bootstrap over these tasks: episode sd [{low[0]:.3f}, {high[0]:.3f}], sampled task sd "
+        f"[{low[1]:.3f}, {high[1]:.3f}], sampled one-episode difference sd [{low[2]:.3f}, {high[2]:.3f}], "
+        f"greedy [{low[3]:.3f}, {high[3]:.3f}]; greedy above sampled one-episode in "
+        f"{np.mean([b[3] > b[2] for b in boot]):.0%} of resamples"
+    )
     print()
     print(
         "| decoding | episodes per cell | sd of a paired difference | "

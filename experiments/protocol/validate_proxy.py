@@ -90,9 +90,18 @@ class ValidateConfig:
     # More learned policies by name: a policy entry that is a key here plays that checkpoint
     # (e.g. +validate.checkpoints.graph_pg=checkpoints/graph_pg_report_writing_extractive/final.pt).
     checkpoints: Dict[str, str] = field(default_factory=dict)
-    # The two teams (train.py overrides). Both at the learners' budget of 8 rounds.
+    # The two teams (train.py overrides). Both at the learners' budget of 8 rounds. The LLM team samples
+    # (temperature 0.7, each episode's calls seeded from the episode's seed) so that a cell's episodes are
+    # replicates: greedy decoding replays a cell exactly, and its per-task differences were measured as
+    # noisy as one sampled episode's, which k replicates average and greedy never can
+    # (experiments/protocol/decoding_noise.py, docs/results.md). "llm.temperature=0" replays greedy.
     llm_overrides: List[str] = field(
-        default_factory=lambda: ["env=report_writing", "env.max_rounds=8", "llm.cache.enabled=true"]
+        default_factory=lambda: [
+            "env=report_writing",
+            "env.max_rounds=8",
+            "llm.cache.enabled=true",
+            "llm.temperature=0.7",
+        ]
     )
     proxy_overrides: List[str] = field(default_factory=lambda: ["env=report_writing_extractive", "env.max_rounds=8"])
     # Held-out tasks whose LLM-team results were seen while the proxy v2 rules were chosen.
@@ -101,7 +110,7 @@ class ValidateConfig:
     seed: int = 1_000_000  # the episodes' seed, the same for every policy and task
     # Episodes per cell, seeds seed, seed + 1, ...: replicates with sampled decoding (an llm.temperature
     # above 0; each episode's calls then sample with a seed drawn from its own), a replay when greedy.
-    replicates: int = 1
+    replicates: int = 2
     workers: int = 2  # LLM-team episodes at once, one single-thread model process each
     run_episodes: bool = True  # false: only recompute the figures from the stored panel
     # Play every cell's proxy episode again and refile the proxy columns of its panel row (the LLM

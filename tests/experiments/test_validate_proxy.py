@@ -30,6 +30,7 @@ def run_panel(tmp_path: Path, tasks: int, extra: tuple | list = ()) -> subproces
             "validate.policies=[handcrafted,preset:full,random]",
             f"validate.tasks={tasks}",
             "validate.workers=1",
+            "validate.replicates=1",  # a greedy panel (scripted model): one episode per cell
             f"validate.out={tmp_path / 'out'}",
             *extra,
         ],
@@ -110,7 +111,7 @@ def test_two_checkpoints_under_one_label_are_two_policies(tmp_path):
     ckpt.save_atomic(state, other)
 
     def ident(path):
-        vcfg = vp.ValidateConfig(policies=["learned"], checkpoint=str(path))
+        vcfg = vp.ValidateConfig(policies=["learned"], checkpoint=str(path), replicates=1)
         (job,) = vp.policy_jobs(vcfg, {}, ["sqlite"], [])
         return job["policy_id"]
 
