@@ -17,26 +17,22 @@ The cheapest row in episodes is the default the measurement argues for.
 from __future__ import annotations
 
 import argparse
-import csv
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
 from algos.evaluation.decoding_noise import greedy_sd, sampled_noise, tasks_for
+from experiments.protocol.comm_sensitivity import read_panel
 
 LEFT_OUT = ("handcrafted", "ablated:")
 
 
 def read_scores(folder: Path) -> dict[str, dict[str, list[float]]]:
-    path = folder / "panel.csv"
-    if not path.is_file():
-        raise SystemExit(f"{path}: no panel.csv (a validate_proxy.py output folder is expected)")
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    with open(path, encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            if not row["policy"].startswith(LEFT_OUT) and row.get("llm_score") not in (None, ""):
-                scores[row["policy"]][row["task"]].append(float(row["llm_score"]))
+    for row in read_panel(folder):
+        if not row["policy"].startswith(LEFT_OUT) and row.get("llm_score") not in (None, ""):
+            scores[row["policy"]][row["task"]].append(float(row["llm_score"]))
     return scores
 
 
