@@ -35,6 +35,7 @@ grammar altogether (generation, then parse and validate).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import threading
 import time
@@ -50,6 +51,7 @@ from .models import resolve_model
 
 _INSTANCES: dict[tuple, tuple[Any, threading.Lock]] = {}
 _INSTANCES_LOCK = threading.Lock()
+CLOSE_WAIT_S = 5.0  # how long exit waits for a generation still running on a shared instance
 
 
 def shared_llama(path: Path, n_ctx: int, n_threads: int, chat_format: str | None = None, prompt_batch: int = 64):
@@ -73,6 +75,23 @@ def shared_llama(path: Path, n_ctx: int, n_threads: int, chat_format: str | None
             )
             _INSTANCES[key] = (llm, threading.Lock())
         return _INSTANCES[key]
+
+
+@atexit.register
+def close_shared_llamas() -> None:
+    """Free every shared Llama while the interpreter is still whole. Left to the last garbage
+    collection, an instance still referenced at exit is freed after llama_cpp's module globals
+    are gone, and `Llama.__del__` prints a TypeError traceback over a run that succeeded."""
+    with _INSTANCES_LOCK:
+        for llm, lock in _INSTANCES.values():
+            # A daemon thread may still be generating on it: leave that one to the collector
+            # rather than free a context in use or wait on it forever.
+            if lock.acquire(timeout=CLOSE_WAIT_S):
+                try:
+                    llm.close()
+                finally:
+                    lock.release()
+        _INSTANCES.clear()
 
 
 class LlamaCppBackend(LLMBackend):

@@ -137,3 +137,30 @@ def test_a_grammar_generation_past_its_timeout_ends_without_aborting_the_process
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "timed out cleanly" in proc.stdout and "model free" in proc.stdout
+
+
+def test_a_run_ends_without_a_traceback_from_the_models_finalizer(tmp_path):
+    """validate_proxy with nothing to run loads the model for its task list and exits; left to
+    the interpreter's last collection, Llama.__del__ ran after llama_cpp's globals were gone and
+    printed "Exception ignored ... TypeError" over a run that succeeded."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(root / "experiments/protocol/validate_proxy.py"),
+            "validate.run_episodes=false",
+            f"validate.out={tmp_path / 'panel'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=dict(os.environ),
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Exception ignored" not in run.stderr and "Traceback" not in run.stderr, run.stderr[-3000:]
