@@ -6,7 +6,10 @@ pointing one way inside each package too. The graph has one node per module (a p
 module-level, inside a function and under `if TYPE_CHECKING:` alike (each one couples the two
 modules, whenever it runs), relative imports resolved. `from pkg import name` points at the
 module `pkg.name` when there is one, else at `pkg` (its `__init__`, where the name is defined or
-re-exported). A strongly connected component of more than one module is a circle.
+re-exported); an import of `pkg.sub.mod` also points at `pkg.sub`, because Python runs a package's
+`__init__` before any module under it (so an `__init__` that re-exports eagerly closes circles; a
+lazy one, PEP 562's module `__getattr__`, does not). A strongly connected component of more than
+one module is a circle.
 
 What several layers share goes into a module below all of them (in agents_llm, the text
 measures live in `agents_llm.text`, which imports nothing of agents_llm above it); a function
@@ -70,8 +73,15 @@ def import_graph(package: str, root: Path = ROOT) -> nx.DiGraph:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for target in _imported(node, module, is_package, known):
-                    if target != module and not graph.has_edge(module, target):
-                        graph.add_edge(module, target, at=f"{path.relative_to(root)}:{node.lineno}")
+                    # Importing pkg.sub.mod runs pkg/sub/__init__ first: an edge to each package
+                    # above the target too, but not to one holding the importer (already running).
+                    parts = target.split(".")
+                    for k in range(len(parts), 0, -1):
+                        step = ".".join(parts[:k])
+                        above = k < len(parts) and module.startswith(step + ".")
+                        if step == module or above or graph.has_edge(module, step):
+                            continue
+                        graph.add_edge(module, step, at=f"{path.relative_to(root)}:{node.lineno}")
     return graph
 
 
@@ -163,6 +173,16 @@ def test_allowed_circles_are_still_circles():
                 "pkg/b.py": "from pkg import x\n",
             },
             ("pkg", "pkg.a", "pkg.b"),
+        ),
+        # through a package's __init__: importing pkg.sub.tool runs pkg/sub/__init__, which imports back
+        (
+            {
+                "pkg/low.py": "def f():\n    from .sub.tool import t\n",
+                "pkg/sub/__init__.py": "from .user import u\n",
+                "pkg/sub/tool.py": "t = 1\n",
+                "pkg/sub/user.py": "from ..low import f\nu = 1\n",
+            },
+            ("pkg.low", "pkg.sub", "pkg.sub.user"),
         ),
         # under TYPE_CHECKING
         (

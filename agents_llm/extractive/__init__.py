@@ -74,9 +74,26 @@ quality varying with prompt length, latency, or the LLM judge (use `judge=refere
 The Reviewer's checklist includes the task's key terms, which LLM prompts do not show.
 """
 
-from .collector import ExtractiveCollector
-from .engine import ExtractiveEngine
-from .settings import ExtractiveSettings
-from .tokens import TokenCounter
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Loaded on first use (PEP 562), so that a role importing `extractive.rules_v2` does not run
+# the engine and its Collector, which import the prompts and through them the roles: importing
+# a submodule runs this file first.
+_EXPORTS = {
+    "ExtractiveCollector": ".collector",
+    "ExtractiveEngine": ".engine",
+    "ExtractiveSettings": ".settings",
+    "TokenCounter": ".tokens",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+
 
 __all__ = ["ExtractiveCollector", "ExtractiveEngine", "ExtractiveSettings", "TokenCounter"]
