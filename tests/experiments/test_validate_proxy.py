@@ -170,6 +170,20 @@ def test_sampled_replicates_give_the_llm_teams_noise_ceiling_beside_the_proxys_t
     assert ceiling["proxy_vs_one_replicate"] == pytest.approx((1 + 1 + 1 + 1 / 3) / 4)
     text = vp.markdown(vp.summarize(rows, vcfg, ["t1", "t2"], 0.0))
     assert "noise ceiling (within-task tau between replicates, seeds [0, 1]): 0.667" in text
+    assert "target at least half: met" in text
     # One episode per cell (greedy): no ceiling, and the summary says what it would need.
     single = vp.summarize([r for r in rows if r["seed"] == 0], vcfg, ["t1", "t2"], 0.0)
     assert "noise_ceiling" not in single and "noise ceiling: not measured" in vp.markdown(single)
+
+    # A third task on which the replicates order the policies the other way round: the ceiling's
+    # interval reaches below 0, and a proxy twice that "ceiling" has shown nothing.
+    llm[(0, "t3")], llm[(1, "t3")] = (0.1, 0.5, 0.9), (0.9, 0.5, 0.1)
+    rows += [
+        {"policy": p, "task": "t3", "seed": s, "proxy_score": (0.1, 0.5, 0.9)[i], "llm_score": llm[(s, "t3")][i]}
+        for i, p in enumerate(("a", "b", "c"))
+        for s in (0, 1)
+    ]
+    loose = vp.summarize(rows, vcfg, ["t1", "t2", "t3"], 0.0)
+    assert loose["noise_ceiling"]["ci"][0] < 0 and loose["noise_ceiling"]["proxy_share"] >= 0.5
+    assert not loose["noise_ceiling"]["half_met"]
+    assert "target at least half: not judged (the ceiling's interval reaches 0" in vp.markdown(loose)
