@@ -24,23 +24,32 @@ KEY = "Zq8vNw3kT5pLm2Xr9Yb4"  # no sk- prefix: nothing but the door can tell it 
 SK_KEY = "sk-live-4f9a7c2e1b8d6f3a0c5e"
 VAR = "QMIX_TEST_PROVIDER_SECRET"  # holds KEY for the run: a key pasted as a name is that value
 
+# Each case is a fresh interpreter of about 7 s: one case per entry point (and the URL door) runs in
+# the fast suite, the other shapes of the same door in the slow one.
+_SLOW = pytest.mark.slow
+
+
+def _case(script: str, args: list[str], key: str, slow: bool = True):
+    return pytest.param(script, args, key, id=f"{script}:{args[-1].split('=')[0]}", marks=_SLOW if slow else ())
+
+
 CASES = [
-    ("train.py", [f"llm.api_key={KEY}"], "llm.api_key"),
-    ("train.py", [f"+llm.api_key={KEY}"], "llm.api_key"),
-    ("train.py", [f"llm.api_key_env={KEY}"], "llm.api_key_env"),
-    ("train.py", [f"llm.api_key_env={SK_KEY}"], "llm.api_key_env"),
-    ("train.py", [f"+env.llm.api_key={KEY}"], "env.llm.api_key"),
-    ("train.py", [f"llm.base_url=https://user:{KEY}@example.com/v1"], "llm.base_url"),
-    ("train.py", [f"llm.base_url=https://example.com/v1?api_key={KEY}"], "llm.base_url"),
-    ("evaluate.py", [f"+llm.api_key={KEY}"], "llm.api_key"),
-    ("evaluate.py", [f"llm.api_key_env={KEY}"], "llm.api_key_env"),
-    ("write_report.py", ["task=Pumps", f"llm.api_key_env={KEY}"], "llm.api_key_env"),
-    ("write_report.py", ["task=Pumps", f"+llm.api_key={SK_KEY}"], "llm.api_key"),
-    ("write_report.py", ["task=Pumps", "llm=openai", f"llm.api_key_env={SK_KEY}"], "llm.api_key_env"),
+    _case("train.py", [f"llm.api_key={KEY}"], "llm.api_key"),
+    _case("train.py", [f"+llm.api_key={KEY}"], "llm.api_key"),
+    _case("train.py", [f"llm.api_key_env={KEY}"], "llm.api_key_env", slow=False),
+    _case("train.py", [f"llm.api_key_env={SK_KEY}"], "llm.api_key_env"),
+    _case("train.py", [f"+env.llm.api_key={KEY}"], "env.llm.api_key"),
+    _case("train.py", [f"llm.base_url=https://user:{KEY}@example.com/v1"], "llm.base_url", slow=False),
+    _case("train.py", [f"llm.base_url=https://example.com/v1?api_key={KEY}"], "llm.base_url"),
+    _case("evaluate.py", [f"+llm.api_key={KEY}"], "llm.api_key", slow=False),
+    _case("evaluate.py", [f"llm.api_key_env={KEY}"], "llm.api_key_env"),
+    _case("write_report.py", ["task=Pumps", f"llm.api_key_env={KEY}"], "llm.api_key_env", slow=False),
+    _case("write_report.py", ["task=Pumps", f"+llm.api_key={SK_KEY}"], "llm.api_key"),
+    _case("write_report.py", ["task=Pumps", "llm=openai", f"llm.api_key_env={SK_KEY}"], "llm.api_key_env"),
 ]
 
 
-@pytest.mark.parametrize("script, args, key", CASES, ids=[f"{s}:{a[-1].split('=')[0]}" for s, a, _ in CASES])
+@pytest.mark.parametrize("script, args, key", CASES)
 def test_a_key_given_anywhere_but_its_variable_is_refused_and_written_nowhere(tmp_path, script, args, key):
     run_dir = tmp_path / "run"
     extra = [f"output_root={tmp_path / 'out'}", f"data_root={tmp_path / 'data'}"] if script == "write_report.py" else []
