@@ -78,12 +78,15 @@ def document_outline(
     embedding: Any,
     size: int = OUTLINE_SIZE,
     quotable: Optional[Callable[[Any], bool]] = None,
+    restating_ok: bool = False,
 ) -> List[OutlineEntry]:
     """Up to ``size`` of ``headings`` (`rag.headings.DocumentHeading`) for a report on ``topic``:
     those the topic names (`names`) first, then the rest, each group closest first by
     ``embedding`` (the store's); [] when none is about the topic. ``quotable``:
     whether a heading's passage holds a sentence a report can quote (`passage_has_prose`); a
-    heading whose passage is all code or tables gives no section, so it takes no place."""
+    heading whose passage is all code or tables gives no section, so it takes no place.
+    ``restating_ok``: a heading that restates ``topic`` stays (a part of the task: "The Epoch" is
+    the section for "What is the Epoch"); else it is dropped as the report's own title again."""
     topic_stems = content_stems(topic)
     taken: set[str] = set()
     candidates = []
@@ -96,7 +99,8 @@ def document_outline(
             continue
         title = clean_title(heading.title, topic)
         key = " ".join(words(title))
-        if not title or key in taken or key in APPARATUS or not_a_heading(title) or restates(title, topic):
+        echo = not content_stems(title) if restating_ok else restates(title, topic)
+        if not title or key in taken or key in APPARATUS or not_a_heading(title) or echo:
             continue
         if topic_stems and not topic_stems & content_stems(f"{title} {heading.under}"):
             continue  # about something else

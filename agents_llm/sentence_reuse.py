@@ -46,6 +46,8 @@ _CALL, _CODE_SHAPES = r"\w\(", r"```|[{}<>=]|;(?=\S)|^\s*(?:>>>|\$|#|//|import |
 _CODE_LIKE = re.compile(rf"{_CALL}(?!\))|{_CODE_SHAPES}")  # a call with arguments is code; "name()" is a word
 _CODE_LIKE_V2 = re.compile(rf"{_CALL}|{_CODE_SHAPES}")  # the extractive proxy's: any name before a parenthesis
 _NAME_SPAN = re.compile(r"`([A-Za-z_$][\w$.]*(?:\(\))?)`")  # `querystring.parse()`: a name set in code
+# A manual page named in prose, "clock_settime(2)", "ls(1)", "ssl(7ssl)": a word, not a call with an argument.
+_MAN_PAGE_REF = re.compile(r"\b([A-Za-z_][\w.+-]*)\([1-9][a-z]*\)")
 
 
 def content_stems(text: str) -> set[str]:
@@ -169,7 +171,7 @@ def is_prose(sentence: str, *, proxy_v2: bool = False) -> bool:
     n = len(words(sentence))
     s = sentence.strip()
     if not proxy_v2:
-        s = _NAME_SPAN.sub(r"\1", s)
+        s = _MAN_PAGE_REF.sub(r"\1", _NAME_SPAN.sub(r"\1", s))
     return (
         6 <= n <= 60
         and s[:1].isalpha()

@@ -95,7 +95,8 @@ def _closest_heading(
     from rag.headings import heading_key
 
     under = {heading_key(h.title): h.under for h in headings}
-    entries = [e for e in document_outline(headings, topic, store.embedding, size=12, quotable=quotable)]
+    # The part is no report title: a heading that says what the part asks is its section, not an echo.
+    entries = document_outline(headings, topic, store.embedding, size=12, quotable=quotable, restating_ok=True)
     ranked = []
     for rank, entry in enumerate(entries):
         if entry.title.lower() in taken or entry.title.split()[-1].lower() in STOPWORDS:

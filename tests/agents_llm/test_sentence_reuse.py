@@ -123,6 +123,11 @@ def test_helpers():
     assert is_prose("Use shutil.copy() to copy the file and its permission bits.")
     assert not is_prose("Call parse(str, sep) to split the string into pairs.")
     assert not is_prose("The value is set with `x = 1` in the file header.")
+    # A manual page named by its section is a word of the sentence; a call with an argument is not.
+    assert is_prose("The system clock can be changed using clock_settime(2) by a privileged process.")
+    assert is_prose("See signal(7) and ssl(7ssl) for the details of each default action.")
+    assert not is_prose("Call clock_settime(clk) to change the time of the system clock.")
+    assert not is_prose("The value is computed by read(2, buf) before the loop starts.")
     # The extractive proxy keeps the rules its results were measured with.
     assert not is_prose("Use shutil.copy() to copy the file and its permission bits.", proxy_v2=True)
     assert not is_prose("A task wraps a coroutine; the event loop schedules it on its next iteration.", proxy_v2=True)

@@ -25,13 +25,19 @@ def test_each_part_gets_a_section_or_a_line_saying_it_is_not_covered(tmp_path):
     from report_app.api import run_report
 
     result = run_report(
-        "How often should a compost heap be turned, and which dragons guard the heap?",
+        "How often should a compost heap be turned, when is the heap watered, and which dragons guard the heap?",
         compost_docs(tmp_path),
         **api_kwargs(tmp_path),
     )
     parts = {p.part: p for p in result.parts}
-    assert list(parts) == ["How often should a compost heap be turned", "Which dragons guard the heap"]
+    assert list(parts) == [
+        "How often should a compost heap be turned",
+        "When is the heap watered",
+        "Which dragons guard the heap",
+    ]
     assert parts["How often should a compost heap be turned"].title == "Turning the heap"
+    # A heading that says just what the part asks is the part's section, not an echo of the task.
+    assert parts["When is the heap watered"].title == "Watering the heap"
     assert parts["Which dragons guard the heap"].title is None and not parts["Which dragons guard the heap"].covered
     assert "- Which dragons guard the heap: the documents do not cover this." in result.markdown
     assert result.score is not None
