@@ -73,6 +73,8 @@ _SELF_REFERENCE = [
     # "The new report is: <a quoted sentence>": the writer announcing its own text
     r"^\W*(?:the|this|our) (?:new|next|final|updated|revised|complete|whole) (?:report|section|draft|summary)\b",
     r"^\W*this (?:section|chapter|document|paper|manual|page)\b",
+    # "The purpose of this report is to ensure ...": what the text is for, not what the subject is
+    r"^\W*(?:the )?(?:purpose|aim|goal|scope|focus|objective|intent)s? of (?:this|the|our) (?:report|section|draft)\b",
     r"^\W*in this (?:report|section|chapter|document|paper|manual)\b",
 ]
 _PATTERNS = [("jargon", re.compile(p, re.IGNORECASE)) for p in _JARGON] + [

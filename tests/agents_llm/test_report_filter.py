@@ -77,3 +77,11 @@ def test_drops_a_sentence_announcing_the_writers_own_text():
     result = filter_report_text(text, self_reference=True)
     assert result.text == "Wrapping keeps words whole.", result.removed
     assert filter_report_text(f"A new report format is planned. {quoted}", self_reference=True).changed is False
+    # What the text is for is no statement about the subject; what a thing of the subject is for is.
+    aim = "The purpose of this report is to ensure that files not tracked by Git remain untracked."
+    assert (
+        filter_report_text(f"{aim} Wrapping keeps words whole.", self_reference=True).text
+        == "Wrapping keeps words whole."
+    )
+    tool = "The purpose of the lock file is to stop a second writer from starting."
+    assert filter_report_text(tool, self_reference=True).changed is False
