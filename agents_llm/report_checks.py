@@ -41,6 +41,8 @@ _LEANS = re.compile(
     r"For (?:this|that) reason)\b",
 )
 # A pointer at text that comes after it.
+# A list item's mark: "- ", "* ", "\u2022 ", "3. ", "2) ".
+ITEM_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 _POINTS_ON = re.compile(r"\b(?:below|as follows|the following)\b|:\s*$", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:see|described|shown|listed|given|mentioned|noted)\b[^.]{0,40}\babove\b", re.I)
 _THESE = re.compile(r"(?<=\w )(?:[Tt]his|[Tt]hese|[Tt]hose)\s+([a-z][a-z-]+)")  # "... onto this lock"
@@ -149,8 +151,10 @@ class SourceText:
             for b in blocks(text):
                 if b.kind == "heading" or (b.kind == "prose" and b.text.strip() in out.headings):
                     out.starts.add((d, len(sentences)))
-                elif b.kind == "prose":
-                    found = split_sentences(b.text)
+                elif b.kind in ("prose", "item"):
+                    # A list item's sentences are the document's too (a man page's options, a FAQ's
+                    # points): without them a sentence quoted from a list reads as unsupported.
+                    found = split_sentences(ITEM_MARK.sub("", b.text) if b.kind == "item" else b.text)
                     ordering = gives_orders(b.text)
                     out.refused |= {key(x) for x in found if ordering or instruction_like(x)}
                     sentences.extend(found)

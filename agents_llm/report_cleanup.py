@@ -24,13 +24,13 @@ they are. A section left with no prose, item or code is removed. What was done i
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from rag.sentences import blocks, split_sentences
 
 from .report_checks import (
+    ITEM_MARK,
     AgreementCheck,
     SourceText,
     cut_sentence,
@@ -152,9 +152,6 @@ def _section_sentences(
     return kept
 
 
-_ITEM_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
-
-
 def clean_report(report: ReportState, sources: SourceText, agreement: Optional[AgreementCheck] = None) -> Cleanup:
     """Clean ``report``'s sections in place against ``sources`` (see the module doc)."""
     agree = agreement or default_agreement()
@@ -168,9 +165,9 @@ def clean_report(report: ReportState, sources: SourceText, agreement: Optional[A
                 kept = _section_sentences(sentences, section.title, seen, sources, agree, log)
                 if kept:
                     parts.append(("prose", " ".join(kept)))
-            elif block.kind == "item" and _ITEM_MARK.match(block.text):
+            elif block.kind == "item" and ITEM_MARK.match(block.text):
                 # A list item is a sentence too, but it stands alone: kept, mended or dropped, never joined.
-                mark = _ITEM_MARK.match(block.text).group(0)  # type: ignore[union-attr]
+                mark = ITEM_MARK.match(block.text).group(0)  # type: ignore[union-attr]
                 kept = _section_sentences([block.text[len(mark) :]], section.title, seen, sources, agree, log)
                 if len(kept) == 1:
                     parts.append(("item", mark + kept[0]))

@@ -144,3 +144,26 @@ def test_a_lower_case_term_glued_to_its_description_is_found():
     assert [(f.kind, f.sentence) for f in found] == [("glued", glued)]
     # A sentence that merely opens with a lower-case word is no glued term.
     assert not check_sections([("Static users", ["sync: The shell of user sync is /bin/sync."])], sources)
+
+
+def test_a_sentence_quoted_from_a_list_item_is_the_documents():
+    """A man page's points are bullets: their sentences support a report as its prose does."""
+    page = (
+        "OPTIONS\n"
+        "       \u2022   A blank line is ignored.  Put a hash in front of a line to make it a\n"
+        "           comment.\n\n"
+        "       \u2022   At most 64 jobs are kept in the queue of one printer.\n"
+    )
+    sources = source_text_of(page, "_options.5.txt")
+    quoted = [
+        (
+            "Options",
+            [
+                "Put a hash in front of a line to make it a comment.",
+                "At most 64 jobs are kept in the queue of one printer.",
+            ],
+        )
+    ]
+    assert check_sections(quoted, sources, agreement=rule_agreement) == []
+    changed = [("Options", ["At most 32 jobs are kept in the queue of one printer."])]
+    assert [f.kind for f in check_sections(changed, sources, agreement=rule_agreement)] == ["false"]
