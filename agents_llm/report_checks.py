@@ -40,9 +40,9 @@ _LEANS = re.compile(
     r"This|These|Those|That|Such|It|They|Its|Their|The following|In this case|In that case|"
     r"For (?:this|that) reason)\b",
 )
-# A pointer at text that comes after it.
 # A list item's mark: "- ", "* ", "\u2022 ", "3. ", "2) ".
 ITEM_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+# A pointer at text that comes after it.
 _POINTS_ON = re.compile(r"\b(?:below|as follows|the following)\b|:\s*$", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:see|described|shown|listed|given|mentioned|noted)\b[^.]{0,40}\babove\b", re.I)
 _THESE = re.compile(r"(?<=\w )(?:[Tt]his|[Tt]hese|[Tt]hose)\s+([a-z][a-z-]+)")  # "... onto this lock"

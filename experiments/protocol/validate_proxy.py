@@ -418,6 +418,9 @@ def summarize(rows: list[dict], vcfg: ValidateConfig, tasks: list[str], wall_s: 
     return result
 
 
+_CEILING_UNRESOLVED = "not judged (the ceiling's interval reaches 0: the LLM team does not agree with itself)"
+
+
 def markdown(result: dict) -> str:
     tasks = result["tasks"]
     lines = [
@@ -466,11 +469,7 @@ def markdown(result: dict) -> str:
             f"{c['within_task_tau']:.3f} [{lo:.3f}, {hi:.3f}]",
             f"- the proxy against one replicate: tau {c['proxy_vs_one_replicate']:.3f}, "
             f"{c['proxy_share']:.2f} of the ceiling; target at least half: "
-            + (
-                ("met" if c["half_met"] else "NOT met")
-                if c.get("ceiling_resolved", True)
-                else "not judged (the ceiling's interval reaches 0: the LLM team does not agree with itself)"
-            ),
+            + ("met" if c["half_met"] else "NOT met" if c["ceiling_resolved"] else _CEILING_UNRESOLVED),
             "",
         ]
     for pair in a["significant_pairs"]:
