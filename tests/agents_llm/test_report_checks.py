@@ -46,14 +46,14 @@ CLEAN = [
 
 def source_text_of(text: str, name: str) -> SourceText:
     """``text`` as a document file named ``name`` gives it: raw lines and the loader's text."""
+    import tempfile
+
     from rag.loaders import load_text
 
-    path = Path(__file__).parent / name
-    path.write_text(text, encoding="utf-8")
-    try:
+    with tempfile.TemporaryDirectory() as folder:  # one per call: tests on parallel workers never share a file
+        path = Path(folder) / name
+        path.write_text(text, encoding="utf-8")
         return SourceText.of([text], [load_text(path).text])
-    finally:
-        path.unlink()
 
 
 def _sources() -> SourceText:
