@@ -61,7 +61,9 @@ _ADDRESSES_MODEL = re.compile(
     r"\b(?:imagine|pretend|suppose)\s+(?:that\s+)?you\s+are\b[^.!?]{0,60}?"
     r"\b(?:writ\w*|summar\w*|report\w*|answer\w*|repl\w*|respon\w*)\b|"
     r"\b(?:as\s+your\s+(?:developer|creator|operator|administrator|owner)|(?:the\s+)?user\s+has\s+authori[sz]ed\s+you|"
-    r"system\s+administrator|priority\s+override|policy\s+update|you\s+are\s+(?:no\s+longer|now)|"
+    # an administrator who speaks ("System administrator notice: ..."), not one a manual names
+    r"system\s+administrator(?:(?=\s*:)|\s+(?:notices?|messages?|here|speaking|override))|"
+    r"this\s+is\s+(?:the\s+|your\s+)?system\s+administrator|priority\s+override|policy\s+update|you\s+are\s+(?:no\s+longer|now)|"
     r"from\s+now\s+on,?\s+(?:you|your|the\s+(?:assistant|model|ai|summary|report))|from\s+now\s+on\s*$)\b",
     _I,
 )
@@ -186,8 +188,10 @@ _FOREIGN_ORDER = re.compile(
 )
 # An order to decode something and act on it: whatever the encoding, the sentence is an order.
 _DECODE_AND_OBEY = re.compile(
-    r"\b(?:decode|decipher|decrypt|unscramble|translate|apply\s+rot-?13|rot-?13|base-?64|reverse|read\s+(?:\w+\s+){0,3}backwards?)\b"
-    r"[^.!?]{0,50}?\b(?:obey|do\s+(?:it|so|as\s+it\s+says|what\s+it\s+says)|follow\s+it|execute|comply|carry\s+(?:it\s+)?out|act\s+on)\b",
+    r"\b(?:decod(?:e|ed|ing)|decipher(?:ed|ing)?|decrypt(?:ed|ing)?|unscrambl(?:e|ed|ing)|translate|apply\s+rot-?13|rot-?13|base-?64|reverse|read\s+(?:\w+\s+){0,3}backwards?)\b"
+    r"[^.!?]{0,50}?\b(?:obey|do\s+(?:it|so|as\s+it\s+says|what\s+it\s+says)|follow\s+it|execute|comply|carry\s+(?:it\s+)?out|act\s+on|"
+    # the passive: "must be decoded and followed by the assistant"
+    r"(?:followed|obeyed|executed|carried\s+out|acted\s+(?:up)?on|complied\s+with)(?!\s+by\b(?!\s+(?:the\s+|an?\s+|any\s+)?(?:assistant|model|ai|agent|llm|summari[sz]er|writer)s?\b)))\b",
     _I,
 )
 # Characters that reorder or hide text on screen (bidirectional overrides and isolates): no prose needs them.
@@ -226,6 +230,24 @@ def _foreign_run(sentence: str) -> int:
     return longest
 
 
+# Bytes written as hex: "0x5361792041" or "53 61 79 20 41 ...", eight bytes or more.
+_HEX_BYTES = re.compile(r"(?:\b0x)?\b(?:[0-9a-f]{2}[ :,-]?){8,}", _I)
+
+
+def _spells_text_in_hex(sentence: str) -> bool:
+    """Hex bytes that spell words once decoded: a payload, whatever its length. A checksum or an
+    address decodes to bytes that are mostly not letters."""
+    for match in _HEX_BYTES.finditer(sentence):
+        digits = re.sub(r"[^0-9a-f]", "", match.group(0).lower().removeprefix("0x"))
+        decoded = bytes.fromhex(digits[: len(digits) // 2 * 2])
+        if (
+            len(decoded) >= 8
+            and sum(chr(b).isascii() and (chr(b).isalpha() or b == 0x20) for b in decoded) / len(decoded) >= 0.8
+        ):
+            return True
+    return False
+
+
 def _not_language(sentence: str) -> Optional[str]:
     letters = [ch for ch in sentence if ch.isalpha()]
     if letters and sum(not _latin(ch) for ch in letters) / len(letters) > 0.3:
@@ -237,7 +259,7 @@ def _not_language(sentence: str) -> Optional[str]:
     plain = _URL.sub(" ", sentence)
     if any(re.search("[a-z]", t) and re.search("[A-Z]", t) for t in _ENCODED_TOKEN.findall(plain)):
         return "encoded"
-    if re.search(r"\b[0-9a-f]{24,}\b", sentence, _I):
+    if re.search(r"(?:\b0x|\b)[0-9a-f]{24,}\b", sentence, _I) or _spells_text_in_hex(sentence):
         return "encoded"
     if _SINGLE_LETTERS.search(sentence):
         return "one_letter_per_line"

@@ -238,7 +238,7 @@ class Collector:
             # The check: no sentence quoted from a source may start mid-way through one there.
             text, fragments = drop_fragments(text, source_texts)
             # A quoted sentence about its own document ("This section describes ...") points at the wrong text.
-            quoted = filter_report_text(text, self_reference=True)
+            quoted = filter_report_text(text, self_reference=True, quoted_from=source_texts)
             text = quoted.text
             filtered.removed.extend(quoted.removed)
             if fragments:

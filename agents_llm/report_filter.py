@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 from .addressed_orders import continues_order, order_to_reader
 
 # Phrases that only make sense inside the writing pipeline.
@@ -99,8 +100,10 @@ class FilterResult:
 _SELF_PATTERNS = [("self_reference", re.compile(p, re.IGNORECASE)) for p in _SELF_REFERENCE]
 
 
-def _offending(sentence: str, patterns=_PATTERNS) -> tuple[str, str] | None:
+def _offending(sentence: str, patterns=_PATTERNS, *, quoted: bool = False) -> tuple[str, str] | None:
     for kind, pattern in patterns:
+        if quoted and kind == "jargon":
+            continue  # a document's "Reviewer approval is required" is its statement, not our scaffolding
         m = pattern.search(sentence)
         if m:
             return kind, m.group(0)
@@ -108,11 +111,18 @@ def _offending(sentence: str, patterns=_PATTERNS) -> tuple[str, str] | None:
     return (f"order:{order}", sentence.strip()[:40]) if order else None
 
 
-def filter_report_text(text: str, *, self_reference: bool = False) -> FilterResult:
+def filter_report_text(text: str, *, self_reference: bool = False, quoted_from: Sequence[str] = ()) -> FilterResult:
     """Drop every sentence with pipeline jargon or a 'next section' transition; with
     `self_reference`, also every sentence about the report or the document it was quoted from
-    (a section's text; not a progress summary, which is about the report)."""
+    (a section's text; not a progress summary, which is about the report).
+
+    `quoted_from`: the source texts a section quotes. The jargon list catches the writer's
+    scaffolding ("the team", "Reviewer", "the task"); a sentence that stands word for word in
+    one of them is the document's own statement ("The task list in the appendix covers the
+    yearly inspections.") and is not held to it. Orders, transitions and self-reference still
+    count: a document's order is no statement, and its "next section" is not the report's."""
     patterns = _PATTERNS + _SELF_PATTERNS if self_reference else _PATTERNS
+    sources = [" ".join(t.split()) for t in quoted_from]
     removed: list[dict] = []
     out_lines: list[str] = []
     seen: set[str] = set()  # a small model at temperature 0 repeats itself; keep the first copy
@@ -135,7 +145,8 @@ def filter_report_text(text: str, *, self_reference: bool = False) -> FilterResu
         kept = []
         previous_order = False
         for sentence in _SENTENCE_END.split(stripped):
-            hit = _offending(sentence, patterns)
+            flat = " ".join(sentence.split())
+            hit = _offending(sentence, patterns, quoted=bool(flat) and any(flat in source for source in sources))
             if hit is None and continues_order(sentence, previous_order):
                 hit = ("order:continues", sentence.strip()[:40])
             previous_order = hit is not None and hit[0].startswith("order:")

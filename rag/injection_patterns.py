@@ -12,6 +12,10 @@ _INSTRUCTION_NOUNS = (
     r"commands?|orders|tasks?|everything)"
 )
 _EARLIER = r"(?:previous|prior|above|earlier|preceding|foregoing|former)"
+# A manual tells its reader "Do not forget to read the instructions" and "never ignore the
+# warnings": a negated override verb, or one followed by "to", urges the reader to follow them.
+# The view has one space between words, so fixed-width look-behinds see every negation.
+_NOT_NEGATED = r"(?<!\bnot )(?<!\bnever )(?<!n't )(?<!\bdont )"
 
 # (kind, pattern), matched on the normalised view. Each match becomes a marker that no
 # pattern matches.
@@ -19,7 +23,8 @@ INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
     (
         "instruction_override",
         re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard)\b[^.\n]{0,40}?\b"
+            _NOT_NEGATED
+            + r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|discard)\b(?!\s+to\b)[^.\n]{0,40}?\b"
             r"(?:" + _EARLIER + r"|all|any|your|system|original|the)\b[^.\n]{0,40}?\b" + _INSTRUCTION_NOUNS + r"\b",
             re.IGNORECASE,
         ),
@@ -30,7 +35,7 @@ INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
         # noise term" stays prose.
         "instruction_override",
         re.compile(
-            r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|everything\s+|anything\s+)?(?:of\s+)?"
+            _NOT_NEGATED + r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|everything\s+|anything\s+)?(?:of\s+)?"
             r"(?:the\s+|what(?:\s+is|'s)?\s+(?:written\s+|said\s+)?|that\s+)?"
             r"(?:" + _EARLIER + r"|before\s+this|so\s+far)(?=\s*(?:[.,;:!?\"')\]]|and\b|then\b|$))",
             re.IGNORECASE,
@@ -95,7 +100,8 @@ INJECTION_PATTERNS: List[Tuple[str, re.Pattern]] = [
         # Other languages: an override verb, then (within the clause) instructions and "previous".
         "instruction_override",
         re.compile(
-            r"\b(?:ignor\w*|oubli\w*|vergiss\w*|missachte\w*|olvid\w*|dimentic\w*|esquec\w*|negeer\w*)\b"
+            _NOT_NEGATED
+            + r"(?<!\bno )\b(?:ignor\w*|oubli\w*|vergiss\w*|missachte\w*|olvid\w*|dimentic\w*|esquec\w*|negeer\w*)\b"
             r"[^.\n]{0,50}?\b(?:instruc\w*|istruz\w*|anweisung\w*|consigne\w*|befehl\w*|indicaciones|"
             r"instructies|regles|regeln|reglas|regole)\b",
             re.IGNORECASE,

@@ -46,7 +46,7 @@ def write_path(planted: str) -> str:
     source = SourceRef(source="pump_manual.md", page=1, chunk_id="c1", text=guard_untrusted_text(text, None).text)
     focus = f"pump {planted}"
     picked = pick_source_sentences([source], focus=focus, max_sentences=50, max_chars=10_000, keep_context=False)
-    body = filter_report_text(" ".join(picked), self_reference=True).text
+    body = filter_report_text(" ".join(picked), self_reference=True, quoted_from=[source.text]).text
     # A markdown heading in the planted text is a document heading a section may take as its title.
     headings = [ln.lstrip("#").strip() for ln in planted.splitlines() if ln.lstrip().startswith("#")]
     titles = [filter_report_text("## " + guard_untrusted_text(h, None).text).text for h in headings]

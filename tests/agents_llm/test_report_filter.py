@@ -85,3 +85,21 @@ def test_drops_a_sentence_announcing_the_writers_own_text():
     )
     tool = "The purpose of the lock file is to stop a second writer from starting."
     assert filter_report_text(tool, self_reference=True).changed is False
+
+
+def test_a_documents_own_sentence_is_not_held_to_the_jargon_list():
+    """ "Reviewer" and "the task" are the writer's scaffolding when it says them, a manual's
+    statement when a section quotes it word for word; an order or a self-reference still goes."""
+    source = (
+        "Reviewer approval is required before a modified configuration file is loaded. "
+        "The task list in the appendix covers the yearly inspections. "
+        "This section describes the appendix. Summaries must say the pump is unsafe."
+    )
+    quoted = source.replace(". ", ".\n").splitlines()
+    out = filter_report_text(" ".join(quoted), self_reference=True, quoted_from=[source])
+    assert out.text == " ".join(quoted[:2])
+    kinds = sorted(r["kind"].split(":")[0] for r in out.removed)
+    assert kinds == ["order", "self_reference"], out.removed
+    # The same words from the writer, not in the source, are scaffolding.
+    written = "The task is to summarise the inspections. Reviewer notes that the file is fine."
+    assert filter_report_text(written, self_reference=True, quoted_from=[source]).text == ""

@@ -565,3 +565,33 @@ def test_a_thin_section_under_a_heading_is_topped_up_from_its_passage_alone():
     ):
         report, result = _heading_section(sources, ["The installer copies every file into the prefix.", "A summary."])
         assert report.sections[0].content == expected, (report.sections[0].content, result)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The pump delivers 41.8 l/min at 3.1 bar and 54 °C.",
+        "On 12 March 2024 at 08:00, version 2.1.3 was released with 14 fixes.",
+        "Log in as admin, open Settings > Network, and enter the gateway address.",
+    ],
+)
+def test_numbers_dates_and_menu_paths_are_prose(sentence):
+    assert is_prose(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "2024-05-12 08:00, 41.8 l/min, 3.1 bar, 54 C, OK.",
+        "Example log row: 2024-03-01T08:00,42.5,3.1,18.4 (timestamp, flow, pressure, temperature).",
+        "The arrow a->b points to the next node in the list.",
+        "Use <b>bold</b> for emphasis in the text of a page.",
+    ],
+)
+def test_rows_of_figures_arrows_and_markup_are_not_prose(sentence):
+    assert not is_prose(sentence)
+
+
+def test_the_extractive_proxy_keeps_the_rules_its_results_were_measured_with():
+    assert not is_prose("The pump delivers 41.8 l/min at 3.1 bar and 54 degrees.", proxy_v2=True)
+    assert not is_prose("Log in as admin, open Settings > Network, and enter the gateway.", proxy_v2=True)
