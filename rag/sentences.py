@@ -283,12 +283,29 @@ _LEADING_DOT = re.compile(r"(?<=[\s`'\"(\[])\.(?=\w)")
 _HIDDEN_DOT = "\u2024"
 
 
+# A lower-case term and a colon before a capital, after a full stop, opens an entry ("... be
+# configurable.) list: Mailing list archives are ..."): pySBD waits for a capital to cut.
+_TERM_ENTRY = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][)\]\"'”]))\s+(?=[a-z][\w./+-]*:\s+[A-Z])")
+
+
 @lru_cache(maxsize=4096)
 def _split_paragraph(paragraph: str) -> tuple[str, ...]:
     hide = _HIDDEN_DOT not in paragraph
     text = _LEADING_DOT.sub(_HIDDEN_DOT, paragraph) if hide else paragraph
-    parts = (s.strip() for s in _segmenter().segment(text) if s.strip())
+    parts = (piece.strip() for s in _segmenter().segment(text) for piece in _term_entries(s) if piece.strip())
     return tuple(p.replace(_HIDDEN_DOT, ".") if hide else p for p in parts)
+
+
+def _term_entries(segment: str) -> List[str]:
+    """`segment` cut before each term entry that follows a full stop (not an abbreviation's)."""
+    pieces, start = [], 0
+    for match in _TERM_ENTRY.finditer(segment):
+        before = _WORD_BEFORE.search(segment, max(0, match.start() - 12), match.start())
+        if before and before.group(1).lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        pieces.append(segment[start : match.start()])
+        start = match.end()
+    return pieces + [segment[start:]]
 
 
 def split_sentences(text: str, *, pdf: bool = False) -> List[str]:

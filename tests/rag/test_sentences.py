@@ -131,3 +131,22 @@ def test_a_fragment_cut_at_a_line_wrap_does_not_begin_a_sentence():
     assert not begins_sentence("Something the source never says.", source)
     # A chunk that starts mid-sentence: its opening words begin no sentence.
     assert not begins_sentence("the recommended tool for environments.", "the recommended tool for environments.")
+
+
+def test_a_term_entry_after_a_full_stop_is_a_sentence_of_its_own():
+    """A report joins a man page's or a list's lower-case term to its description ("list:
+    Mailing list ..."); after the previous entry's ".)" it is still a new sentence, or a
+    checker reads the previous entry's "nothing" as this one's negation."""
+    text = (
+        "New applications should not behave this way. (If nothing else, the group should be "
+        "configurable.) list: Mailing list archives and data are owned by this user and group."
+    )
+    assert split_sentences(text) == [
+        "New applications should not behave this way.",
+        "(If nothing else, the group should be configurable.)",
+        "list: Mailing list archives and data are owned by this user and group.",
+    ]
+    # An abbreviation's period opens no entry.
+    assert split_sentences("Pick a group, e.g. staff: Allows local changes.") == [
+        "Pick a group, e.g. staff: Allows local changes."
+    ]
