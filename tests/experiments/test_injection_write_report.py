@@ -59,3 +59,9 @@ def test_the_env_route_plays_one_episode_of_the_task_on_the_manuals_and_saves_it
     assert env_cfg.store_path == str(run / "store")  # a store of its own, never a cached one of an earlier run
     [task] = env_tasks(env_cfg)
     assert task.topic == TASK and task.corpus == str(docs)
+
+
+def test_a_set_about_another_product_names_its_manuals_after_it():
+    manuals = planted_manuals(ATTACKS, BENIGN, seed=3, product="AQ-7 heat pump")
+    assert sorted(manuals) == ["aq7_installation.md", "aq7_maintenance.md", "aq7_operation.md"]
+    assert manuals["aq7_operation.md"].startswith("# AQ-7 heat pump: Operation\n")
