@@ -101,12 +101,32 @@ _INVISIBLE = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}"
 _TAG_TEXT = re.compile("[\U000e0020-\U000e007e]")
 
 
+# Compatibility characters that spell no letter and that a manual means as written: "20 m²",
+# "½ turn", "HX-300™". NFKC would make them "m2", "1⁄2" and "TM"; every other compatibility
+# character (fullwidth letters and punctuation, ligatures, styled and circled letters) is folded,
+# as it could spell an order the patterns must see.
+_KEEP_AS_WRITTEN = re.compile(
+    r"[\u00b2\u00b3\u00b9\u00bc-\u00be\u2070\u2074-\u2079\u2080-\u2089\u2150-\u215f\u2122\u2120]+"
+)
+
+
+def _nfkc_but_figures(text: str) -> str:
+    """NFKC, except the runs of `_KEEP_AS_WRITTEN`, which stay as written."""
+    pieces, cursor = [], 0
+    for match in _KEEP_AS_WRITTEN.finditer(text):
+        pieces += [unicodedata.normalize("NFKC", text[cursor : match.start()]), match.group(0)]
+        cursor = match.end()
+    pieces.append(unicodedata.normalize("NFKC", text[cursor:]))
+    return "".join(pieces)
+
+
 def strip_invisible(text: str) -> Tuple[str, int, str]:
-    """NFKC, line separators as newlines, invisible characters removed.
+    """NFKC (figures excepted, `_KEEP_AS_WRITTEN`), line separators as newlines, invisible
+    characters removed.
 
     Returns the cleaned text, how many characters were removed, and what the tag
     characters spelled (ASCII smuggled in the tag block), for the record."""
-    normalised = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    normalised = _nfkc_but_figures(text).replace("\r\n", "\n").replace("\r", "\n")
     normalised = normalised.replace("\u2028", "\n").replace("\u2029", "\n")
     smuggled = "".join(chr(ord(char) - 0xE0000) for char in _TAG_TEXT.findall(normalised))
     cleaned = _INVISIBLE.sub("", normalised)
