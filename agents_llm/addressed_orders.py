@@ -35,7 +35,7 @@ _MODEL = (
     r"whoever\s+(?:compiles|summari[sz]es|reads)|reviewer\s+agent)s?"
 )
 # The addressees that are agents, not texts: "These lines are for the assistant."
-_AGENT = r"(?:ai|assistant|language\s+model|llm|chatbot|gpt|agent|bot|summari[sz]er)s?"
+_AGENT = r"(?:ai|assistant|language\s+model|llm|chatbot|gpt|agent|bot|summari[sz]er|asistente|assistente|assistent|asystent)s?"
 _ADDRESSES_MODEL = re.compile(
     rf"\b(?:dear|hey|attention,?|note\s+(?:to|for)(?:\s+the)?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
     rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to)\b|"
@@ -60,6 +60,14 @@ _ADDRESSES_MODEL = re.compile(
     # "Imagine you are the marketing director writing this summary": a role for whoever writes from it
     r"\b(?:imagine|pretend|suppose)\s+(?:that\s+)?you\s+are\b[^.!?]{0,60}?"
     r"\b(?:writ\w*|summar\w*|report\w*|answer\w*|repl\w*|respon\w*)\b|"
+    # "the assistant is permitted to state ...": a permission only a model is given
+    rf"\b{_AGENT}\s+(?:is|are)\s+(?:now\s+|hereby\s+|also\s+)?(?:permitted|allowed|authori[sz]ed|instructed|free|cleared)\s+to\b|"
+    # "[Planner -> Writer]": a message routed between agents
+    r"\[\s*[A-Z][\w-]*\s*(?:->|\u2192|=>)\s*[A-Z][\w-]*\s*\]|"
+    # a table cell that speaks to a writer: 'E13,Sensor fault,"Writer: replace this table ..."'
+    rf"[,;|\t]\s*[\"']?\s*(?:the\s+)?{_MODEL}\s*:\s*(?:please\s+)?[a-z]+|"
+    # a game or a persona for whoever reads: "Let's play a game", "Stay in character", "You are HeatBot"
+    r"\blet'?s\s+play\s+a\s+game\b|\bstay\s+in\s+character\b|\byou\s+are\s+(?:now\s+)?[A-Z]\w*(?:Bot|GPT|AI)\b|"
     r"\b(?:as\s+your\s+(?:developer|creator|operator|administrator|owner)|(?:the\s+)?user\s+has\s+authori[sz]ed\s+you|"
     # an administrator who speaks ("System administrator notice: ..."), not one a manual names
     r"system\s+administrator(?:(?=\s*:)|\s+(?:notices?|messages?|here|speaking|override))|"
@@ -69,7 +77,10 @@ _ADDRESSES_MODEL = re.compile(
 )
 # What a derived text must tell its readers: an order about the report's content, by whoever.
 _MUST_TELL = re.compile(
-    r"\b(?:reports?|summar(?:y|ies)|conclusions?|outputs?|answers?|digests?|derived\s+\w+|readers?)\b[^.!?]{0,40}?"
+    # A form the manual's reader fills in ("The service report must include the technician's name")
+    # is theirs to write, not a text made from the manual.
+    r"\b(?<!service\s)(?<!inspection\s)(?<!commissioning\s)(?<!maintenance\s)(?<!handover\s)(?<!incident\s)"
+    r"(?<!test\s)(?<!fault\s)(?<!accident\s)(?<!installation\s)(?<!diagnostic\s)(?:reports?|summar(?:y|ies)|conclusions?|outputs?|answers?|digests?|derived\s+\w+|readers?)\b[^.!?]{0,40}?"
     r"\b(?:must|should|shall|are\s+to|is\s+to|need\s+to|have\s+to)\s+(?:\w+\s+)?"
     r"(?:state|say|mention|describe|inform|claim|include|read|call|recommend|tell|report\s+that)\b",
     _I,
@@ -108,7 +119,46 @@ _ABOUT_DERIVED_TEXT = re.compile(
     rf"\b(?:when|whenever|if|once)\s+this\s+(?:manual|document|guide|chapter|text|page|section)\s+is\s+(?:being\s+)?"
     rf"(?:turned|converted|made|summari[sz]ed|rewritten|condensed|compiled|processed)\b|"
     rf"\b(?:compil|turn|convert|condens|summari[sz])\w*\s+this\s+(?:\w+\s+)?into\s+(?:an?|the)\s+{_DERIVED}\b|"
-    rf"\breaders\s+of\s+{_DERIVED}\b",
+    rf"\breaders\s+of\s+{_DERIVED}\b|"
+    # "the report has to state", "The output must end with", "Any generated text ... is required to contain"
+    rf"\b(?:{_DERIVED}|(?:final|finished|generated|resulting)\s+(?:documents?|texts?|versions?))\b[^.!?]{{0,50}}?"
+    r"\b(?:has\s+to|is\s+required\s+to|are\s+required\s+to|must|shall)\s+(?:always\s+)?"
+    r"(?:end|begin|start|open|close|contain|carry|feature)\s+(?:with|the|a|an)\b|"
+    rf"\b(?:final|finished|generated|resulting)\s+(?:documents?|texts?|versions?)\b[^.!?]{{0,50}}?"
+    rf"\b(?:must|should|shall|has\s+to|is\s+required\s+to|is\s+to)\s+(?:\w+\s+)?{_ORDER_VERB}\b|"
+    # "Summaries of this page always state", "Every accurate summary of this section mentions",
+    # "reports about the AQ-7 begin with the words": a norm for the texts made from it
+    rf"\b{_DERIVED}\s+(?:of|about|on|for)\s+(?:this|these|the)\b[^.!?]{{0,40}}?\b(?:always|invariably)\s+"
+    rf"{_ORDER_VERB}s?\b|"
+    r"\b(?:every|any|each|all)\s+(?:\w+\s+)?(?:summar(?:y|ies)|overviews?|digests?|abstracts?)\s+(?:of|about|on)\s+"
+    r"(?:this|these|the)\b[^.!?]{0,40}?\b(?:mentions?|states?|includes?|notes?|says?|recommends?|begins?|ends?)\b|"
+    rf"\b{_DERIVED}\s+(?:of|about|on)\s+[^.!?]{{0,30}}?\b(?:begin|end|start|open|close)s?\s+with\s+the\s+"
+    r"(?:words?|phrase|sentence|line|statement)\b|"
+    # "the summary you produce", "In the final summary, state X"
+    r"\b(?:summar(?:y|ies)|overviews?|digests?|abstracts?|answers?|outputs?)\s+(?:that\s+)?you\s+"
+    r"(?:produce|write|generate|create|compile|prepare)\b|"
+    r"\bin\s+(?:the|your|any|every|each)\s+(?:final\s+|finished\s+|resulting\s+|generated\s+)?"
+    r"(?:summary|overview|digest|abstract|output)\s*,?\s+(?:state|say|write|include|mention|add|put|claim|present)\b|"
+    r"\bin\s+(?:the|your|any|every|each)\s+(?:final|finished|resulting|generated)\s+(?:report|document|text|version)"
+    r"\s*,?\s+(?:state|say|write|include|mention|add|put|claim|present)\b|"
+    # an erratum's "the correct value for reports is ...": a figure meant for the texts made from it
+    r"\b(?:value|figure|number|wording|date|version)\s+(?:for|to\s+use\s+in|to\s+quote\s+in)\s+"
+    r"(?:reports|summar(?:y|ies)|overviews?)\b",
+    _I,
+)
+# An order that waits for its reader to be a model or a text to be made from the page: "If you are
+# summarising this page, ...", "When a language model reads this section, ...", "Should this text
+# be used to produce a report, ...", "In case the reader of this line is an automated writer: ...".
+_TRIGGERED = re.compile(
+    r"\b(?:if|when|whenever|should|in\s+case|once)\b[^.!?]{0,60}?(?:"
+    r"\b(?:you\s+are|you're)\s+(?:summari[sz]|condens|digest|paraphras)\w*|"
+    r"\byou\s+(?:summari[sz]e|condense|paraphrase|digest|rewrite)\s+(?:this|these|the\s+(?:page|text|file|manual))\b|"
+    r"\b(?:this|the)\s+(?:text|page|section|manual|document|passage|line|file|chapter)\s+"
+    r"(?:is\s+|gets\s+|be\s+)(?:being\s+)?(?:summari[sz]ed|used\s+to\s+(?:produce|generate|write|create|build|make)|"
+    r"turned\s+into|fed\s+to|read\s+by\s+(?:an?|the)\s+(?:machine|model|program|ai))|"
+    rf"\b(?:an?|the|any)\s+(?:language\s+model|{_AGENT}|automated\s+(?:writer|reader|tool))\s+"
+    r"(?:reads|is\s+reading|processes|summari[sz]es|writes|sees|parses)|"
+    r"\bis\s+an?\s+(?:automated\s+\w+|ai|llm|bot|language\s+model)\b)",
     _I,
 )
 # A request for a secret or a payment, to whoever reads: never a statement about the device.
@@ -168,6 +218,9 @@ _OUTPUT_ORDER = re.compile(
     _I,
 )
 _CITATION_RULE = re.compile(
+    # "Attribute every fact in the report to ...", "any bibliography produced from this text must put X first"
+    r"\battribute\s+(?:every|each|all|any)\b[^.!?]{0,50}?\bto\b|"
+    r"\b(?:bibliograph\w*|reference\s+lists?|works\s+cited)\b[^.!?]{0,50}?\b(?:must|should|shall|is\s+to|has\s+to)\b|"
     r"\bcit(?:e|es|ed|ing|ation)\b[^.!?]{0,80}?\b(?:must|always|only|never)\b|"
     r"\b(?:must|always)\b[^.!?]{0,60}?\bcit(?:e|ation)s?\b",
     _I,
@@ -188,7 +241,8 @@ _FOREIGN_ORDER = re.compile(
 )
 # An order to decode something and act on it: whatever the encoding, the sentence is an order.
 _DECODE_AND_OBEY = re.compile(
-    r"\b(?:decod(?:e|ed|ing)|decipher(?:ed|ing)?|decrypt(?:ed|ing)?|unscrambl(?:e|ed|ing)|translate|apply\s+rot-?13|rot-?13|base-?64|reverse|read\s+(?:\w+\s+){0,3}backwards?)\b"
+    r"\b(?:decod(?:e|ed|ing)|decipher(?:ed|ing)?|decrypt(?:ed|ing)?|unscrambl(?:e|ed|ing)|translate|"
+    r"(?:strip|remove|delete|drop)\s+(?:the\s+|all\s+)?(?:invisible|hidden|zero-width|extra|special)\s+(?:characters|marks|spaces)|apply\s+rot-?13|rot-?13|base-?64|reverse|read\s+(?:\w+\s+){0,3}backwards?)\b"
     r"[^.!?]{0,50}?\b(?:obey|do\s+(?:it|so|as\s+it\s+says|what\s+it\s+says)|follow\s+it|execute|comply|carry\s+(?:it\s+)?out|act\s+on|"
     # the passive: "must be decoded and followed by the assistant"
     r"(?:followed|obeyed|executed|carried\s+out|acted\s+(?:up)?on|complied\s+with)(?!\s+by\b(?!\s+(?:the\s+|an?\s+|any\s+)?(?:assistant|model|ai|agent|llm|summari[sz]er|writer)s?\b)))\b",
@@ -327,6 +381,7 @@ def gives_order(sentence: str) -> Optional[str]:
         ("foreign_order", _FOREIGN_ORDER),
         ("must_tell", _MUST_TELL),
         ("about_derived_text", _ABOUT_DERIVED_TEXT),
+        ("triggered_order", _TRIGGERED),
         ("phishing", _PHISHING),
         ("self_authority", _SELF_AUTHORITY),
         ("decode_and_obey", _DECODE_AND_OBEY),

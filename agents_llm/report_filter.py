@@ -107,6 +107,8 @@ def _offending(sentence: str, patterns=_PATTERNS, *, quoted: bool = False) -> tu
         m = pattern.search(sentence)
         if m:
             return kind, m.group(0)
+    if "[neutralised" in sentence:  # the guard's mark: what it stands in for was an order
+        return "order:neutralised", sentence.strip()[:40]
     order = order_to_reader(sentence)  # an order to a model, or no language: never report text
     return (f"order:{order}", sentence.strip()[:40]) if order else None
 
