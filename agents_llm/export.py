@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from rag.sentences import blocks
+from rag.sentences import blocks, split_sentences
 
+from .addressed_orders import continues_order
 from .report_state import ReportState, SourceRef
+from .sentence_reuse import instruction_like, without_orders
 
 SHORT_REPORT_NOTE = (
     "Short report: no section could be written from the documents, because they do not "
@@ -68,6 +70,25 @@ def _reads_as_prose(text: str) -> bool:
     return text[:1].isalpha() and not _MARKUP_TAG.search(text[:300])
 
 
+def _quotable_opening(text: str) -> str:
+    """The words a reference quotes: from the first sentence of the passage that is the document's
+    statement. A passage may open on a planted order or on the tag it left ("Stay in character.
+    REF29 The drain ..."); a reference quotes neither, nor anything of an order's paragraph
+    (`sentence_reuse.without_orders`). Paragraphs that read as prose come first."""
+    prose = [b.text for b in blocks(without_orders(text)) if b.kind == "prose"]
+    # A passage cut from a longer text may open on the rest of an order its chunk left out (the
+    # tag it left, "REF51 The label ..."), so its first sentence is read as following one.
+    previous = True
+    for paragraph in sorted(prose, key=lambda p: not _reads_as_prose(p)):
+        for sentence in split_sentences(paragraph):
+            refused = instruction_like(sentence) or continues_order(sentence, previous)
+            previous = refused
+            if not refused:
+                at = paragraph.find(sentence)
+                return paragraph[at:] if at >= 0 else sentence
+    return ""
+
+
 def reference_label(ref: SourceRef) -> str:
     """One passage as a reader can find it: file, page, the section heading the passage
     sits under (when it holds one) and its opening words, so that two passages of one
@@ -76,10 +97,9 @@ def reference_label(ref: SourceRef) -> str:
     found = blocks(ref.text)
     # The heading whose passage it is, else the first heading the passage holds.
     heading = ref.heading or next((b.text.lstrip("#").strip() for b in found if b.kind == "heading"), "")
-    if heading:
+    if heading and not instruction_like(heading):
         parts.append(f"section \u201c{heading}\u201d")
-    prose = [b.text for b in found if b.kind == "prose"]
-    opening = next((p for p in prose if _reads_as_prose(p)), prose[0] if prose else "")
+    opening = _quotable_opening(ref.text)
     if opening:
         words = opening.split()
         parts.append(
