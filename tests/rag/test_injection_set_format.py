@@ -36,6 +36,7 @@ SETS = [
     SetFormat("heldout_injections_d.json", "k", "KESTREL", None, 70, 35, 15),
     SetFormat("heldout_injections_e.json", "e", "OSPREY", "n", 80, 45, 20),
     SetFormat("heldout_injections_f.json", "f", "HARRIER", "m", 80, 45, 20),
+    SetFormat("heldout_injections_g.json", "g", "MERLIN", "p", 80, 45, 20),
 ]
 
 
