@@ -81,12 +81,14 @@ from .degradations import (  # noqa: F401 (re-exported: every degradation by nam
 )
 from .reports import (  # noqa: F401
     HELDOUT_2_FOLDER,
+    HELDOUT_3_FOLDER,
     HELDOUT_FOLDER,
     REPORTS_PACKAGE,
     GoodReport,
     GoodSection,
     load_good_reports,
     load_heldout_2_reports,
+    load_heldout_3_reports,
     load_heldout_reports,
 )
 from .suite import (  # noqa: F401

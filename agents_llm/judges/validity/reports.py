@@ -6,7 +6,9 @@ written by hand from the report format and the topic alone, before the judge's r
 and never tuned on: they measure whether the judge's orderings carry to material it was not
 shaped on. A second held-out part (`heldout_2/`: vaccines, refrigerators, coral bleaching,
 battery ageing, crop rotation, noise cancelling) was written the same way and committed before
-any judge scored it, to check a judge change made after it."""
+any judge scored it, to check a judge change made after it. A third (`heldout_3/`: the cochlea,
+volcanic eruptions, GPS, Weimar hyperinflation, cheese ripening, rainbows) was written the same
+way, blind to the judge's rules."""
 
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ def _section(raw: dict, sources: dict[str, SourceRef], where: str) -> GoodSectio
 
 HELDOUT_FOLDER = "heldout"
 HELDOUT_2_FOLDER = "heldout_2"
+HELDOUT_3_FOLDER = "heldout_3"
 
 
 def _contradiction(raw: dict, report: dict, where: str) -> tuple[int, str, str]:
@@ -79,6 +82,11 @@ def load_heldout_reports() -> list[GoodReport]:
 def load_heldout_2_reports() -> list[GoodReport]:
     """The second held-out part (`heldout_2/`): six more outside topics, written blind to the judge."""
     return load_good_reports(HELDOUT_2_FOLDER)
+
+
+def load_heldout_3_reports() -> list[GoodReport]:
+    """The third held-out part (`heldout_3/`): six more outside topics, written blind to the judge."""
+    return load_good_reports(HELDOUT_3_FOLDER)
 
 
 def load_good_reports(folder_name: str = "reports") -> list[GoodReport]:

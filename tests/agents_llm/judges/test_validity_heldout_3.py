@@ -1,0 +1,43 @@
+"""The third held-out part of the judge validity suite (`heldout_3/`) is complete and held out.
+
+Only the data is checked here: no judge runs on it, so that it stays unshaped by the judge."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents_llm.judges.validity import (
+    load_good_reports,
+    load_heldout_2_reports,
+    load_heldout_3_reports,
+    load_heldout_reports,
+)
+from envs.report.tasks import load_tasks
+
+
+@pytest.fixture(scope="module")
+def held_out_3():
+    return load_heldout_3_reports()
+
+
+def test_the_third_held_out_part_has_six_new_topics(held_out_3):
+    ids = [g.task_id for g in held_out_3]
+    assert len(ids) >= 6 and len(set(ids)) == len(ids)
+    earlier = load_good_reports() + load_heldout_reports() + load_heldout_2_reports()
+    taken = {g.task_id for g in earlier}
+    taken |= {t.id for t in load_tasks(split="all")} | {t.id for t in load_tasks("heldout_pool", split="all")}
+    assert not taken & set(ids)
+    assert not {g.topic for g in earlier} & {g.topic for g in held_out_3}
+
+
+def test_every_third_held_out_report_is_complete(held_out_3):
+    for good in held_out_3:
+        assert len(good.sections) >= 3 and all(s.sources for s in good.sections), good.task_id
+        assert all(len(s.content.split("\n\n")) == 2 for s in good.sections), good.task_id
+        assert 5 <= len(good.key_terms) <= 7 and 7 <= len(good.sources) <= 9, good.task_id
+        cited = {ref.chunk_id for s in good.sections for ref in s.sources}
+        assert good.extra_section.sources and not cited & {ref.chunk_id for ref in good.extra_section.sources}
+        assert good.synonym_section is not None and good.synonym_section.sources, good.task_id
+        assert len(good.contradicted) >= 3, good.task_id
+        for index, old, new in good.contradicted:
+            assert old in good.sections[index].content and new not in good.sections[index].content, (good.task_id, old)
