@@ -35,6 +35,7 @@ from agents_llm.judges.validity import (
     JUNK_CEILING,
     load_good_reports,  # noqa: E402
     load_heldout_2_reports,
+    load_heldout_3_reports,
     load_heldout_reports,
     score_suite,
     violations,
@@ -214,16 +215,19 @@ def main(argv=None) -> int:
     parser.add_argument("--disagreements", type=int, default=10, help="discordant report pairs printed per judge pair")
     parser.add_argument(
         "--part",
-        choices=["suite", "heldout", "heldout_2"],
+        choices=["suite", "heldout", "heldout_2", "heldout_3"],
         default="suite",
-        help="the suite's twelve topics, or a held-out part: six topics outside the corpus (heldout: read while "
-        "the judge's agreement check was mended; heldout_2: written blind to the judge's rules, never read)",
+        help="the suite's twelve topics, or a held-out part: six topics outside the corpus (heldout and heldout_2: "
+        "written blind to the judge's rules, read since while it was mended, so dev parts now; heldout_3: blind)",
     )
     args = parser.parse_args(argv)
 
-    reports = {"suite": load_good_reports, "heldout": load_heldout_reports, "heldout_2": load_heldout_2_reports}[
-        args.part
-    ]()
+    reports = {
+        "suite": load_good_reports,
+        "heldout": load_heldout_reports,
+        "heldout_2": load_heldout_2_reports,
+        "heldout_3": load_heldout_3_reports,
+    }[args.part]()
     episodes = sorted(load_episode_reports(args.episodes), key=lambda e: (e.task_id, e.label)) if args.episodes else []
     if episodes:
         rebuilt = sum(not e.exact for e in episodes)
