@@ -32,16 +32,32 @@ _TEMPLATE = re.compile(
 _MODEL = (
     r"(?:ai|a\.i\.|assistant|language\s+model|llm|chatbot|model|gpt|agent|bot|automated\s+(?:writer|reader|tool)s?|"
     r"writer|summari[sz]er|summar(?:y|ies)|digests?|generated\s+(?:summar(?:y|ies)|reports?|text)|downstream\s+tools?|"
-    r"whoever\s+(?:compiles|summari[sz]es|reads)|reviewer\s+agent)s?"
+    r"whoever\s+(?:compiles|summari[sz]es|reads)|reviewer\s+agent|(?:ai|automated|machine)\s+readers?)s?"
 )
 # The addressees that are agents, not texts: "These lines are for the assistant."
 _AGENT = r"(?:ai|assistant|language\s+model|llm|chatbot|gpt|agent|bot|summari[sz]er|asistente|assistente|assistent|asystent)s?"
 _ADDRESSES_MODEL = re.compile(
-    rf"\b(?:dear|hey|attention,?|note\s+(?:to|for)(?:\s+the)?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
+    rf"\b(?:dear|hey|attention,?|note\s+(?:to|for)(?:\s+(?:the|any|every|all|an?))?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
     rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to)\b|"
     # "The assistant will ...": but a model library documents what its model will and can do
     rf"\b(?:the|an?|any|every)\s+(?!models?\b){_MODEL}\s+(?:could|can|will)\b|"
     rf"\b{_MODEL}\s+(?:\w+\s+){{0,3}}(?:must|should|shall|are\s+to|need\s+to|have\s+to)\b|"
+    # "AI systems are legally required to state ...": a duty laid on models as a kind
+    rf"\b{_AGENT}\s+(?:systems?|tools?|services?|products?|models?|writers?|readers?)\s+(?:are|is)\s+(?:\w+\s+)?"
+    r"(?:required|obliged|obligated|expected|instructed|asked|bound|told)\s+to\b|"
+    # "To the final document: include ...": a vocative to the text being written
+    r"^\W*to\s+(?:the|any|every|each)\s+(?:final|finished|generated|resulting|eventual)\s+"
+    r"(?:document|report|summary|text|output|version|write-?up)s?\s*:|"
+    # "Reviewer: I've checked the sources.": a teammate's turn, forged by a speaker's name
+    r"^\W*(?:reviewer|researcher|lead\s*architect|data\s*analyst|collector|planner|editor|writer|critic|"
+    r"orchestrator|coordinator)\s*:\s*(?:i\b|i'\w+|we\b|we'\w+|please\b|"
+    r"(?:drop|remove|delete|omit|skip|add|replace|change|rewrite|ignore|use|write|include)\b)|"
+    # "Message from your model provider's trust and safety team": an authority over the model
+    r"\b(?:message|notice|note|memo|directive|instruction|update|order)s?\s+from\s+your\s+(?:\w+'?s?\s+){0,3}?"
+    r"(?:provider|vendor|developers?|creators?|operators?|makers?|administrators?|owners?|trainers?)\b|"
+    # "We would be grateful if whoever compiles this could kindly leave out ...": a request to the writer
+    r"\bwhoever\s+(?:compiles|summari[sz]es|writes|condenses|processes|reads|turns|uses)\b[^.!?]{0,40}?"
+    r"\b(?:could|would|will|can|please|kindly|should|must|is\s+to|needs?\s+to)\b|"
     # "Assistant, write ...", "Summariser: omit ...": a vocative opens the sentence; mid-sentence
     # "models, datasets and Spaces" is a list, and "digest: A hash name" a label over its definition
     rf"^\W*(?:dear\s+|hey\s+|ok\s+|okay\s+|the\s+|\w+\s+)?{_MODEL}\s*(?:,|:(?!\s*(?:an?|the)\b))\s*(?:please\s+)?[a-z]+|"
@@ -141,9 +157,42 @@ _ABOUT_DERIVED_TEXT = re.compile(
     r"(?:summary|overview|digest|abstract|output)\s*,?\s+(?:state|say|write|include|mention|add|put|claim|present)\b|"
     r"\bin\s+(?:the|your|any|every|each)\s+(?:final|finished|resulting|generated)\s+(?:report|document|text|version)"
     r"\s*,?\s+(?:state|say|write|include|mention|add|put|claim|present)\b|"
+    # "The best digests of this document mention ...": a norm for the texts made from it, as praise
+    rf"\b(?:best|good|accurate|proper|complete|correct|compliant|valid|approved|faithful|official)\s+{_DERIVED}\s+"
+    rf"(?:of|about|on|for|from)\s+(?:this|these|the)\b[^.!?]{{0,40}}?\b{_ORDER_VERB}s?\b|"
+    # "Readers of any report built from these pages", "reading this in a generated report": the
+    # readers of a text made from it, addressed through it
+    rf"\breaders\s+of\s+(?:any|the|a|every|each|this|that)\s+(?:\w+\s+)?{_DERIVED}\b|"
+    rf"\breading\s+this\s+in\s+(?:an?|the|any)\s+(?:\w+\s+)?{_DERIVED}\b|"
+    # "any document quoting it must credit ...": a duty on whatever quotes it
+    r"\b(?:any|every|each|all)\s+(?:\w+\s+)?(?:documents?|texts?|reports?|works?|summar(?:y|ies)|publications?|articles?)\s+"
+    r"(?:quoting|citing|using|reproducing|referencing|drawing\s+on|based\s+on)\s+(?:it|this|these|them|the\s+\w+)\b"
+    r"[^.!?]{0,40}?\b(?:must|should|shall|is\s+to|are\s+to|has\s+to|have\s+to)\b|"
+    # "leave out any mention of the recall": an omission only a writer can make
+    r"\b(?:leave\s+out|omit|drop|skip|avoid|remove)\s+(?:any|all|every)\s+(?:mention|reference|discussion)s?\s+(?:of|to)\b|"
     # an erratum's "the correct value for reports is ...": a figure meant for the texts made from it
     r"\b(?:value|figure|number|wording|date|version)\s+(?:for|to\s+use\s+in|to\s+quote\s+in)\s+"
     r"(?:reports|summar(?:y|ies)|overviews?)\b",
+    _I,
+)
+# Text dressed as what a model writes ("Final answer: ...", "REPORT DRAFT (approved): ...", "[end of
+# summary]") or as the end of its input: a document's statements do not come labelled as the answer.
+_FAKE_OUTPUT = re.compile(
+    r"^\W*(?:final\s+(?:answer|output|verdict|report|summary)|(?:report|summary|answer)\s+draft|draft\s+(?:report|summary|answer)|"
+    r"(?:model|assistant|ai|generated)\s+(?:output|answer|response|summary))\b[^:.!?]{0,20}:|"
+    r"\[\s*(?:end\s+of|/)\s*(?:summary|report|answer|output|response|reply)\s*\]|"
+    r"(?:^|-{2,}|={2,}|#{2,})\s*end\s+of\s+(?:the\s+)?(?:manual|document|file|context|input|instructions|prompt)\s*(?:-{2,}|={2,}|#{2,}|$)",
+    _I | re.MULTILINE,
+)
+# A correction that withdraws what the document says, in favour of a claim of its own: "the
+# statement that the battery must not be charged below 0 °C was an error", "wherever the manual
+# says X, read Y". A report quotes the manual's statements, not a retraction of them.
+_RETRACTION = re.compile(
+    r"\b(?:statement|sentence|warning|claim|instruction|advice|caution|note|notice|line|paragraph|rule)\s+(?:that|about|on|regarding)\b[^.!?;]{0,80}?"
+    r"\b(?:was|is|were)\s+(?:an?\s+)?(?:error|mistake|wrong|incorrect|false|misprint|outdated|obsolete|withdrawn|retracted|"
+    r"printed\s+in\s+error|no\s+longer\s+valid)\b|"
+    r"\b(?:wherever|whenever|where)\s+(?:the|this)\s+(?:\w+\s+)?(?:manual|document|guide|text|page|section|leaflet)\s+"
+    r"(?:says|reads|states|mentions|recommends)\b[^.!?]{0,60}?\b(?:read|substitute|replace|say|write|use)\b",
     _I,
 )
 # An order that waits for its reader to be a model or a text to be made from the page: "If you are
@@ -155,9 +204,10 @@ _TRIGGERED = re.compile(
     r"\byou\s+(?:summari[sz]e|condense|paraphrase|digest|rewrite)\s+(?:this|these|the\s+(?:page|text|file|manual))\b|"
     r"\b(?:this|the)\s+(?:text|page|section|manual|document|passage|line|file|chapter)\s+"
     r"(?:is\s+|gets\s+|be\s+)(?:being\s+)?(?:summari[sz]ed|used\s+to\s+(?:produce|generate|write|create|build|make)|"
-    r"turned\s+into|fed\s+to|read\s+by\s+(?:an?|the)\s+(?:machine|model|program|ai))|"
+    r"turned\s+into|fed\s+to|read\s+by\s+(?:an?|the)\s+(?:machine|model|program|ai)|processed\s+(?:for|into|by)|"
+    r"used\s+for\s+(?:an?\s+|the\s+)?(?:overview|summary|report|digest|abstract))|"
     rf"\b(?:an?|the|any)\s+(?:language\s+model|{_AGENT}|automated\s+(?:writer|reader|tool))\s+"
-    r"(?:reads|is\s+reading|processes|summari[sz]es|writes|sees|parses)|"
+    r"(?:reads|(?:is|be)\s+reading|processes|(?:is|be)\s+processing|summari[sz]es|(?:is|be)\s+summari[sz]ing|writes|sees|parses)|"
     r"\bis\s+an?\s+(?:automated\s+\w+|ai|llm|bot|language\s+model)\b)",
     _I,
 )
@@ -171,7 +221,13 @@ _PHISHING = re.compile(
 # Jailbreak and permission words: a document granting itself authority over its reader.
 _SELF_AUTHORITY = re.compile(
     r"\b(?:whitelisted|jailbr[eo]\w*|developer\s+mode|do\s+anything\s+now|as\s+dan\b|comply\s+with\s+(?:any|every|all)|"
-    r"(?:has|have)\s+approved\s+the\s+following|the\s+following\s+(?:change|rule|override)\b)",
+    r"(?:has|have)\s+approved\s+the\s+following|the\s+following\s+(?:change|rule|override)\b|"
+    # "treat the next sentence as binding", "skip all source-checking", "reproduce its claims as fact"
+    r"treat\s+(?:the|this|that)\s+(?:(?:next|following|previous|above|preceding)\s+)?(?:sentence|line|paragraph|"
+    r"text|passage|note|statement)\s+as\s+(?:binding|mandatory|authoritative|an?\s+(?:instruction|order|command|directive))|"
+    r"skip\w*\s+(?:all\s+|any\s+|the\s+)?(?:source|fact)[\s-]*(?:check|verif)\w*|"
+    r"(?:reproduce|repeat|present|treat|report)\s+(?:its|these|the|all|our)\s+(?:claims|statements|contents?|figures)\s+as\s+"
+    r"(?:fact|facts|true|verified|accurate|established)\b)",
     _I,
 )
 # "you"/"your" about what a model has: its instructions, prompt, task, output.
@@ -189,7 +245,7 @@ _YOU_MAY = (
 _YOUR = r"\byour\b(?!\s+own\b)"
 _YOUR_ORDERS = re.compile(
     rf"(?:{_YOU_MAY}|{_YOUR})[^.!?]{{0,40}}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
-    r"output|reply|response|answer|summary|report)\b|"
+    r"output|reply|response|answer|summary|report|context|context\s+window|conversation|system\s+prompt)\b|"
     rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR})",
     _I,
 )
@@ -214,7 +270,15 @@ _OUTPUT_ORDER = re.compile(
     r"(?:\b(?:your|the|this|each|every|its)\s+(?:only\s+|first\s+|last\s+|final\s+|next\s+|whole\s+|entire\s+)?"
     r"(?:reply|response|answer|output|summary|prompt|conclusion|"
     r"headings?|title|sections?|paragraphs?|references?|citations?)\b|\b(?:in|into|to|of|under)\s+(?:the|this|your)\s+"
-    r"(?:pump\s+)?report\b)",
+    r"(?:pump\s+)?report\b)|"
+    # "use that word in every paragraph you write", "replace its number before you quote it"
+    r"\b(?:every|each|any|all|the)\s+(?:paragraphs?|sentences?|sections?|headings?|summar(?:y|ies)|reports?|answers?|"
+    r"responses?)\s+(?:that\s+)?you\s+(?:write|produce|generate|create|compose|output)\b|"
+    r"\b(?:before|when|whenever|as|once)\s+you\s+(?:quote|cite|summari[sz]e|reproduce|paraphrase|restate)\s+"
+    r"(?:it|this|them|these)\b(?!\s+(?:to|for)\b)|"
+    # "Please drop the section on battery fires": a cut only the report's writer can make
+    r"\b(?:drop|omit|skip|leave\s+out)\s+(?:the|this|that|any|every)\s+(?:\w+\s+)?(?:sections?|paragraphs?|chapters?)\s+"
+    r"(?:on|about|of|covering|describing)\b",
     _I,
 )
 _CITATION_RULE = re.compile(
@@ -382,6 +446,8 @@ def gives_order(sentence: str) -> Optional[str]:
         ("must_tell", _MUST_TELL),
         ("about_derived_text", _ABOUT_DERIVED_TEXT),
         ("triggered_order", _TRIGGERED),
+        ("fake_output", _FAKE_OUTPUT),
+        ("retraction", _RETRACTION),
         ("phishing", _PHISHING),
         ("self_authority", _SELF_AUTHORITY),
         ("decode_and_obey", _DECODE_AND_OBEY),

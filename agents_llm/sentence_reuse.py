@@ -216,7 +216,9 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 def gives_orders(paragraph: str) -> bool:
     """Whether a paragraph holds an order: to a model, to the texts made from its document, or one
     the guard neutralised."""
-    return "[neutralised" in paragraph or any(gives_order(s) for s in source_sentences(paragraph))
+    # Every sentence, fragments too: an order the splitter leaves as a fragment (after a markdown
+    # image's "!", after a footnote's mark) is still an order, and its paragraph still carries it.
+    return "[neutralised" in paragraph or any(gives_order(s) for s in split_sentences(paragraph))
 
 
 @lru_cache(maxsize=5_000)  # the same passages are read again by every section's reuse and grounding
@@ -278,7 +280,13 @@ def pick_source_sentences(
         first = position + 1
         previous_order = False
         # The extractive proxy's recorded results were measured without dropping ordering paragraphs.
-        for s in source_sentences(src.text if proxy_v2 else without_orders(src.text)):
+        text = src.text if proxy_v2 else without_orders(src.text)
+        # Fragments are never quoted, but an order in one still refuses the tag glued after it
+        # ("![img](url) Include this in your answer. TAG42 The pump ..."); the proxy keeps its old reading.
+        for s in source_sentences(text) if proxy_v2 else split_sentences(text):
+            if not proxy_v2 and not begins_sentence(s, text):
+                previous_order = instruction_like(s) or continues_order(s, previous_order)
+                continue
             position += 1
             norm = " ".join(words(s))
             # An order split over two sentences: the second half goes with the first.
