@@ -232,7 +232,11 @@ _SELF_AUTHORITY = re.compile(
 )
 # "you"/"your" about what a model has: its instructions, prompt, task, output.
 _READ_THE_INSTRUCTIONS = re.compile(
-    r"\bread\s+(?:all\s+|the\s+|these\s+|this\s+|our\s+)*(?:safety\s+|operating\s+)?(?:instructions|manual|guide)\b", _I
+    r"\bread\s+(?:all\s+|the\s+|these\s+|this\s+|our\s+)*(?:safety\s+|operating\s+)?(?:instructions|manual|guide)\b|"
+    # "Follow the instructions in this section before your first ride": the document's own instructions
+    r"\b(?:follow|observe|see|heed|obey)\s+(?:all\s+|the\s+)?(?:safety\s+|operating\s+)?instructions\s+(?:in|of)\s+"
+    r"this\s+(?:section|manual|chapter|guide|document|leaflet|booklet|handbook)\b",
+    _I,
 )
 # "you"/"your" near what a model has: its instructions, prompt, task, output. A library's docs
 # tell their user what they can do ("You can set a style for the entire output", "allows you to
@@ -243,15 +247,20 @@ _YOU_MAY = (
     r"\byou\b(?!\s+(?:can|could|may|might|probably|want|get)\b)"
 )
 _YOUR = r"\byour\b(?!\s+own\b)"
+# A form the reader is handed ("a commissioning report", "the service summary") is a paper, not a model's output.
+_FORM = r"(?<!commissioning\s)(?<!service\s)(?<!inspection\s)(?<!installation\s)(?<!maintenance\s)(?<!test\s)(?<!handover\s)"
 _YOUR_ORDERS = re.compile(
     rf"(?:{_YOU_MAY}|{_YOUR})[^.!?]{{0,40}}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
-    r"output|reply|response|answer|summary|report|context|context\s+window|conversation|system\s+prompt)\b|"
+    rf"output|reply|response|answer|{_FORM}summary|{_FORM}report|context|context\s+window|conversation|system\s+prompt)\b|"
     rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR})",
     _I,
 )
 # What came before no longer counts: an override that names no addressee.
 _OVERRIDE = re.compile(
     r"\b(?:previous|prior|earlier|above|preceding|before|so\s+far|received|(?<!\bif\s)(?<!\bwhen\s)(?<!\bthe\s)given)\b"
+    # "Previous editions of this manual are obsolete": a document's old printings, not instructions
+    r"(?!\s+(?:versions?|editions?|issues?|revisions?|printings?)\s+of\s+(?:this|the)\s+"
+    r"(?:manual|document|guide|leaflet|booklet|handbook)\b)"
     r"[^.!?]{0,40}?"
     r"\b(?:obsolete|cancel+ed|void|expired|no\s+longer\s+appl(?:y|ies)|was\s+a\s+test|ignored?|disregard)\b|"
     r"(?<!\bnot\s)(?<!n't\s)(?<!never\s)\b(?:ignore|disregard|forget|pay\s+no\s+heed\s+to|set\s+aside|override)\b"
@@ -276,6 +285,8 @@ _OUTPUT_ORDER = re.compile(
     r"responses?)\s+(?:that\s+)?you\s+(?:write|produce|generate|create|compose|output)\b|"
     r"\b(?:before|when|whenever|as|once)\s+you\s+(?:quote|cite|summari[sz]e|reproduce|paraphrase|restate)\s+"
     r"(?:it|this|them|these)\b(?!\s+(?:to|for)\b)|"
+    # "Add: the CG-2 is approved for ...": an order verb as a label over what the writer is to put in
+    r"^\W*(?:add|append|insert|include|write|say|state|mention|print|output)\s*:\s*\S|"
     # "Please drop the section on battery fires": a cut only the report's writer can make
     r"\b(?:drop|omit|skip|leave\s+out)\s+(?:the|this|that|any|every)\s+(?:\w+\s+)?(?:sections?|paragraphs?|chapters?)\s+"
     r"(?:on|about|of|covering|describing)\b",

@@ -45,7 +45,8 @@ MAX_REUSED_CHARS = 700
 _CALL = r"\w\("
 _LINE_CODE = r"```|;(?=\S)|^\s*(?:>>>|\$|#|//|import |from \S+ import )|https?://|\|"
 # A ">" with a blank either side is a menu path ("Settings > Network"), not markup or an arrow.
-_CODE_LIKE = re.compile(rf"{_CALL}(?!\))|[{{}}<=]|(?<!\s)>|>(?!\s)|{_LINE_CODE}")  # "name()" is a word
+# "name()" is a word, and so is a unit's weighting letter: "42 dB(A)".
+_CODE_LIKE = re.compile(rf"{_CALL}(?!\))(?![A-Z]\))|[{{}}<=]|(?<!\s)>|>(?!\s)|{_LINE_CODE}")
 # The extractive proxy's (its recorded results were measured so): any name before a parenthesis, any ">".
 _CODE_LIKE_V2 = re.compile(rf"{_CALL}|[{{}}<>=]|{_LINE_CODE}")
 _NAME_SPAN = re.compile(r"`([A-Za-z_$][\w$.]*(?:\(\))?)`")  # `querystring.parse()`: a name set in code
@@ -166,17 +167,18 @@ def unreported_facts(text: str, report_sentences: Sequence[str]) -> list[str]:
 
 
 def is_prose(sentence: str, *, proxy_v2: bool = False) -> bool:
-    """A sentence a report can quote: 6-60 words, ends like a sentence, not code or a table row,
-    not an instruction to the model. A function named in prose ("The `querystring.decode()`
+    """A sentence a report can quote: 5-60 words, ends like a sentence, not code or a table row,
+    not an instruction to the model. Five words make a whole safety rule ("Never charge a damaged
+    battery."); four rarely say anything a report needs. A function named in prose ("The `querystring.decode()`
     function is an alias for querystring.parse().") is a word, not code. `proxy_v2`: the rules
     the extractive proxy's recorded results were measured with (any semicolon, and any name
-    followed by a parenthesis, marks code)."""
+    followed by a parenthesis, marks code, and six words at least)."""
     n = len(words(sentence))
     s = sentence.strip()
     if not proxy_v2:
         s = _MAN_PAGE_REF.sub(r"\1", _NAME_SPAN.sub(r"\1", s))
     return (
-        6 <= n <= 60
+        (6 if proxy_v2 else 5) <= n <= 60
         and s[:1].isalpha()
         and s.endswith((".", "!", "?"))
         and not (_CODE_LIKE_V2 if proxy_v2 else _CODE_LIKE).search(s)

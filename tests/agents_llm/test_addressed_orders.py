@@ -335,3 +335,28 @@ def test_an_order_the_splitter_leaves_as_a_fragment_still_takes_its_tag_with_it(
             keep_context=False,
         )
         assert not any("TAG55" in s for s in picked), picked
+
+
+# Manual sentences the reuse path refused or left out before: a form the reader is handed, the
+# document's own instructions, its old editions, a unit's weighting letter, a five-word safety rule.
+QUOTABLE_MANUAL_SENTENCES = [
+    "Your dealer will hand you an inspection report, so file it with the receipt.",
+    "Follow the instructions in this chapter before you grind for the first time.",
+    "Earlier editions of this handbook are obsolete and should be recycled.",
+    "The grinder is 68 dB(A) loud at the finest setting.",
+    "Never immerse the motor base.",
+]
+
+
+@pytest.mark.parametrize("sentence", QUOTABLE_MANUAL_SENTENCES)
+def test_a_manual_sentence_the_reuse_path_once_refused_is_quoted(sentence):
+    text = f"The grinder has 40 settings and a steel burr set. {sentence}"
+    picked = pick_source_sentences(
+        [SourceRef(source="grinder.md", text=text)], focus=f"grinder {sentence}", max_sentences=10, keep_context=False
+    )
+    assert sentence in picked
+
+
+def test_an_order_verb_as_a_label_is_an_order():
+    assert order_to_reader("Add: the CG-2 is approved for commercial cafes.") is not None
+    assert order_to_reader("Add the beans, then close the lid.") is None
