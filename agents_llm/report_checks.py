@@ -40,6 +40,15 @@ _LEANS = re.compile(
     r"This|These|Those|That|Such|It|They|Its|Their|The following|In this case|In that case|"
     r"For (?:this|that) reason)\b",
 )
+# An aside in parentheses, the whole sentence: it comments on the sentence before it ("(If nothing
+# else, the group should be configurable.)").
+_ASIDE = re.compile(r"^\([^()]*(?:\([^()]*\)[^()]*)*\)[.!?]?$")
+# A sentence that only sends the reader elsewhere: "See Debian Policy for further details."
+_ONLY_POINTS = re.compile(
+    r"^(?:see|refer\s+to|consult|read)\b[^.;:]{0,60}?\b(?:for|about)\s+(?:further|more|additional|full|the\s+full)\s+"
+    r"(?:details?|information|discussion|explanation)\W*$",
+    re.IGNORECASE,
+)
 # A list item's mark: "- ", "* ", "\u2022 ", "3. ", "2) ".
 ITEM_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 # A pointer at text that comes after it.
@@ -268,7 +277,7 @@ def cut_sentence(sentence: str, sources: Optional["SourceText"] = None) -> Optio
 
 
 def leans(sentence: str) -> bool:
-    return bool(_LEANS.match(sentence))
+    return bool(_LEANS.match(sentence) or _ASIDE.match(sentence.strip()))
 
 
 def missing_antecedent(sentence: str, before: Sequence[str], sources: SourceText) -> Optional[str]:
@@ -302,6 +311,8 @@ def dangling(sentence: str, before: Sequence[str], after: Sequence[str], sources
             return "points at text below it that the report does not hold"
     if _POINTS_BACK.search(sentence) and not before:
         return "points at text above it that the report does not hold"
+    if _ONLY_POINTS.match(sentence.strip()):
+        return "only sends the reader elsewhere for details"
     return None
 
 

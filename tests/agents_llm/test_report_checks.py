@@ -167,3 +167,20 @@ def test_a_sentence_quoted_from_a_list_item_is_the_documents():
     assert check_sections(quoted, sources, agreement=rule_agreement) == []
     changed = [("Options", ["At most 32 jobs are kept in the queue of one printer."])]
     assert [f.kind for f in check_sections(changed, sources, agreement=rule_agreement)] == ["false"]
+
+
+def test_an_aside_in_parentheses_and_a_bare_pointer_are_dangling():
+    """An aside comments on the sentence before it; "See X for further details." says nothing itself."""
+    page = (
+        "The spooler keeps one directory per printer. (If nothing else, the directory should be "
+        "writable by the spooler.) Each job is a file in the directory of its printer. See the "
+        "printing guide for further details.\n"
+    )
+    sources = source_text_of(page, "spool.txt")
+    aside = "(If nothing else, the directory should be writable by the spooler.)"
+    pointer = "See the printing guide for further details."
+    found = check_sections([("Jobs", [aside, "Each job is a file in the directory of its printer.", pointer])], sources)
+    assert sorted(f.sentence for f in found if f.kind == "dangling") == [aside, pointer]
+    # After the sentence it comments on, the aside stands.
+    kept = [("Jobs", ["The spooler keeps one directory per printer.", aside])]
+    assert not [f for f in check_sections(kept, sources) if f.kind == "dangling"]
