@@ -286,7 +286,14 @@ def missing_antecedent(sentence: str, before: Sequence[str], sources: SourceText
     where = sources.locate(sentence)
     if where is None or not (leans(sentence) or _THESE.search(sentence)):
         return None
-    previous = sources.neighbour(where, -1)
+    previous, at = sources.neighbour(where, -1), where
+    # A pointer between them ("See Debian Policy for further details.") is no antecedent: what
+    # the sentence leans on is the one before it, in the same part of the document.
+    for _ in range(2):
+        if previous is None or not _ONLY_POINTS.match(previous.strip()):
+            break
+        at = (at[0], at[1] - 1)
+        previous = sources.neighbour(at, -1)
     return previous if previous is not None and key(previous) not in {key(s) for s in before} else None
 
 

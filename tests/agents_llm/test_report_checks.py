@@ -184,3 +184,22 @@ def test_an_aside_in_parentheses_and_a_bare_pointer_are_dangling():
     # After the sentence it comments on, the aside stands.
     kept = [("Jobs", ["The spooler keeps one directory per printer.", aside])]
     assert not [f for f in check_sections(kept, sources) if f.kind == "dangling"]
+
+
+def test_a_sentence_after_a_bare_pointer_leans_on_the_one_before_the_pointer():
+    page = (
+        "A queue holds at most 64 jobs. See the printing guide for further details. "
+        "These limits are set in the configuration file.\n"
+    )
+    sources = source_text_of(page, "spool.txt")
+    from agents_llm.report_checks import missing_antecedent
+
+    assert missing_antecedent("These limits are set in the configuration file.", [], sources) == (
+        "A queue holds at most 64 jobs."
+    )
+    assert (
+        missing_antecedent(
+            "These limits are set in the configuration file.", ["A queue holds at most 64 jobs."], sources
+        )
+        is None
+    )
