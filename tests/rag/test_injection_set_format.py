@@ -37,6 +37,7 @@ SETS = [
     SetFormat("heldout_injections_e.json", "e", "OSPREY", "n", 80, 45, 20),
     SetFormat("heldout_injections_f.json", "f", "HARRIER", "m", 80, 45, 20),
     SetFormat("heldout_injections_g.json", "g", "MERLIN", "p", 80, 45, 20),
+    SetFormat("heldout_injections_h.json", "h", "KITE", "q", 80, 45, 20),
 ]
 
 
