@@ -1,4 +1,5 @@
-"""The second held-out part of the judge validity suite (`heldout_2/`) is complete and held out.
+"""The blind-written held-out parts of the judge validity suite (`heldout_2/`, `heldout_3/`) are
+complete and held out: each part's topics are new to the suite, the parts before it and the task pools.
 
 Only the data is checked here: no judge runs on it, so that it stays unshaped by the judge."""
 
@@ -6,27 +7,37 @@ from __future__ import annotations
 
 import pytest
 
-from agents_llm.judges.validity import load_good_reports, load_heldout_2_reports, load_heldout_reports
+from agents_llm.judges.validity import (
+    load_good_reports,
+    load_heldout_2_reports,
+    load_heldout_3_reports,
+    load_heldout_reports,
+)
 from envs.report.tasks import load_tasks
 
+# Each part, and the parts written before it (whose topics it must not repeat).
+PARTS = {
+    "heldout_2": (load_heldout_2_reports, (load_good_reports, load_heldout_reports)),
+    "heldout_3": (load_heldout_3_reports, (load_good_reports, load_heldout_reports, load_heldout_2_reports)),
+}
 
-@pytest.fixture(scope="module")
-def held_out_2():
-    return load_heldout_2_reports()
 
-
-def test_the_second_held_out_part_has_six_new_topics(held_out_2):
-    ids = [g.task_id for g in held_out_2]
+@pytest.mark.parametrize("part", PARTS)
+def test_a_held_out_part_has_six_new_topics(part):
+    load, before = PARTS[part]
+    reports = load()
+    ids = [g.task_id for g in reports]
     assert len(ids) >= 6 and len(set(ids)) == len(ids)
-    taken = {g.task_id for g in load_good_reports() + load_heldout_reports()}
+    earlier = [g for loader in before for g in loader()]
+    taken = {g.task_id for g in earlier}
     taken |= {t.id for t in load_tasks(split="all")} | {t.id for t in load_tasks("heldout_pool", split="all")}
     assert not taken & set(ids)
-    topics = {g.topic for g in load_good_reports() + load_heldout_reports()}
-    assert not topics & {g.topic for g in held_out_2}
+    assert not {g.topic for g in earlier} & {g.topic for g in reports}
 
 
-def test_every_second_held_out_report_is_complete(held_out_2):
-    for good in held_out_2:
+@pytest.mark.parametrize("part", PARTS)
+def test_every_report_of_a_held_out_part_is_complete(part):
+    for good in PARTS[part][0]():
         assert len(good.sections) >= 3 and all(s.sources for s in good.sections), good.task_id
         assert all(len(s.content.split("\n\n")) == 2 for s in good.sections), good.task_id
         assert 5 <= len(good.key_terms) <= 7 and 7 <= len(good.sources) <= 9, good.task_id
