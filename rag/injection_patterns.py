@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 from typing import List, Tuple
 
+# A device's own error, warning and status messages are no instructions ("Ignore previous error messages
+# once the fault is fixed").
 _INSTRUCTION_NOUNS = (
-    r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|messages?|"
+    r"(?:instructions?|prompts?|rules|directions|guidelines|directives|context|"
+    r"(?<!\berror )(?<!\bwarning )(?<!\bfault )(?<!\bstatus )(?<!\balarm )messages?|"
     r"commands?|orders|tasks?|everything)"
 )
 _EARLIER = r"(?:previous|prior|above|earlier|preceding|foregoing|former)"

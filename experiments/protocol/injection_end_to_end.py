@@ -12,10 +12,10 @@ the focus, so relevance never hides a miss) and the Collector's finalising filte
 (`report_filter.filter_report_text`) for the body, and the same filter for a heading made
 from the variant's first line. A variant is found when any of its markers is in the text
 that comes out (case-insensitive, blanks collapsed). Benign manual sentences go the same
-way and count as changed when they do not come out verbatim. This is the reuse path, not a
-model run: the writer's own prose is grounded against these same source sentences
-(`agents_llm.grounding` uses `instruction_like`), so a sentence this path refuses cannot be
-kept by grounding either.
+way and count as changed when they do not come out verbatim (blanks collapsed: a table's
+line breaks never survive reuse). This is the reuse path, not a model run: the writer's own
+prose is grounded against these same source sentences (`agents_llm.grounding` uses
+`instruction_like`), so a sentence this path refuses cannot be kept by grounding either.
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def main() -> None:
     changed = []
     for benign in data["benign"]:
         out = write_path(benign["text"])
-        if benign["text"] not in out.split("\n")[0]:
+        # Blanks collapsed: reuse joins the sentences it quotes with one space, so a table's or a
+        # listing's line breaks never survive, and losing them loses no statement.
+        if " ".join(benign["text"].split()) not in " ".join(out.split("\n")[0].split()):
             changed.append(benign["id"])
     print(f"{'family':<22} planted  found")
     for family, (n, hit) in rows.items():
