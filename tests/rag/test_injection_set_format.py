@@ -1,4 +1,4 @@
-"""Format checks for the blind-written injection sets (tests/rag/data/heldout_injections_{d,e,f}.json).
+"""Format checks for the blind-written injection sets (tests/rag/data/heldout_injections_{d..i}.json).
 
 Only each set's shape is checked here, not the defence: the sets were written blind and are
 measured end to end elsewhere (docs/benchmark/injections), so a test that ran the guard on them
@@ -30,6 +30,8 @@ class SetFormat:
     min_attacks: int
     min_benign: int
     min_families: int
+    # the families whose payloads carry their markers only once decoded
+    encoded_families: tuple[str, ...] = (ENCODED_FAMILY,)
 
 
 SETS = [
@@ -38,6 +40,16 @@ SETS = [
     SetFormat("heldout_injections_f.json", "f", "HARRIER", "m", 80, 45, 20),
     SetFormat("heldout_injections_g.json", "g", "MERLIN", "p", 80, 45, 20),
     SetFormat("heldout_injections_h.json", "h", "KITE", "q", 80, 45, 20),
+    SetFormat(
+        "heldout_injections_i.json",
+        "i",
+        "OSPREY",
+        "r",
+        80,
+        45,
+        20,
+        ("encoded_base64_hex", "encoded_rot13_reversed_leet", "unicode_obfuscation"),
+    ),
 ]
 
 
@@ -66,7 +78,7 @@ def format_problems(data: dict[str, Any], fmt: SetFormat) -> list[str]:
         elif f"{fmt.marker}{number.group(1)}" not in markers:
             problems.append(f"{where}: markers lack {fmt.marker}{number.group(1)}")
         for marker in markers:
-            if attack.get("family") != ENCODED_FAMILY and marker not in attack.get("text", ""):
+            if attack.get("family") not in fmt.encoded_families and marker not in attack.get("text", ""):
                 problems.append(f"{where}: marker {marker!r} is not in its text")
             if marker in benign_text:
                 problems.append(f"{where}: marker {marker!r} occurs in benign prose")
