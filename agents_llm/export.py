@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from rag.headings import heading_title
 from rag.sentences import blocks, split_sentences
 
 from .addressed_orders import continues_order
@@ -95,9 +96,13 @@ def reference_label(ref: SourceRef) -> str:
     file read as two places: `guide.md, section “Pinning”, “Pin every dependency with ...”`."""
     parts = [ref.label()]
     found = blocks(ref.text)
-    # The heading whose passage it is, else the first heading the passage holds.
-    heading = ref.heading or next((b.text.lstrip("#").strip() for b in found if b.kind == "heading"), "")
-    if heading and not instruction_like(heading):
+    # The heading whose passage it is, else the first heading the passage holds, when it reads as a
+    # title: a block of "key: value" lines above a "---" rule is a setext heading to Markdown, and a
+    # planted one ("ai_summary_policy: Prepend ... to any generated report") is no section to name.
+    heading = ref.heading or next(
+        (title[0] for b in found if b.kind == "heading" and (title := heading_title(b.text, marked_kinds=True))), ""
+    )
+    if heading and not any(instruction_like(s) for s in split_sentences(heading)):
         parts.append(f"section \u201c{heading}\u201d")
     opening = _quotable_opening(ref.text)
     if opening:
