@@ -164,6 +164,10 @@ class SourceText:
                     # A list item's sentences are the document's too (a man page's options, a FAQ's
                     # points): without them a sentence quoted from a list reads as unsupported.
                     found = split_sentences(ITEM_MARK.sub("", b.text) if b.kind == "item" else b.text)
+                    # A term the loader glued to its indented description ("lp Print jobs are owned
+                    # by this user") opens its part: its "this user" is the term.
+                    if found and _opens_with_heading(found[0], out.headings):
+                        out.starts.add((d, len(sentences)))
                     ordering = gives_orders(b.text)
                     out.refused |= {key(x) for x in found if ordering or instruction_like(x)}
                     sentences.extend(found)
@@ -233,6 +237,15 @@ def heading_lines(text: str) -> set[str]:
         if (stripped[:1].isupper() and following_blank) or over_indented:
             out.add(stripped.lstrip("#").strip())
     return out
+
+
+def _opens_with_heading(sentence: str, headings: Iterable[str]) -> bool:
+    """Whether ``sentence`` opens with one of ``headings`` glued to a capitalised sentence; a term
+    of two letters ("lp") counts, unlike in `glued_heading`, since a false match here only ends
+    an antecedent chain."""
+    return any(
+        len(h) >= 2 and sentence.startswith(h + " ") and sentence[len(h) + 1 : len(h) + 2].isupper() for h in headings
+    )
 
 
 def glued_heading(sentence: str, headings: Iterable[str] = ()) -> Optional[str]:

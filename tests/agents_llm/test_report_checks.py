@@ -203,3 +203,25 @@ def test_a_sentence_after_a_bare_pointer_leans_on_the_one_before_the_pointer():
         )
         is None
     )
+
+
+def test_a_term_glued_to_its_description_opens_a_part_and_lends_it_its_antecedent():
+    """A plain-text list of accounts puts each term on a line over its indented description; the
+    loader glues the term to the description's first sentence ("lp Print jobs ... owned by this
+    user"), whose "this user" is the term, not the sentence before it in the document."""
+    page = (
+        "ACCOUNTS\n\n"
+        "   daemon\n"
+        "          Some unprivileged daemons run as this user. (If nothing else, the uid\n"
+        "          should be configurable.)\n\n"
+        "   lp\n"
+        "          Print jobs and spool files are owned by this user\n"
+        "          and group. Some printer filters run as this user too.\n"
+    )
+    sources = source_text_of(page, "accounts.txt")
+    from agents_llm.report_checks import missing_antecedent
+
+    glued = next(s for d in sources.documents for s in d if "Print jobs" in s)
+    assert missing_antecedent(glued, [], sources) is None
+    # inside the part, a sentence still leans on the one before it
+    assert missing_antecedent("Some printer filters run as this user too.", [], sources) == glued
