@@ -166,7 +166,8 @@ class SourceText:
                     found = split_sentences(ITEM_MARK.sub("", b.text) if b.kind == "item" else b.text)
                     # A term the loader glued to its indented description ("lp Print jobs are owned
                     # by this user") opens its part: its "this user" is the term.
-                    if found and _opens_with_heading(found[0], out.headings):
+                    # Two letters ("lp") count here: a false match only ends an antecedent chain.
+                    if found and _glued_term(found[0], out.headings, min_chars=2):
                         out.starts.add((d, len(sentences)))
                     ordering = gives_orders(b.text)
                     out.refused |= {key(x) for x in found if ordering or instruction_like(x)}
@@ -239,24 +240,24 @@ def heading_lines(text: str) -> set[str]:
     return out
 
 
-def _opens_with_heading(sentence: str, headings: Iterable[str]) -> bool:
-    """Whether ``sentence`` opens with one of ``headings`` glued to a capitalised sentence; a term
-    of two letters ("lp") counts, unlike in `glued_heading`, since a false match here only ends
-    an antecedent chain."""
-    return any(
-        len(h) >= 2 and sentence.startswith(h + " ") and sentence[len(h) + 1 : len(h) + 2].isupper() for h in headings
-    )
-
-
-def glued_heading(sentence: str, headings: Iterable[str] = ()) -> Optional[str]:
-    """The heading run into the start of ``sentence``, or None."""
+def _glued_term(sentence: str, headings: Iterable[str], min_chars: int = 3) -> Optional[str]:
+    """The longest of ``headings`` (``min_chars`` or more) run into the start of ``sentence``,
+    glued to a capitalised word, or None."""
     for heading in sorted(headings, key=len, reverse=True):
         if (
-            len(heading) >= 3
+            len(heading) >= min_chars
             and sentence.startswith(heading + " ")
             and sentence[len(heading) + 1 : len(heading) + 2].isupper()
         ):
             return heading
+    return None
+
+
+def glued_heading(sentence: str, headings: Iterable[str] = ()) -> Optional[str]:
+    """The heading run into the start of ``sentence``, or None."""
+    found = _glued_term(sentence, headings)
+    if found is not None:
+        return found
     caps = _CAPS_HEADING.match(sentence)
     return caps.group(1) if caps else None
 
