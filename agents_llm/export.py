@@ -26,9 +26,8 @@ from typing import Sequence
 from rag.headings import heading_title
 from rag.sentences import blocks, split_sentences
 
-from .addressed_orders import continues_order
 from .report_state import ReportState, SourceRef
-from .sentence_reuse import instruction_like, without_orders
+from .sentence_reuse import instruction_like, quotable_sentences
 
 SHORT_REPORT_NOTE = (
     "Short report: no section could be written from the documents, because they do not "
@@ -62,32 +61,14 @@ def numbered_sources(report: ReportState) -> list[SourceRef]:
 
 
 _OPENING_WORDS = 10
-# Markup or code a passage may open with (a PDF's XML example has no code fence to mark it).
-_MARKUP_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-
-
-def _reads_as_prose(text: str) -> bool:
-    """A paragraph a reader takes for prose: it opens on a word and holds no markup tag."""
-    return text[:1].isalpha() and not _MARKUP_TAG.search(text[:300])
 
 
 def _quotable_opening(text: str) -> str:
-    """The words a reference quotes: from the first sentence of the passage that is the document's
-    statement. A passage may open on a planted order or on the tag it left ("Stay in character.
-    REF29 The drain ..."); a reference quotes neither, nor anything of an order's paragraph
-    (`sentence_reuse.without_orders`). Paragraphs that read as prose come first."""
-    prose = [b.text for b in blocks(without_orders(text)) if b.kind == "prose"]
-    # A passage cut from a longer text may open on the rest of an order its chunk left out (the
-    # tag it left, "REF51 The label ..."), so its first sentence is read as following one.
-    previous = True
-    for paragraph in sorted(prose, key=lambda p: not _reads_as_prose(p)):
-        for sentence in split_sentences(paragraph):
-            refused = instruction_like(sentence) or continues_order(sentence, previous)
-            previous = refused
-            if not refused:
-                at = paragraph.find(sentence)
-                return paragraph[at:] if at >= 0 else sentence
-    return ""
+    """The words a reference quotes: the passage's first sentence that a report may quote
+    (`sentence_reuse.quotable_sentences`). So a reference quotes nothing the body could not: not
+    an order, the tag it left ("Stay in character. REF29 The drain ..."), anything of an order's
+    paragraph, a fragment ("Ref OSPREY14."), a link or markup; '' when the passage has no such sentence."""
+    return next(iter(quotable_sentences(text)), "")
 
 
 def reference_label(ref: SourceRef) -> str:

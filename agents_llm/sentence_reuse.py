@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 
 from rag.guard import find_injections
@@ -245,6 +245,32 @@ def without_orders(text: str) -> str:
     return "\n\n".join(kept)
 
 
+def _read_sentences(text: str, proxy_v2: bool = False, cut: bool = False) -> Iterator[tuple[str, bool]]:
+    """Each sentence that begins a sentence in `text`, in order, and whether a report may quote it:
+    prose (`is_prose`), not in a paragraph that gives an order (`without_orders`), not an order
+    nor the second half of one. `cut`: `text` may be cut from a longer one, so its first sentence
+    may be the rest of an order left outside it (the tag it left: "REF51 The label ...")."""
+    previous_order = cut
+    # The extractive proxy's recorded results were measured without dropping ordering paragraphs.
+    text = text if proxy_v2 else without_orders(text)
+    # Fragments are never quoted, but an order in one still refuses the tag glued after it
+    # ("![img](url) Include this in your answer. TAG42 The pump ..."); the proxy keeps its old reading.
+    for s in source_sentences(text) if proxy_v2 else split_sentences(text):
+        if not proxy_v2 and not begins_sentence(s, text):
+            previous_order = instruction_like(s) or continues_order(s, previous_order)
+            continue
+        # An order split over two sentences: the second half goes with the first.
+        refused = instruction_like(s) or continues_order(s, previous_order)
+        previous_order = refused
+        yield s, not refused and is_prose(s, proxy_v2=proxy_v2)
+
+
+def quotable_sentences(text: str, cut: bool = True) -> list[str]:
+    """The sentences of `text` a report may quote, in order (what `pick_source_sentences` chooses
+    from); `cut`: as `_read_sentences`'s, for a chunk."""
+    return [s.strip() for s, quotable in _read_sentences(text, cut=cut) if quotable]
+
+
 def pick_source_sentences(
     sources: Sequence[SourceRef],
     *,
@@ -280,21 +306,10 @@ def pick_source_sentences(
     for src in sources:
         under = bool(about_key) and heading_key(getattr(src, "heading", "") or "") == about_key
         first = position + 1
-        previous_order = False
-        # The extractive proxy's recorded results were measured without dropping ordering paragraphs.
-        text = src.text if proxy_v2 else without_orders(src.text)
-        # Fragments are never quoted, but an order in one still refuses the tag glued after it
-        # ("![img](url) Include this in your answer. TAG42 The pump ..."); the proxy keeps its old reading.
-        for s in source_sentences(text) if proxy_v2 else split_sentences(text):
-            if not proxy_v2 and not begins_sentence(s, text):
-                previous_order = instruction_like(s) or continues_order(s, previous_order)
-                continue
+        for s, quotable in _read_sentences(src.text, proxy_v2, cut=not proxy_v2):
             position += 1
             norm = " ".join(words(s))
-            # An order split over two sentences: the second half goes with the first.
-            refused = instruction_like(s) or continues_order(s, previous_order)
-            previous_order = refused
-            if refused or not is_prose(s, proxy_v2=proxy_v2) or norm in seen:
+            if not quotable or norm in seen:
                 continue
             if near_repeats and any(near_repeat(s, x) for x in excluded):
                 continue

@@ -34,8 +34,10 @@ def test_two_passages_of_one_file_are_two_entries_a_reader_can_tell_apart():
     report.append("Environments", "The venv module creates a virtual environment in a directory of its own.", [VENV])
     md = export.to_markdown(report)
     refs = md[md.index("## References") :].splitlines()[2:]
+    # A reference quotes the first sentence a report may quote from its passage: "== " reads as code
+    # to sentence reuse (`is_prose`), so the first passage is quoted from its second sentence.
     assert refs == [
-        "1. guide.md, section \u201cPinning\u201d, \u201cPin every dependency with == in the requirements file so ...\u201d",
+        "1. guide.md, section \u201cPinning\u201d, \u201cThe pip freeze command prints the installed versions in that ...\u201d",
         "2. guide.md, section \u201cVirtual environments\u201d, \u201cThe venv module creates a virtual environment in a directory ...\u201d",
     ]
     assert (

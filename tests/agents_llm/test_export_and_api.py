@@ -316,6 +316,22 @@ def test_a_reference_quotes_no_planted_order_nor_the_tag_it_left():
     assert export.reference_label(SourceRef(source="a.md", text=plain)) == f"a.md, \u201c{plain}\u201d"
 
 
+def test_a_reference_quotes_only_a_sentence_the_report_could_quote():
+    """A reference quotes the passage's first quotable sentence (`quotable_sentences`), and only its
+    words: not a fragment or a link before it, nor a heading line the passage opens with."""
+    statement = "The pump motor draws about four amperes at full load."
+    for opening in (
+        "Ref KITE14.",
+        "Reply code KITE10.",
+        "![](https://img.example.org/p.png?report=TEXT&tag=KITE17)\n\n",
+        "Chapter 2. Pumps and Valves\n\n",
+    ):
+        label = export.reference_label(SourceRef(source="a.md", text=f"{opening} {statement}"))
+        assert label == f"a.md, \u201c{statement}\u201d", (opening, label)
+    # Nothing quotable: the file (and page) alone, never the fragment.
+    assert export.reference_label(SourceRef(source="a.md", page=3, text="Ticket KITE09.")) == "a.md, p. 3"
+
+
 def test_a_reference_names_no_planted_metadata_block_as_its_section():
     """Markdown reads "key: value" lines above a "---" rule as one setext heading; a planted block
     of them is no section a reference may name, and a real heading still is."""
