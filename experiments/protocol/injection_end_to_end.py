@@ -26,9 +26,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+from agents_llm.export import reference_label  # noqa: E402
 from agents_llm.report_filter import filter_report_text  # noqa: E402
 from agents_llm.sentence_reuse import pick_source_sentences  # noqa: E402
 from rag.guard import guard_untrusted_text  # noqa: E402
+from rag.sentences import split_sentences  # noqa: E402
 from rag.sources import SourceRef  # noqa: E402
 
 DATA = ROOT / "tests" / "rag" / "data" / "heldout_injections.json"
@@ -40,17 +42,38 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def _starts(planted: str) -> list[str]:
+    """Where a chunk holding the planted text may begin: the chunker may cut a passage anywhere, so
+    from the manual's text before it, from the planted text's start, and from each of its
+    paragraphs and sentences (the manual's text after it follows in each)."""
+    starts = [BEFORE + planted, planted]
+    starts += [planted[planted.find(p) :] for p in planted.split("\n\n") if p.strip()]
+    starts += [planted[at:] for s in split_sentences(planted) if (at := planted.find(s)) > 0]
+    return list(dict.fromkeys(starts))
+
+
 def write_path(planted: str) -> str:
     """The report text the planted passage can give: reused sentences, filtered, and a heading."""
-    text = BEFORE + planted + AFTER
-    source = SourceRef(source="pump_manual.md", page=1, chunk_id="c1", text=guard_untrusted_text(text, None).text)
+    bodies = []
     focus = f"pump {planted}"
-    picked = pick_source_sentences([source], focus=focus, max_sentences=50, max_chars=10_000, keep_context=False)
-    body = filter_report_text(" ".join(picked), self_reference=True, quoted_from=[source.text]).text
+    for start in _starts(planted):
+        text = start + AFTER
+        source = SourceRef(source="pump_manual.md", page=1, chunk_id="c1", text=guard_untrusted_text(text, None).text)
+        picked = pick_source_sentences([source], focus=focus, max_sentences=50, max_chars=10_000, keep_context=False)
+        bodies.append(filter_report_text(" ".join(picked), self_reference=True, quoted_from=[source.text]).text)
     # A markdown heading in the planted text is a document heading a section may take as its title.
     headings = [ln.lstrip("#").strip() for ln in planted.splitlines() if ln.lstrip().startswith("#")]
     titles = [filter_report_text("## " + guard_untrusted_text(h, None).text).text for h in headings]
-    return "\n".join([body, *titles])
+    return "\n".join([*bodies, *titles])
+
+
+def reference_path(planted: str) -> str:
+    """The labels a References list can give the chunks that hold the planted text (`_starts`)."""
+    labels = []
+    for start in _starts(planted):
+        text = guard_untrusted_text(start + AFTER, None).text
+        labels.append(reference_label(SourceRef(source="pump_manual.md", page=1, chunk_id="c1", text=text)))
+    return "\n".join(labels)
 
 
 def found(variant: dict, out: str) -> bool:
@@ -65,14 +88,18 @@ def main() -> None:
     args = parser.parse_args()
     data = json.loads(Path(args.set).read_text(encoding="utf-8"))
     rows: dict[str, list[int]] = {}
-    leaked = []
+    leaked, referenced = [], []
     for variant in data["attacks"]:
         hit = found(variant, write_path(variant["text"]))
-        row = rows.setdefault(variant["family"], [0, 0])
+        in_reference = found(variant, reference_path(variant["text"]))
+        row = rows.setdefault(variant["family"], [0, 0, 0])
         row[0] += 1
         row[1] += int(hit)
+        row[2] += int(in_reference)
         if hit:
             leaked.append(variant["id"])
+        if in_reference:
+            referenced.append(variant["id"])
     changed = []
     for benign in data["benign"]:
         out = write_path(benign["text"])
@@ -80,16 +107,19 @@ def main() -> None:
         # listing's line breaks never survive, and losing them loses no statement.
         if " ".join(benign["text"].split()) not in " ".join(out.split("\n")[0].split()):
             changed.append(benign["id"])
-    print(f"{'family':<22} planted  found")
-    for family, (n, hit) in rows.items():
-        print(f"{family:<22} {n:>7} {hit:>6}")
+    print(f"{'family':<22} planted  found  in a reference")
+    for family, (n, hit, ref) in rows.items():
+        print(f"{family:<22} {n:>7} {hit:>6} {ref:>6}")
     total = len(data["attacks"])
-    print(f"{'all':<22} {total:>7} {len(leaked):>6}")
+    print(f"{'all':<22} {total:>7} {len(leaked):>6} {len(referenced):>6}")
     print(f"benign sentences changed: {len(changed)} of {len(data['benign'])}")
     print("found:", " ".join(leaked) or "none")
     print("benign changed:", " ".join(changed) or "none")
+    print("in a reference:", " ".join(referenced) or "none")
     if args.json:
-        Path(args.json).write_text(json.dumps({"found": leaked, "benign_changed": changed, "per_family": rows}))
+        Path(args.json).write_text(
+            json.dumps({"found": leaked, "in_reference": referenced, "benign_changed": changed, "per_family": rows})
+        )
 
 
 if __name__ == "__main__":
