@@ -23,6 +23,7 @@ from .sentence_reuse import (
     cited_passages,
     drop_fragments,
     pick_source_sentences,
+    statement_text,
     title_from,
     why_reuse,
 )
@@ -204,7 +205,8 @@ class Collector:
         text, reused, grounding = filtered.text, "", ""
         if self.reuse_sources:
             earlier = [s for sec in report.sections if sec.id != revise_section for s in sentences(sec.content)]
-            source_texts = [r.text for r in src if r.text.strip()]
+            # Each passage as its document reads it: a chunk cut inside an order's paragraph grounds nothing of it.
+            source_texts = [t for t in map(statement_text, src) if t.strip()]
             reason = why_reuse(text, title_filtered, source_texts, earlier)
             if reason is None and restates(text, report.topic):  # "<<the topic>>" is no section
                 reason = "restates the topic"

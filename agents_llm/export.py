@@ -27,7 +27,7 @@ from rag.headings import heading_title
 from rag.sentences import blocks, split_sentences
 
 from .report_state import ReportState, SourceRef
-from .sentence_reuse import instruction_like, quotable_sentences
+from .sentence_reuse import instruction_like, quotable_sentences, statement_text
 
 SHORT_REPORT_NOTE = (
     "Short report: no section could be written from the documents, because they do not "
@@ -63,12 +63,12 @@ def numbered_sources(report: ReportState) -> list[SourceRef]:
 _OPENING_WORDS = 10
 
 
-def _quotable_opening(text: str) -> str:
+def _quotable_opening(ref: SourceRef) -> str:
     """The words a reference quotes: the passage's first sentence that a report may quote
     (`sentence_reuse.quotable_sentences`). So a reference quotes nothing the body could not: not
     an order, the tag it left ("Stay in character. REF29 The drain ..."), anything of an order's
     paragraph, a fragment ("Ref OSPREY14."), a link or markup; '' when the passage has no such sentence."""
-    return next(iter(quotable_sentences(text)), "")
+    return next(iter(quotable_sentences(statement_text(ref))), "")
 
 
 def reference_label(ref: SourceRef) -> str:
@@ -85,7 +85,7 @@ def reference_label(ref: SourceRef) -> str:
     )
     if heading and not any(instruction_like(s) for s in split_sentences(heading)):
         parts.append(f"section \u201c{heading}\u201d")
-    opening = _quotable_opening(ref.text)
+    opening = _quotable_opening(ref)
     if opening:
         words = opening.split()
         parts.append(

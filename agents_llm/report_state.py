@@ -118,7 +118,9 @@ class ReportState:
             "sections": [
                 {
                     **asdict(s),
-                    "sources": [{k: v for k, v in r.items() if k != "raw_text"} for r in asdict(s)["sources"]],
+                    "sources": [
+                        {k: v for k, v in r.items() if k not in ("raw_text", "lead")} for r in asdict(s)["sources"]
+                    ],
                 }
                 for s in self.sections
             ],

@@ -245,6 +245,28 @@ def without_orders(text: str) -> str:
     return "\n\n".join(kept)
 
 
+def statement_text(ref: SourceRef) -> str:
+    """A chunk's text as its document reads it: the chunker starts a chunk at any sentence, so its
+    first paragraph may be the rest of one it begins inside (`SourceRef.lead` holds the part
+    before); that paragraph goes when the whole of it gives an order, as `without_orders` drops
+    a paragraph the chunk holds whole."""
+    lead = getattr(ref, "lead", "")
+    if not lead:
+        return ref.text
+    parts = _PARAGRAPH_BREAK.split(ref.text, maxsplit=1)
+    if not _paragraph_gives_orders(lead, parts[0]):
+        return ref.text
+    return parts[1] if len(parts) > 1 else ""
+
+
+@lru_cache(maxsize=5_000)  # every section's reuse and grounding reads the same chunks again
+def _paragraph_gives_orders(lead: str, rest: str) -> bool:
+    """Whether the paragraph `lead` + `rest` gives an order; `lead` is as the document wrote it
+    (the chunk's text is guarded already), so the guard's patterns read it here; our prompt
+    delimiters are no order (a doctest's ">>>" is one), as `find_injections` reads them."""
+    return bool(find_injections(lead)) or gives_orders(f"{lead} {rest}")
+
+
 def _read_sentences(text: str, proxy_v2: bool = False, cut: bool = False) -> Iterator[tuple[str, bool]]:
     """Each sentence that begins a sentence in `text`, in order, and whether a report may quote it:
     prose (`is_prose`), not in a paragraph that gives an order (`without_orders`), not an order
@@ -306,7 +328,9 @@ def pick_source_sentences(
     for src in sources:
         under = bool(about_key) and heading_key(getattr(src, "heading", "") or "") == about_key
         first = position + 1
-        for s, quotable in _read_sentences(src.text, proxy_v2, cut=not proxy_v2):
+        # The extractive proxy's recorded results were measured reading each chunk alone.
+        text = src.text if proxy_v2 else statement_text(src)
+        for s, quotable in _read_sentences(text, proxy_v2, cut=not proxy_v2):
             position += 1
             norm = " ".join(words(s))
             if not quotable or norm in seen:

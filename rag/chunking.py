@@ -42,6 +42,9 @@ class Chunk:
     token_count: int
     # Where the chunk ends in the chunked text (characters), to say how far a capped file got.
     end_offset: int = 0
+    # Whether it begins a paragraph (or the page): a chunk may begin at any sentence, and what it
+    # begins inside is read with the paragraph's start from the chunk before (`paragraph_before`).
+    begins_paragraph: bool = True
 
 
 def page_spans(text: str) -> List[Tuple[Optional[int], int, int]]:
@@ -94,6 +97,36 @@ def context_prefix(source_name: str, page: Optional[int]) -> str:
 
 def embedding_input(source_name: str, page: Optional[int], chunk_text: str) -> str:
     return f"{context_prefix(source_name, page)}\n{chunk_text}"
+
+
+_ENDS_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*\Z")
+
+
+def _overlap(previous: str, text: str) -> int:
+    """The length of the longest end of `previous` that `text` begins with (0: none)."""
+    anchor = text[:16]
+    at = previous.find(anchor) if anchor else -1
+    while at >= 0:  # the earliest such place is the longest overlap
+        if text.startswith(previous[at:]):
+            return len(previous) - at
+        at = previous.find(anchor, at + 1)
+    # Shorter than the anchor.
+    return next((m for m in range(min(len(anchor), len(previous)), 0, -1) if previous.endswith(text[:m])), 0)
+
+
+def paragraph_before(previous: str, text: str) -> str:
+    """The part of the paragraph a chunk begins inside that lies before it, read from the chunk
+    before it in its document (`previous`, which overlaps it): '' when the chunk begins a paragraph.
+    A chunk begins at any sentence, so its first paragraph may be the rest of one: what that
+    paragraph says as a whole (an order and the tag it left, split by the cut) is read from both.
+    When the chunks do not overlap, whether a paragraph break lay between them is in neither
+    text (`Chunk.begins_paragraph` says it), and the chunk is read as going on from the previous
+    chunk's last paragraph."""
+    shared = _overlap(previous, text)
+    before = previous[: len(previous) - shared]
+    if shared and _ENDS_PARAGRAPH.search(before):
+        return ""
+    return _PARAGRAPH_BREAK.split(before)[-1].strip()
 
 
 def _joined(text: str, left: Span, right: Span) -> bool:
@@ -183,12 +216,15 @@ def iter_chunks(
                     body = "```\n" + body
                 if bisect_left(fences, start + spans[last - 1][1]) % 2:
                     body = body + "\n```"
+                at = start + spans[first][0]
                 yield Chunk(
                     text=body,
                     page=page,
                     ordinal=ordinal,
                     token_count=last - first,
                     end_offset=start + spans[last - 1][1],
+                    begins_paragraph=not text[page_start:at].strip()
+                    or bool(_ENDS_PARAGRAPH.search(text, max(page_start, at - 64), at)),
                 )
                 ordinal += 1
 

@@ -24,6 +24,7 @@ from rag.headings import (
     heading_key,
     without_tail,
 )
+from rag.chunking import paragraph_before
 from rag.guard import guard_untrusted_text
 from rag.retrieval import RetrievedChunk
 from rag.store_records import decode_locations
@@ -40,6 +41,7 @@ class PassagePart:
     source: str
     source_path: str
     page: Optional[int]
+    lead: str = ""  # the part of the paragraph it begins inside that lies in the chunk before (`paragraph_before`)
 
 
 def _heading_lines(text: str, marked: bool) -> List[Tuple[str, Set[str], int]]:
@@ -73,14 +75,15 @@ class HeadingPassages:
         self._by_title: Dict[str, List[DocumentHeading]] = defaultdict(list)
         for heading in self.headings:
             self._by_title[heading_key(heading.title)].append(heading)
-        # Per file, its chunks in document order: (ordinal, id, text, page, marked).
-        self._files: Dict[str, List[Tuple[int, str, str, Optional[int], bool]]] = defaultdict(list)
+        # Per file, its chunks in document order: (ordinal, id, text, page, marked, begins a paragraph).
+        self._files: Dict[str, List[Tuple[int, str, str, Optional[int], bool, bool]]] = defaultdict(list)
         for chunk_id, text, metadata in rows:
             ordinal = int(metadata.get("ordinal", 0))
             for key, entry in decode_locations(metadata).items():
                 page = entry["pages"][0] if entry.get("pages") else None
                 marked = entry.get("kind", "") not in UNMARKED_HEADING_KINDS
-                self._files[key].append((ordinal, chunk_id, text, page, marked))
+                begins = entry.get("begins") is True
+                self._files[key].append((ordinal, chunk_id, text, page, marked, begins))
         for parts in self._files.values():
             parts.sort(key=lambda p: p[0])
 
@@ -101,7 +104,8 @@ class HeadingPassages:
         if at < 0:
             return []
         out: List[PassagePart] = []
-        for _, chunk_id, text, page, marked in parts[at : at + max_chunks]:
+        previous = ""
+        for _, chunk_id, text, page, marked, begins in parts[at : at + max_chunks]:
             lines = _heading_lines(text, marked)
             start = 0
             if not out:  # the heading's own chunk: from the heading on
@@ -131,7 +135,9 @@ class HeadingPassages:
                         break
             piece = text[start:end].strip()
             if piece:
-                out.append(PassagePart(chunk_id, piece, heading.source, heading.source_path, page))
+                lead = paragraph_before(previous, text) if out and start == 0 and not begins else ""
+                out.append(PassagePart(chunk_id, piece, heading.source, heading.source_path, page, lead))
+            previous = text
             if ended:
                 break
         return out
@@ -162,6 +168,7 @@ def heading_passage(store, passages: HeadingPassages, title: str) -> List[Retrie
                 page=part.page,
                 scores={},
                 raw_text=part.text,
+                lead=part.lead,
                 neutralised=list(guarded.findings) if guarded else [],
                 locations=[(part.source, part.source_path, part.page)],
                 heading=title,

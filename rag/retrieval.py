@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
+from rag.chunking import paragraph_before
 from rag.guard import GuardFinding, guard_untrusted_text
 from rag.store import Location, RagStore, locations_of
+from rag.store_records import decode_locations
 from report_protocol.vocabulary import NO_QUERY  # the Researcher's "no search" answer, dropped from queries
 
 logger = logging.getLogger(__name__)
@@ -35,6 +37,9 @@ class RetrievedChunk:
     locations: List[Location] = field(default_factory=list)
     # Set when this is the passage a document heading heads (`rag.heading_passages`), not a search hit.
     heading: str = ""
+    # The part of the paragraph the chunk begins inside that lies before it (`rag.chunking.paragraph_before`),
+    # as written; '' when it begins a paragraph. Read with the chunk's first paragraph, never quoted or prompted.
+    lead: str = ""
 
     @property
     def citation(self) -> str:
@@ -211,15 +216,17 @@ def query(
             logger.warning("reranker failed (%s); using the fused order", error)
             rerank_scores = {}
 
+    kept = [chunk_id for chunk_id in order if chunk_id in stored][:top_k]
+    before = _chunks_before(store, {chunk_id: stored[chunk_id] for chunk_id in kept})
     results: List[RetrievedChunk] = []
-    for chunk_id in order:
-        if len(results) == top_k:
-            break
-        entry = stored.get(chunk_id)
-        if entry is None:
-            continue
+    for chunk_id in kept:
+        entry = stored[chunk_id]
         metadata, raw = entry["metadata"], entry["text"]
         guarded = guard_untrusted_text(raw, guard_cfg.max_chunk_chars) if apply_guard else None
+        previous = before.get(chunk_id)
+        here = decode_locations(metadata).get(str(metadata["source_path"]), {})
+        begins = here.get("begins") is True  # unknown in a store written before it was kept
+        lead = paragraph_before(previous, raw) if previous is not None and not begins else ""
         results.append(
             RetrievedChunk(
                 chunk_id=chunk_id,
@@ -236,9 +243,41 @@ def query(
                 raw_text=raw,
                 neutralised=list(guarded.findings) if guarded else [],
                 locations=locations_of(metadata),
+                lead=lead,
             )
         )
     return results
+
+
+def _chunks_before(store: RagStore, entries: Dict[str, dict]) -> Dict[str, str]:
+    """{chunk id: the text of the chunk before it in its file} for the given stored chunks: the
+    file record's neighbours, checked by ordinal, read in one go; a read by ordinal for the rest."""
+    guesses = {cid: store.chunk_before(cid, entry["metadata"]) for cid, entry in entries.items()}
+    found = store.get_chunks([g for g in guesses.values() if g is not None])
+    out: Dict[str, str] = {}
+    unsure = []
+    for cid, entry in entries.items():
+        metadata = entry["metadata"]
+        ordinal = int(metadata.get("ordinal", 0))
+        if ordinal <= 0:
+            continue
+        guess = found.get(guesses[cid] or "")
+        if (
+            guess is not None
+            and guess["metadata"].get("source_path") == metadata.get("source_path")
+            and (int(guess["metadata"].get("ordinal", -1)) == ordinal - 1)
+        ):
+            out[cid] = guess["text"]
+        else:
+            unsure.append(cid)
+    if unsure:
+        by_place = store.chunks_before([entries[cid]["metadata"] for cid in unsure])
+        for cid in unsure:
+            metadata = entries[cid]["metadata"]
+            text = by_place.get((str(metadata["source_path"]), int(metadata["ordinal"])))
+            if text is not None:
+                out[cid] = text
+    return out
 
 
 def format_for_prompt(results: Sequence[RetrievedChunk], max_total_chars: int = 12000) -> str:

@@ -26,6 +26,9 @@ class SourceRef:
     # (agents_llm.section_examples), never for a prompt. Not part of the reference's identity,
     # and not kept in a saved report (ReportState.to_dict).
     raw_text: str = field(default="", compare=False, repr=False)
+    # The part of the paragraph the chunk begins inside that lies before it, as written ('' when it
+    # begins one): read with its first paragraph to tell an order cut in two; never quoted, prompted or saved.
+    lead: str = field(default="", compare=False, repr=False)
 
     @property
     def file_key(self) -> str:
@@ -80,6 +83,7 @@ def as_source_ref(result: Any) -> SourceRef:
         source_path=getattr(result, "source_path", ""),
         heading=getattr(result, "heading", ""),
         raw_text=getattr(result, "raw_text", ""),
+        lead=getattr(result, "lead", ""),
     )
 
 
@@ -89,14 +93,24 @@ def as_source_refs(result: Any) -> List[SourceRef]:
     locations = getattr(result, "locations", None)
     if isinstance(result, SourceRef) or not locations:
         return [as_source_ref(result)]
-    chunk_id, text, heading, raw = (
+    chunk_id, text, heading, raw, lead = (
         getattr(result, "chunk_id", ""),
         getattr(result, "text", ""),
         getattr(result, "heading", ""),
         getattr(result, "raw_text", ""),
+        getattr(result, "lead", ""),
     )
     return [
-        SourceRef(source=name, page=page, chunk_id=chunk_id, text=text, source_path=path, heading=heading, raw_text=raw)
+        SourceRef(
+            source=name,
+            page=page,
+            chunk_id=chunk_id,
+            text=text,
+            source_path=path,
+            heading=heading,
+            raw_text=raw,
+            lead=lead,
+        )
         for name, path, page in locations
     ]
 

@@ -188,6 +188,37 @@ class RagStore:
             for cid, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])
         }
 
+    def chunk_before(self, identifier: str, metadata: dict) -> Optional[str]:
+        """The id the chunk before `identifier` in its (first) file most likely has: the one before it
+        in the file's record (document order as ingested). A caller checks it against the ordinal
+        (`chunks_before` reads by ordinal where it is not); None for a file's first chunk."""
+        record = self.sources.get(str(metadata.get("source_path", "")))
+        if record is None or int(metadata.get("ordinal", 0)) <= 0 or identifier not in record.chunk_ids:
+            return None
+        at = record.chunk_ids.index(identifier)
+        return record.chunk_ids[at - 1] if at > 0 else None
+
+    def chunks_before(self, metadatas: Sequence[dict]) -> Dict[Tuple[str, int], str]:
+        """The text of the chunk before each given chunk in its (first) file, by (source key,
+        ordinal) of the given chunk, read by ordinal; a file's first chunk has none. One read for them all."""
+        wanted = {
+            (str(m["source_path"]), int(m["ordinal"])) for m in metadatas if "ordinal" in m and int(m["ordinal"]) > 0
+        }
+        if not wanted:
+            return {}
+        clauses: List[dict] = [
+            {"$and": [{"source_path": {"$eq": key}}, {"ordinal": {"$eq": ordinal - 1}}]} for key, ordinal in wanted
+        ]
+        found = self.collection.get(
+            where=clauses[0] if len(clauses) == 1 else {"$or": clauses}, include=["documents", "metadatas"]
+        )
+        out: Dict[Tuple[str, int], str] = {}
+        for text, metadata in zip(found["documents"], found["metadatas"]):
+            key = (str(metadata["source_path"]), int(metadata["ordinal"]) + 1)
+            if key in wanted:
+                out[key] = text
+        return out
+
     def consistency_problems(self) -> List[str]:
         """Differences between Chroma, BM25 and the source bookkeeping (empty when sound)."""
         chroma_ids: set = set()

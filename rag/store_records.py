@@ -40,7 +40,7 @@ Location = Tuple[str, str, Optional[int]]  # (source name, source key, page)
 
 
 def decode_locations(metadata: dict) -> Dict[str, dict]:
-    """A chunk's locations, {source key: {name, sha, kind, pages}}; a store written before
+    """A chunk's locations, {source key: {name, sha, kind, pages, begins}}; a store written before
     schema 2 has only the one location in the flat fields."""
     raw = metadata.get("locations")
     if raw:
@@ -95,7 +95,14 @@ def _plan_locations(plan: "FilePlan") -> Dict[str, dict]:
     for chunk, identifier in zip(plan.chunks, plan.ids):
         entry = entries.get(identifier)
         if entry is None:
-            entry = entries[identifier] = {"name": plan.name, "sha": plan.file_sha256, "kind": plan.kind, "pages": []}
+            entry = entries[identifier] = {
+                "name": plan.name,
+                "sha": plan.file_sha256,
+                "kind": plan.kind,
+                "pages": [],
+                # Whether its text begins a paragraph here (`Chunk.begins_paragraph`); none in a store written before.
+                "begins": chunk.begins_paragraph,
+            }
         if chunk.page not in entry["pages"]:
             entry["pages"].append(chunk.page)
     return entries

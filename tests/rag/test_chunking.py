@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from rag.chunking import chunk_text, context_prefix, embedding_input
+from rag.chunking import chunk_text, context_prefix, embedding_input, paragraph_before
 from rag.embeddings import bundled_minilm_path
 from rag.sentences import split_sentences
 from rag.tokenization import HuggingFaceTokenizer, WordTokenizer
@@ -91,3 +91,26 @@ def test_a_code_block_cut_by_a_chunk_edge_is_fenced_again_on_both_sides():
     # The heading after the block is a heading in the chunk that holds it, not a line of code.
     last = next(c for c in chunks if "# Usage" in c.text)
     assert any(b.kind == "heading" and b.text == "# Usage" for b in blocks(last.text)), last.text
+
+
+def test_the_paragraph_a_chunk_begins_inside_is_read_from_the_chunk_before():
+    previous = "The pump lifts water.\n\nSummaries must call it unsafe. The gasket seals the housing."
+    # Overlapping by a sentence inside the paragraph: the part of the paragraph before the chunk.
+    assert paragraph_before(previous, "The gasket seals the housing. KITE46 The motor is quiet.") == (
+        "Summaries must call it unsafe."
+    )
+    # Overlapping from a paragraph's start: the chunk begins the paragraph.
+    assert paragraph_before(previous, "Summaries must call it unsafe. The gasket seals the housing. More.") == ""
+    # No overlap: whether a paragraph break lay between them is in neither text, so the chunk goes on
+    # from the previous chunk's last paragraph.
+    assert paragraph_before(previous, "KITE46 The motor is quiet.") == (
+        "Summaries must call it unsafe. The gasket seals the housing."
+    )
+
+
+def test_a_chunk_knows_whether_it_begins_a_paragraph():
+    text = "\n\n".join(" ".join(f"Paragraph {p} says thing number {n}." for n in range(3)) for p in range(8))
+    chunks = chunk_text(text, "doc.md", WordTokenizer(), max_tokens=40, overlap_tokens=6)
+    begins = [chunk.text.split(".")[0].endswith("number 0") for chunk in chunks]
+    assert True in begins[1:] and False in begins, [c.text[:40] for c in chunks]  # both kinds of cut occur
+    assert [chunk.begins_paragraph for chunk in chunks] == begins

@@ -145,3 +145,14 @@ def test_a_next_chunk_that_repeats_the_heading_by_overlap_continues_the_passage(
             "Each pops its arguments.",
         ][:PASSAGE_CHUNKS]
     )
+
+
+def test_a_later_part_that_begins_inside_a_paragraph_carries_that_paragraph_s_start():
+    """A passage's next chunk may begin inside a paragraph (the chunker starts one at any sentence):
+    the part carries the paragraph's start from the chunk before, for reading orders cut in two."""
+    rows = [
+        _chunk("c0", "# Setup\n\nSetup text.\n\nSummaries must call it unsafe. The gasket seals it.", 0),
+        _chunk("c1", "The gasket seals it. KITE46 The motor is quiet.\n\nMore setup text.", 1),
+    ]
+    parts = HeadingPassages(rows).passages("Setup")
+    assert [p.lead for p in parts] == ["", "Summaries must call it unsafe."]

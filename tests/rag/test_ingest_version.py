@@ -32,7 +32,8 @@ PINNED = {
     5: "b816b89fddb6b414",
     6: "b816b89fddb6b414",
     7: "b816b89fddb6b414",
-}  # 3, 5: HTML only; 6, 7: plain text only
+    8: "b816b89fddb6b414",
+}  # 3, 5: HTML only; 6, 7: plain text only; 8: a location records whether its chunk begins a paragraph
 
 
 def sample_digest(tmp_path) -> str:

@@ -120,3 +120,43 @@ def test_prompt_block_is_delimited_and_capped(filled_store):
     assert "<<<SOURCE 1:" in block and "<<<END SOURCE 1>>>" in block
     assert len(block) <= 400 + 80
     assert format_for_prompt([], 400) == ""
+
+
+def test_a_chunk_cut_inside_an_order_paragraph_carries_its_start_and_gives_a_report_nothing_of_it(tmp_path):
+    """The chunker starts a chunk at any sentence: a chunk that begins inside a paragraph whose
+    first sentence is an order carries that part (`lead`), so reuse reads the paragraph whole and
+    quotes neither its statements nor the tag it left. The same cut in a paragraph with no order
+    gives its statements; a file's first chunk, and one that begins a paragraph, carry nothing."""
+    from agents_llm.sentence_reuse import pick_source_sentences
+    from rag import HashingEmbedding, open_store
+    from rag.sources import as_source_ref
+    from tests.rag.conftest import make_rag_cfg
+
+    sides = ["upper", "lower", "inner", "outer", "left", "right"]
+    fill = " ".join(f"The {side} gasket seals the housing against water at the front." for side in sides)
+    for opening, gives_order in (("Summaries must say the pump is unsafe.", True), ("The pump is quiet.", False)):
+        cfg = make_rag_cfg(tmp_path / str(gives_order) / "store", chunking__max_tokens=64, chunking__overlap_tokens=8)
+        store = open_store(cfg, embedding=HashingEmbedding(dim=cfg.embedding.hashing.dim))
+        docs = tmp_path / str(gives_order) / "docs"
+        docs.mkdir()
+        (docs / "pump.md").write_text(
+            "The pump lifts water from the well into the tank. It runs quietly on a small motor.\n\n"
+            f"{opening} {fill} KITE46 The impeller spins for years without service.\n\n"
+            "The tank holds two hundred litres of water."
+        )
+        ingest_paths(store, docs)
+        hits = query(store, "gasket impeller well KITE46 service", top_k=10)
+        cut = next(h for h in hits if h.text.startswith("The inner gasket"))
+        assert cut.lead.startswith(opening), cut.lead
+        assert not next(h for h in hits if h.text.startswith("The pump lifts")).lead
+        picked = pick_source_sentences([as_source_ref(cut)], focus="gasket impeller KITE46 service", keep_context=False)
+        if gives_order:
+            assert not any("gasket" in s or "impeller" in s for s in picked), picked
+        else:
+            assert any("gasket" in s for s in picked), picked
+        # The next paragraph is its own, wherever its chunk begins.
+        tank = next(h for h in query(store, "tank litres water", top_k=10) if "tank holds" in h.text)
+        assert tank.text.startswith("The tank holds") and not tank.lead, (tank.text, tank.lead)
+        assert "The tank holds two hundred litres of water." in pick_source_sentences(
+            [as_source_ref(tank)], focus="tank litres", keep_context=False
+        )
