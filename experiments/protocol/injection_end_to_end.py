@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 from agents_llm.export import reference_label  # noqa: E402
 from agents_llm.report_filter import filter_report_text  # noqa: E402
 from agents_llm.sentence_reuse import pick_source_sentences  # noqa: E402
+from rag.chunking import paragraph_before  # noqa: E402
 from rag.guard import guard_untrusted_text  # noqa: E402
 from rag.sentences import split_sentences  # noqa: E402
 from rag.sources import SourceRef  # noqa: E402
@@ -42,23 +43,38 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def _starts(planted: str) -> list[str]:
-    """Where a chunk holding the planted text may begin: the chunker may cut a passage anywhere, so
-    from the manual's text before it, from the planted text's start, and from each of its
-    paragraphs and sentences (the manual's text after it follows in each)."""
-    starts = [BEFORE + planted, planted]
-    starts += [planted[planted.find(p) :] for p in planted.split("\n\n") if p.strip()]
-    starts += [planted[at:] for s in split_sentences(planted) if (at := planted.find(s)) > 0]
-    return list(dict.fromkeys(starts))
+def _chunks(planted: str) -> list[SourceRef]:
+    """The chunks that may hold the planted text, as retrieval gives them (guarded, with the part of
+    the paragraph each begins inside that lies before it as written, `SourceRef.lead`). The chunker may start a
+    chunk at any sentence, so one begins with the manual's text before it, one at the planted
+    text's start, and one at each of its paragraphs and sentences (the manual's text after it
+    follows in each); the chunk before overlaps each by its first sentence, as the chunker's do."""
+    document = BEFORE + planted + AFTER
+    offsets = [0, len(BEFORE)]
+    offsets += [len(BEFORE) + planted.find(p) for p in planted.split("\n\n") if p.strip()]
+    offsets += [len(BEFORE) + at for s in split_sentences(planted) if (at := planted.find(s)) > 0]
+    out = []
+    for at in dict.fromkeys(offsets):
+        text = document[at:]
+        first = next(iter(split_sentences(text)), "")
+        lead = paragraph_before(document[: at + len(first)], text) if at else ""
+        out.append(
+            SourceRef(
+                source="pump_manual.md",
+                page=1,
+                chunk_id=f"c{at}",
+                text=guard_untrusted_text(text, None).text,
+                lead=lead,
+            )
+        )
+    return out
 
 
 def write_path(planted: str) -> str:
     """The report text the planted passage can give: reused sentences, filtered, and a heading."""
     bodies = []
     focus = f"pump {planted}"
-    for start in _starts(planted):
-        text = start + AFTER
-        source = SourceRef(source="pump_manual.md", page=1, chunk_id="c1", text=guard_untrusted_text(text, None).text)
+    for source in _chunks(planted):
         picked = pick_source_sentences([source], focus=focus, max_sentences=50, max_chars=10_000, keep_context=False)
         bodies.append(filter_report_text(" ".join(picked), self_reference=True, quoted_from=[source.text]).text)
     # A markdown heading in the planted text is a document heading a section may take as its title.
@@ -68,12 +84,8 @@ def write_path(planted: str) -> str:
 
 
 def reference_path(planted: str) -> str:
-    """The labels a References list can give the chunks that hold the planted text (`_starts`)."""
-    labels = []
-    for start in _starts(planted):
-        text = guard_untrusted_text(start + AFTER, None).text
-        labels.append(reference_label(SourceRef(source="pump_manual.md", page=1, chunk_id="c1", text=text)))
-    return "\n".join(labels)
+    """The labels a References list can give the chunks that hold the planted text (`_chunks`)."""
+    return "\n".join(reference_label(source) for source in _chunks(planted))
 
 
 def found(variant: dict, out: str) -> bool:
