@@ -250,34 +250,10 @@ def query(
 
 
 def _chunks_before(store: RagStore, entries: Dict[str, dict]) -> Dict[str, str]:
-    """{chunk id: the text of the chunk before it in its file} for the given stored chunks: the
-    file record's neighbours, checked by ordinal, read in one go; a read by ordinal for the rest."""
-    guesses = {cid: store.chunk_before(cid, entry["metadata"]) for cid, entry in entries.items()}
-    found = store.get_chunks([g for g in guesses.values() if g is not None])
-    out: Dict[str, str] = {}
-    unsure = []
-    for cid, entry in entries.items():
-        metadata = entry["metadata"]
-        ordinal = int(metadata.get("ordinal", 0))
-        if ordinal <= 0:
-            continue
-        guess = found.get(guesses[cid] or "")
-        if (
-            guess is not None
-            and guess["metadata"].get("source_path") == metadata.get("source_path")
-            and (int(guess["metadata"].get("ordinal", -1)) == ordinal - 1)
-        ):
-            out[cid] = guess["text"]
-        else:
-            unsure.append(cid)
-    if unsure:
-        by_place = store.chunks_before([entries[cid]["metadata"] for cid in unsure])
-        for cid in unsure:
-            metadata = entries[cid]["metadata"]
-            text = by_place.get((str(metadata["source_path"]), int(metadata["ordinal"])))
-            if text is not None:
-                out[cid] = text
-    return out
+    """{chunk id: the text of the chunk before it in its file} for the given stored chunks, read in one go."""
+    before = {cid: store.chunk_before(entry["metadata"]) for cid, entry in entries.items()}
+    found = store.get_chunks([b for b in before.values() if b is not None])
+    return {cid: found[b]["text"] for cid, b in before.items() if b is not None and b in found}
 
 
 def format_for_prompt(results: Sequence[RetrievedChunk], max_total_chars: int = 12000) -> str:

@@ -134,6 +134,8 @@ class RagStore:
         )
         self.sources = {}
         self._owners: Dict[str, Set[str]] = {}  # chunk id -> source keys whose text holds it
+        # source key -> {ordinal: chunk id}, where known: a chunk's metadata names its first file's ordinal.
+        self._by_place: Dict[str, Dict[int, str]] = {}
         ids: List[str] = []
         texts: List[str] = []
         for identifier, text, metadata in self.iter_chunks():
@@ -141,6 +143,8 @@ class RagStore:
             texts.append(text)
             locations = decode_locations(metadata)
             self._owners[identifier] = set(locations)
+            if "ordinal" in metadata:
+                self._by_place.setdefault(str(metadata["source_path"]), {})[int(metadata["ordinal"])] = identifier
             for key, entry in locations.items():
                 record = self.sources.get(key)
                 if record is None:
@@ -188,36 +192,14 @@ class RagStore:
             for cid, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])
         }
 
-    def chunk_before(self, identifier: str, metadata: dict) -> Optional[str]:
-        """The id the chunk before `identifier` in its (first) file most likely has: the one before it
-        in the file's record (document order as ingested). A caller checks it against the ordinal
-        (`chunks_before` reads by ordinal where it is not); None for a file's first chunk."""
-        record = self.sources.get(str(metadata.get("source_path", "")))
-        if record is None or int(metadata.get("ordinal", 0)) <= 0 or identifier not in record.chunk_ids:
+    def chunk_before(self, metadata: dict) -> Optional[str]:
+        """The id of the chunk before the one whose metadata this is, in its (first) file; None for
+        a file's first chunk, or where the store does not know it (a text first stored from
+        another file, in a store opened from disk)."""
+        ordinal = int(metadata.get("ordinal", 0))
+        if ordinal <= 0:
             return None
-        at = record.chunk_ids.index(identifier)
-        return record.chunk_ids[at - 1] if at > 0 else None
-
-    def chunks_before(self, metadatas: Sequence[dict]) -> Dict[Tuple[str, int], str]:
-        """The text of the chunk before each given chunk in its (first) file, by (source key,
-        ordinal) of the given chunk, read by ordinal; a file's first chunk has none. One read for them all."""
-        wanted = {
-            (str(m["source_path"]), int(m["ordinal"])) for m in metadatas if "ordinal" in m and int(m["ordinal"]) > 0
-        }
-        if not wanted:
-            return {}
-        clauses: List[dict] = [
-            {"$and": [{"source_path": {"$eq": key}}, {"ordinal": {"$eq": ordinal - 1}}]} for key, ordinal in wanted
-        ]
-        found = self.collection.get(
-            where=clauses[0] if len(clauses) == 1 else {"$or": clauses}, include=["documents", "metadatas"]
-        )
-        out: Dict[Tuple[str, int], str] = {}
-        for text, metadata in zip(found["documents"], found["metadatas"]):
-            key = (str(metadata["source_path"]), int(metadata["ordinal"]) + 1)
-            if key in wanted:
-                out[key] = text
-        return out
+        return self._by_place.get(str(metadata.get("source_path", "")), {}).get(ordinal - 1)
 
     def consistency_problems(self) -> List[str]:
         """Differences between Chroma, BM25 and the source bookkeeping (empty when sound)."""
@@ -287,6 +269,7 @@ class RagStore:
         self._apply(changes, new_rows)
         for plan in plans:
             self.sources[plan.key] = SourceRecord(plan.key, plan.name, plan.file_sha256, list(_plan_locations(plan)))
+            self._by_place[plan.key] = {chunk.ordinal: identifier for chunk, identifier in zip(plan.chunks, plan.ids)}
         return counts
 
     def _apply(
@@ -373,6 +356,7 @@ class RagStore:
         record = self.sources[key]
         deleted = self._apply({identifier: {key: None} for identifier in record.chunk_ids}, {})
         del self.sources[key]
+        self._by_place.pop(key, None)
         return deleted
 
     def reload(self) -> None:

@@ -148,6 +148,10 @@ def test_a_chunk_cut_inside_an_order_paragraph_carries_its_start_and_gives_a_rep
         hits = query(store, "gasket impeller well KITE46 service", top_k=10)
         cut = next(h for h in hits if h.text.startswith("The inner gasket"))
         assert cut.lead.startswith(opening), cut.lead
+        # The same from a store opened from disk.
+        again = open_store(cfg, embedding=HashingEmbedding(dim=cfg.embedding.hashing.dim))
+        hits_again = query(again, "gasket impeller well KITE46 service", top_k=10)
+        assert next(h for h in hits_again if h.text.startswith("The inner gasket")).lead == cut.lead
         assert not next(h for h in hits if h.text.startswith("The pump lifts")).lead
         picked = pick_source_sentences([as_source_ref(cut)], focus="gasket impeller KITE46 service", keep_context=False)
         if gives_order:
