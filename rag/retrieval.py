@@ -217,16 +217,12 @@ def query(
             rerank_scores = {}
 
     kept = [chunk_id for chunk_id in order if chunk_id in stored][:top_k]
-    before = _chunks_before(store, {chunk_id: stored[chunk_id] for chunk_id in kept})
+    leads = _leads(store, {chunk_id: stored[chunk_id] for chunk_id in kept})
     results: List[RetrievedChunk] = []
     for chunk_id in kept:
         entry = stored[chunk_id]
         metadata, raw = entry["metadata"], entry["text"]
         guarded = guard_untrusted_text(raw, guard_cfg.max_chunk_chars) if apply_guard else None
-        previous = before.get(chunk_id)
-        here = decode_locations(metadata).get(str(metadata["source_path"]), {})
-        begins = here.get("begins") is True  # unknown in a store written before it was kept
-        lead = paragraph_before(previous, raw) if previous is not None and not begins else ""
         results.append(
             RetrievedChunk(
                 chunk_id=chunk_id,
@@ -243,17 +239,30 @@ def query(
                 raw_text=raw,
                 neutralised=list(guarded.findings) if guarded else [],
                 locations=locations_of(metadata),
-                lead=lead,
+                lead=leads.get(chunk_id, ""),
             )
         )
     return results
 
 
-def _chunks_before(store: RagStore, entries: Dict[str, dict]) -> Dict[str, str]:
-    """{chunk id: the text of the chunk before it in its file} for the given stored chunks, read in one go."""
-    before = {cid: store.chunk_before(entry["metadata"]) for cid, entry in entries.items()}
-    found = store.get_chunks([b for b in before.values() if b is not None])
-    return {cid: found[b]["text"] for cid, b in before.items() if b is not None and b in found}
+def _leads(store: RagStore, entries: Dict[str, dict]) -> Dict[str, str]:
+    """{chunk id: the part of the paragraph it begins inside that lies before it} for the given
+    stored chunks that begin inside one, from the chunk before each in its file (read in one go).
+    A chunk whose location says it begins a paragraph needs none; a store written before that was
+    recorded says nothing, and its chunks are read with the chunk before."""
+    before: Dict[str, str] = {}
+    for cid, entry in entries.items():
+        metadata = entry["metadata"]
+        here = decode_locations(metadata).get(str(metadata["source_path"]), {})
+        previous = None if here.get("begins") is True else store.chunk_before(metadata)
+        if previous is not None:
+            before[cid] = previous
+    found = store.get_chunks(list(before.values()))
+    return {
+        cid: paragraph_before(found[previous]["text"], entries[cid]["text"])
+        for cid, previous in before.items()
+        if previous in found
+    }
 
 
 def format_for_prompt(results: Sequence[RetrievedChunk], max_total_chars: int = 12000) -> str:
