@@ -36,6 +36,7 @@ from agents_llm.judges.validity import (
     load_good_reports,  # noqa: E402
     load_heldout_2_reports,
     load_heldout_3_reports,
+    load_heldout_4_reports,
     load_heldout_reports,
     score_suite,
     violations,
@@ -215,10 +216,11 @@ def main(argv=None) -> int:
     parser.add_argument("--disagreements", type=int, default=10, help="discordant report pairs printed per judge pair")
     parser.add_argument(
         "--part",
-        choices=["suite", "heldout", "heldout_2", "heldout_3"],
+        choices=["suite", "heldout", "heldout_2", "heldout_3", "heldout_4"],
         default="suite",
         help="the suite's twelve topics, or a held-out part: six topics outside the corpus (heldout and heldout_2: "
-        "written blind to the judge's rules, read since while it was mended, so dev parts now; heldout_3: blind)",
+        "written blind to the judge's rules, read since while it was mended, so dev parts now; heldout_3: its violation lines read, "
+        "texts not; heldout_4: blind)",
     )
     args = parser.parse_args(argv)
 
@@ -227,6 +229,7 @@ def main(argv=None) -> int:
         "heldout": load_heldout_reports,
         "heldout_2": load_heldout_2_reports,
         "heldout_3": load_heldout_3_reports,
+        "heldout_4": load_heldout_4_reports,
     }[args.part]()
     episodes = sorted(load_episode_reports(args.episodes), key=lambda e: (e.task_id, e.label)) if args.episodes else []
     if episodes:

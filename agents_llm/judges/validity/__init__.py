@@ -82,6 +82,7 @@ from .degradations import (  # noqa: F401 (re-exported: every degradation by nam
 from .reports import (  # noqa: F401
     HELDOUT_2_FOLDER,
     HELDOUT_3_FOLDER,
+    HELDOUT_4_FOLDER,
     HELDOUT_FOLDER,
     REPORTS_PACKAGE,
     GoodReport,
@@ -89,6 +90,7 @@ from .reports import (  # noqa: F401
     load_good_reports,
     load_heldout_2_reports,
     load_heldout_3_reports,
+    load_heldout_4_reports,
     load_heldout_reports,
 )
 from .suite import (  # noqa: F401

@@ -8,7 +8,9 @@ shaped on. A second held-out part (`heldout_2/`: vaccines, refrigerators, coral 
 battery ageing, crop rotation, noise cancelling) was written the same way and committed before
 any judge scored it, to check a judge change made after it. A third (`heldout_3/`: the cochlea,
 volcanic eruptions, GPS, Weimar hyperinflation, cheese ripening, rainbows) was written the same
-way, blind to the judge's rules."""
+way, blind to the judge's rules, and a fourth (`heldout_4/`: lighthouse lenses, octopus
+camouflage, suspension bridges, tea processing, sleep stages, container shipping) after the third
+had been read for its violations, to check the judge change made from them."""
 
 from __future__ import annotations
 
@@ -65,6 +67,7 @@ def _section(raw: dict, sources: dict[str, SourceRef], where: str) -> GoodSectio
 HELDOUT_FOLDER = "heldout"
 HELDOUT_2_FOLDER = "heldout_2"
 HELDOUT_3_FOLDER = "heldout_3"
+HELDOUT_4_FOLDER = "heldout_4"
 
 
 def _contradiction(raw: dict, report: dict, where: str) -> tuple[int, str, str]:
@@ -87,6 +90,11 @@ def load_heldout_2_reports() -> list[GoodReport]:
 def load_heldout_3_reports() -> list[GoodReport]:
     """The third held-out part (`heldout_3/`): six more outside topics, written blind to the judge."""
     return load_good_reports(HELDOUT_3_FOLDER)
+
+
+def load_heldout_4_reports() -> list[GoodReport]:
+    """The fourth held-out part (`heldout_4/`): six more outside topics, written blind to the judge."""
+    return load_good_reports(HELDOUT_4_FOLDER)
 
 
 def load_good_reports(folder_name: str = "reports") -> list[GoodReport]:

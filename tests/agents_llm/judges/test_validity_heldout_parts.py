@@ -1,4 +1,4 @@
-"""The blind-written held-out parts of the judge validity suite (`heldout_2/`, `heldout_3/`) are
+"""The blind-written held-out parts of the judge validity suite (`heldout_2/` to `heldout_4/`) are
 complete and held out: each part's topics are new to the suite, the parts before it and the task pools.
 
 Only the data is checked here: no judge runs on it, so that it stays unshaped by the judge."""
@@ -11,6 +11,7 @@ from agents_llm.judges.validity import (
     load_good_reports,
     load_heldout_2_reports,
     load_heldout_3_reports,
+    load_heldout_4_reports,
     load_heldout_reports,
 )
 from envs.report.tasks import load_tasks
@@ -19,6 +20,10 @@ from envs.report.tasks import load_tasks
 PARTS = {
     "heldout_2": (load_heldout_2_reports, (load_good_reports, load_heldout_reports)),
     "heldout_3": (load_heldout_3_reports, (load_good_reports, load_heldout_reports, load_heldout_2_reports)),
+    "heldout_4": (
+        load_heldout_4_reports,
+        (load_good_reports, load_heldout_reports, load_heldout_2_reports, load_heldout_3_reports),
+    ),
 }
 
 
