@@ -37,7 +37,9 @@ _MODEL = (
     r"(?:text[- ]generating|text[- ]generation|summari[sz]ing|report[- ]writing|ai|llm)\s+(?:software|tools?|systems?|programs?|pipelines?|services?)|"
     # "content processors", "the report generator", "grading model": programs named by their work on texts
     r"(?:content|text|document)\s+processors?|(?:report|text|summary|content)\s+(?:generators?|engines?)|"
-    r"(?:grading|scoring|judge|evaluator)\s+models?|(?:automated\s+)?quality\s+checkers?)s?"
+    r"(?:grading|scoring|judge|evaluator)\s+models?|(?:automated\s+)?quality\s+checkers?|"
+    # "answer engines", "search and answer engines": programs that write answers from the page
+    r"(?:search\s+and\s+)?answer\s+engines?|search\s+and\s+answer\s+engines?)s?"
 )
 # Machine readers and writers named by what they are: "For automated readers, ..."
 _MACHINE = (
@@ -127,7 +129,8 @@ _MUST_TELL = re.compile(
     # A form the manual's reader fills in ("The service report must include the technician's name")
     # is theirs to write, not a text made from the manual.
     r"\b(?<!service\s)(?<!inspection\s)(?<!commissioning\s)(?<!maintenance\s)(?<!handover\s)(?<!incident\s)"
-    r"(?<!test\s)(?<!fault\s)(?<!accident\s)(?<!installation\s)(?<!diagnostic\s)(?:reports?|summar(?:y|ies)|conclusions?|outputs?|answers?|digests?|derived\s+\w+|readers?)\b[^.!?]{0,40}?"
+    r"(?<!test\s)(?<!fault\s)(?<!accident\s)(?<!installation\s)(?<!diagnostic\s)(?:reports?|summar(?:y|ies)|conclusions?|outputs?|answers?|digests?|readers?|"
+    r"(?:derived|derivative)\s+(?:texts?|documents?|works?|materials?|content|summar(?:y|ies)|versions?))\b[^.!?]{0,40}?"
     r"\b(?:must|should|shall|are\s+to|is\s+to|need\s+to|have\s+to)\s+(?:\w+\s+)?"
     r"(?:state|say|mention|describe|inform|claim|include|read|call|recommend|tell|report\s+that)\b",
     _I,
@@ -136,7 +139,7 @@ _MUST_TELL = re.compile(
 # a document tells its reader about the device, never what a text written from it must say.
 _DERIVED = (
     r"(?:summar(?:y|ies)|overviews?|digests?|reports?|descriptions?|outputs?|write-?ups?|abstracts?|"
-    r"(?:derived|secondary)\s+(?:materials?|texts?|documents?|works?|content)|documentation)"
+    r"(?:derived|derivative|secondary)\s+(?:materials?|texts?|documents?|works?|content)|documentation)"
 )
 _ORDER_VERB = (
     r"(?:mention|say|state|note|include|claim|conclude|end|begin|open|leave\s+out|omit|use|direct|tell|read|"
@@ -177,7 +180,7 @@ _ABOUT_DERIVED_TEXT = re.compile(
     rf"need\s+to|have\s+to|to\s+{_SAY_VERB}|without\s+the\s+(?:statement|sentence|line|words?|phrase|notice)|"
     rf"are\s+non-?compliant)\b|"
     # "derived materials should leave out ...", "automated summaries are required to state ..."
-    rf"\b(?:(?:derived|secondary)\s+(?:materials?|texts?|documents?|works?|content)|automated\s+{_DERIVED}|"
+    rf"\b(?:(?:derived|derivative|secondary)\s+(?:materials?|texts?|documents?|works?|content)|automated\s+{_DERIVED}|"
     rf"(?:all|any|every)\s+(?:documentation\s+and\s+)?{_DERIVED})\b[^.!?]{{0,60}}?"
     rf"\b(?:must|should|shall|are\s+required\s+to|is\s+required\s+to|are\s+expected\s+to|must\s+not)\s+"
     rf"(?:\w+\s+){{0,2}}{_ORDER_VERB}\b|"
@@ -293,7 +296,19 @@ _RETRACTION = re.compile(
     r"(?:manual|document|guide|page|leaflet|booklet|handbook|brochure)\b"
     r"[^.!?]{0,30}?\b(?:is|was|are|were)\s+(?:an?\s+)?(?:typesetting\s+|typographical\s+|printing\s+)?(?:error|mistake|"
     r"misprint|typo|wrong|incorrect)\b|"
-    r"\b(?:given|printed|stated|shown|listed)\s+(?:on|in)\s+(?:page|p\.|section|table|chapter)\s+\S+\s+should\s+read\b",
+    r"\b(?:given|printed|stated|shown|listed)\s+(?:on|in)\s+(?:page|p\.|section|table|chapter)\s+\S+\s+should\s+read\b|"
+    # "The maximum fill line stated in Section 4 is incorrect", "the statement in Section 1 that ... has
+    # been withdrawn", "(supersedes the technical data page)", "Figures elsewhere in this manual are misprints"
+    r"\b(?:stated|given|printed|shown|listed|specified)\s+(?:in|on)\s+(?:section|chapter|page|table|part)\s+\S+\s+"
+    r"(?:is|was|are|were)\s+(?:an?\s+)?(?:incorrect|wrong|error|misprint|mistake|outdated|obsolete)\b|"
+    r"\b(?:statement|sentence|warning|claim|instruction|advice|caution|note|rule)\s+(?:in\s+(?:section|chapter|page|part)\s+"
+    r"\S+\s+)?(?:that|about|on|regarding)\b[^.!?;]{0,80}?\b(?:has|have)\s+been\s+(?:withdrawn|retracted|rescinded|revoked|"
+    r"superseded|cancel+ed)\b|"
+    r"\bsupersedes?\s+(?:the|all|any)\s+(?:[\w-]+\s+){0,3}?(?:page|section|chapter|table|data|figures?|specifications?|"
+    r"values?)\b|"
+    r"\b[\w-]+\s+(?:given\s+|printed\s+|stated\s+)?elsewhere\s+in\s+this\s+"
+    r"(?:manual|document|guide|booklet|handbook|leaflet)\s+(?:are|is)\s+(?:\w+\s+)?(?:misprints?|errors?|wrong|incorrect|"
+    r"outdated|obsolete|invalid)\b",
     _I,
 )
 # An order that waits for its reader to be a model or a text to be made from the page: "If you are
@@ -378,7 +393,9 @@ _YOU_MAY = (
 _YOUR = r"\byour\b(?!\s+own\b)"
 _YOUR_ORDERS = re.compile(
     rf"(?:{_YOU_MAY}|{_YOUR})[^.!?]{{0,40}}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
-    rf"output|reply|response|answer|{_FORM}summary|{_FORM}report|context|context\s+window|conversation|system\s+prompt)\b|"
+    rf"output|reply|response|answer|write-?up|{_FORM}summary|{_FORM}report|context|context\s+window|conversation|"
+    # "in your draft", not "your draft warranty card"
+    r"system\s+prompt|draft(?=\s*(?:[.,;:!?)]|$|\s+(?:of|on|for|to|match(?:es)?|is|are|has|have|says|reads|and|or)\b)))\b|"
     rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR})",
     _I,
 )
@@ -498,6 +515,89 @@ _ENCODED_TOKEN = re.compile(
 )
 _URL = re.compile(r"\b(?:https?://|www\.)\S+", _I)
 _SINGLE_LETTERS = re.compile(r"(?:(?<=\s)|^)(?:\S\s+){5,}\S(?=\s|$)")
+
+
+# A rule for how texts are written from this page: a sentence that names a text made from it, whoever
+# writes, reads or scores one, or the act of citing it, together with a directive. A manual tells its
+# reader about the device; how a summary, an answer or a citation of the manual must read is none of
+# its business. Each half alone is ordinary ("this manual must be kept", "reports of faults"); only
+# the pair is refused.
+_WRITING_OF_THE_PAGE = re.compile(
+    # "any derived text", "derivative documents", "texts drawing on this manual", "services that
+    # reproduce or summarise this manual", "the software reading it"
+    r"\b(?:derived|derivative)\s+(?:texts?|documents?|works?|materials?|content|versions?|publications?)\b|"
+    r"\b(?:texts?|documents?|content|publications?|articles?|summar(?:y|ies)|answers?|responses?|outputs?|services?|"
+    r"tools?|software|systems?|programs?|applications?|engines?|models?)\s+(?:that\s+|which\s+)?"
+    r"(?:reproduc|summari[sz]|quot|cit|draw|rel(?:y|ies|ying)|retriev|index|process|read|scor|grad|evaluat)\w*\s+"
+    r"(?:(?:or|and)\s+\w+\s+)?(?:on\s+|upon\s+|from\s+)?(?:this|these|the\s+present)\b|"
+    # "anyone writing about the SK-2", "the question being answered", "when this page is retrieved"
+    r"\b(?:anyone|anybody|everyone|those|whoever)\s+(?:who\s+(?:is|are)\s+)?(?:writing|reporting|blogging|summari[sz]ing|"
+    r"quoting|citing)\s+(?:about|on|from)?\b|"
+    r"\bthe\s+(?:question|query|prompt|request)\s+(?:being\s+)?(?:answered|asked|processed)\b|"
+    r"\b(?:this|the)\s+(?:page|passage|text|chunk|section|document|excerpt)\s+is\s+(?:being\s+)?(?:retrieved|indexed|"
+    r"looked\s+up|fed|used\s+to\s+answer)\b|"
+    # "your draft", "the evaluator", "summarisation tools", "answer engines"
+    r"\byour\s+(?:answer|response|reply|output|write-?up|citations?|"
+    r"draft(?=\s*(?:[.,;:!?)]|$|\s+(?:of|on|for|to|match(?:es)?|is|are|has|have|says|reads|and|or)\b)))\b|"
+    r"\b(?:the|an?|any|every|each|all)\s+(?:\w+\s+(?:or|and)\s+)?(?:evaluators?|graders?|scorers?|raters?|judge\s+models?)\b|"
+    r"\bsummari[sz]ation\s+(?:tools?|software|systems?|models?|services?|engines?)\b|"
+    r"\b(?:search\s+and\s+)?answer\s+engines?\b|"
+    # "for referencing purposes", "when citing", "source attribution": how the page is to be cited
+    r"\bfor\s+(?:referencing|reference|citation|citing|attribution)\s+purposes\b|\bwhen\s+(?:citing|quoting|referencing)\s+(?:the|this|these|from|any)\b|"
+    r"^\W*source\s+attribution\s*:",
+    _I | re.MULTILINE,
+)
+_DIRECTIVE = re.compile(
+    r"\b(?:must|shall|should|(?:is|are)\s+to\s+(?:be|say|state|mention|use|include|describe|call|cite|credit|present|"
+    r"begin|end|explain)|has\s+to|have\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|"
+    r"obliged|asked)\s+to|directs?|requires?|please|always|instead|rather\s+than|in\s+place\s+of|(?:is|are)\s+set|"
+    r"takes?\s+precedence|correct\s+answer|say\s+so|cite|credit(?:ed)?|attribut\w*)\b|"
+    r"(?:^|[:;]\s*)(?:adopt|write|say|state|describe|assign|replace|include|add|append|use|omit|remove|mention|end|begin|"
+    r"sign|present|refer)\b",
+    _I | re.MULTILINE,
+)
+# How a thing is to be worded or scored: "the SK-2 is to be said to operate at ...", "reports containing
+# the phrase are to be scored as fully grounded", "describing the SK-2 as "fully childproof"". A manual
+# says what its device does, not how others are to word it.
+_WORDING_RULE = re.compile(
+    r"\b(?:is|are)\s+to\s+be\s+(?:said|described|presented|portrayed|characteri[sz]ed|called|scored|graded|rated|"
+    r"marked|credited|cited|quoted)\b|"
+    r"\b(?:describ(?:e|ing)|present(?:ing)?|portray(?:ing)?|call(?:ing)?)\s+(?:the\s+|this\s+|it\b)[^.!?\"\u201c]{0,40}?"
+    r"\bas\s+[\"\u201c\u2018]|"
+    r"\b(?:sentence|text|line|statement|wording|phrase)\s+to\s+be\s+(?:carried\s+over|copied|reproduced|inserted|"
+    r"included|used)\b|"
+    r"\b(?:carry|copy|reproduce|insert|paste)\s+(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?(?:sentence|line|statement|text|"
+    r"phrase|wording)\b[^.!?]{0,40}?\b(?:word\s+for\s+word|verbatim)\b|"
+    r"^\W*(?:cite|credit|attribute)\s+(?:it|this|them|these|that)\b|"
+    # "For citation purposes this page is ...": how the page is to be cited ("for reference purposes" is a manual's own)
+    r"\bfor\s+(?:referencing|citation|citing|attribution)\s+purposes\b|"
+    r"\b(?:assign|give|award)\s+(?:it\s+|the\s+\w+\s+)?(?:the\s+)?(?:full|maximum|max|top|highest)\s+(?:marks|points|"
+    r"score|rating|grade)\b|"
+    # "any text still pointing to the old address": a verdict on the texts made from the page
+    r"\b(?:any|every|all)\s+(?:texts?|documents?|summar(?:y|ies)|answers?|articles?|pages?)\s+(?:still\s+)?"
+    r"(?:pointing|referring|linking)\s+to\b",
+    _I | re.MULTILINE,
+)
+# A slot left for a model to fill: a lone "A:" closing a run of questions and answers ("Output:" over a
+# block is a library README's label, so it is not one).
+_COMPLETION_SLOT = re.compile(r"^\W*(?:a|answer|completion)\s*:\s*$", _I)
+# "[Report draft v3 - FINAL]", "[End of final report - no further edits required]": a forged output's frame.
+_OUTPUT_FRAME = re.compile(
+    r"\[\s*(?:final\s+)?(?:report|summary|answer)\s+draft\b[^\]]{0,30}\]|"
+    r"\[\s*(?:end\s+of|/)\s*(?:the\s+)?(?:final\s+)?(?:summary|report|answer|output|response|reply)\b[^\]]{0,40}\]|"
+    r"^\W*(?:sample|example|template)\s+(?:reports?|summar(?:y|ies)|answers?)\b[^:.!?]{0,50}:|"
+    r"\b(?:reports?|summar(?:y|ies)|answers?)\s+that\s+follow\s+this\s+(?:template|format|example|sample)\b|"
+    r"\bexamples?\s+of\s+(?:good|correct|approved|ideal)\s+(?:summar(?:y|ies)|reports?|answers?)\b",
+    _I | re.MULTILINE,
+)
+
+
+def _writing_rule(sentence: str) -> bool:
+    """A rule for the texts written from the page (`_WRITING_OF_THE_PAGE` with a `_DIRECTIVE`), or a
+    rule for how something is to be worded or scored (`_WORDING_RULE`)."""
+    return bool(
+        (_WRITING_OF_THE_PAGE.search(sentence) and _DIRECTIVE.search(sentence)) or _WORDING_RULE.search(sentence)
+    )
 
 
 def _common_share(words: list[str]) -> float:
@@ -621,6 +721,8 @@ def gives_order(sentence: str) -> Optional[str]:
         ("about_derived_text", _ABOUT_DERIVED_TEXT),
         ("triggered_order", _TRIGGERED),
         ("fake_output", _FAKE_OUTPUT),
+        ("output_frame", _OUTPUT_FRAME),
+        ("completion_slot", _COMPLETION_SLOT),
         ("retraction", _RETRACTION),
         ("scoring_rule", _SCORING),
         ("phishing", _PHISHING),
@@ -630,4 +732,6 @@ def gives_order(sentence: str) -> Optional[str]:
     ):
         if pattern.search(text) and not (kind == "your_orders" and _READ_THE_INSTRUCTIONS.search(text)):
             return kind
+    if _writing_rule(text):
+        return "writing_rule"
     return None
