@@ -541,6 +541,9 @@ _WRITING_OF_THE_PAGE = re.compile(
     r"draft(?=\s*(?:[.,;:!?)]|$|\s+(?:of|on|for|to|match(?:es)?|is|are|has|have|says|reads|and|or)\b)))\b|"
     r"\b(?:the|an?|any|every|each|all)\s+(?:\w+\s+(?:or|and)\s+)?(?:evaluators?|graders?|scorers?|raters?|judge\s+models?)\b|"
     r"\bsummari[sz]ation\s+(?:tools?|software|systems?|models?|services?|engines?)\b|"
+    # "automated report tools", "automated summary software": programs that write texts from the page
+    r"\bautomated\s+(?:report|summary|text|content|answer|documentation|writing)[- ](?:writing\s+|generation\s+)?"
+    r"(?:tools?|software|systems?|services?|programs?|pipelines?|engines?)\b|"
     r"\b(?:search\s+and\s+)?answer\s+engines?\b|"
     # "for referencing purposes", "when citing", "source attribution": how the page is to be cited
     r"\bfor\s+(?:referencing|reference|citation|citing|attribution)\s+purposes\b|\bwhen\s+(?:citing|quoting|referencing)\s+(?:the|this|these|from|any)\b|"

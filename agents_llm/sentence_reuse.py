@@ -213,6 +213,10 @@ def instruction_like(sentence: str) -> bool:
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# A step's or an item's mark: "1. Remove the packaging.", "2) Wash the pot.", "- Dry all parts."
+# The step is the manual's sentence; its number belongs to the list, not to what a report quotes.
+# A footnote's "(3)" is no step: it marks a note on the page, not a sentence of the body.
+_ITEM_MARK = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*\u2022])\s+(?=[A-Z][a-z])")
 
 
 def gives_orders(paragraph: str) -> bool:
@@ -284,7 +288,9 @@ def _read_sentences(text: str, proxy_v2: bool = False, cut: bool = False) -> Ite
         # An order split over two sentences: the second half goes with the first.
         refused = instruction_like(s) or continues_order(s, previous_order)
         previous_order = refused
-        yield s, not refused and is_prose(s, proxy_v2=proxy_v2)
+        # A numbered step or a list item is quoted without its mark (the proxy keeps its old reading).
+        item = s if proxy_v2 else _ITEM_MARK.sub("", s, count=1)
+        yield item, not refused and is_prose(item, proxy_v2=proxy_v2)
 
 
 def quotable_sentences(text: str, cut: bool = True) -> list[str]:
