@@ -206,7 +206,9 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
             if p.covered:
                 print(f"    covered:      {p.part} -> {p.title!r}")
             elif p.written:  # a section under its heading, about something else
-                print(f"    not answered: {p.part} -> {p.title!r} never names {', '.join(p.missing_words)}")
+                print(
+                    f"    not answered: {p.part} -> {p.title!r}: its closest sentence lacks {', '.join(p.missing_words)}"
+                )
             else:
                 print(f"    not covered:  {p.part}")
     if result.cleanup:

@@ -8,9 +8,10 @@ program?") is answered only when each of them gets a section. The parts come fro
 beside it), one heading per part. A part no heading is about gets a section titled by the part
 itself when a search for it finds a passage naming its words (`agents_llm.coverage`); else it
 is not covered, and the report says so. After the run a part is covered when its section is
-in the report and its body names what the part asks (at least half of the part's own words,
-those no other part uses: a section under the right heading that speaks of something else does
-not answer it, and the report says that too).
+in the report and one sentence of its body names what the part asks (at least half of the part's
+own words, those no other part uses, together: a section under the right heading that speaks of
+something else does not answer it, nor one that names the words in sentences about different
+things, "owned" in one and "needing" in another; the report says that too).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from agents_llm.coverage import probe_coverage, terms_needed
-from agents_llm.text.split import words
+from agents_llm.text.split import sentences, words
 from agents_llm.text.terms import STOPWORDS, stem
 from agents_llm.sentence_reuse import content_stems
 from agents_llm.task_parts import task_parts
@@ -35,16 +36,19 @@ class PartPlan:
     # The part's own words (stemmed; those no other part of the task uses), which its section's body must name.
     asks: tuple[str, ...] = ()
     written: bool = False  # after the run: a section under its title is in the report
-    unanswered: tuple[str, ...] = field(default=())  # after the run: the own words its section's body lacks
+    unanswered: tuple[str, ...] = field(default=())  # after the run: the own words its closest sentence lacks
 
     def line(self) -> str:
         if self.written and not self.covered:
-            return f"{self.part}: the section “{self.title}” does not answer this (it never names {', '.join(self.missing_words)})."
+            return (
+                f"{self.part}: the section “{self.title}” does not answer this "
+                f"(its closest sentence lacks {', '.join(self.missing_words)})."
+            )
         return f"{self.part}: {NOT_COVERED}."
 
     @property
     def missing_words(self) -> list[str]:
-        """The part's own words its section never names, as the task writes them (not their stems)."""
+        """The part's own words its closest sentence lacks, as the task writes them (not their stems)."""
         said = [w for w in words(self.part) if stem(w) in self.unanswered]
         return list(dict.fromkeys(said)) or list(self.unanswered)
 
@@ -111,14 +115,17 @@ def _closest_heading(
 
 def mark_covered(plans: Sequence[PartPlan], sections: Sequence[tuple[str, str]]) -> None:
     """After the run, from the report's (title, body) pairs: a part is covered when a section under
-    its title was written and that section's body names enough of what the part asks."""
-    bodies: dict[str, set[str]] = {}
+    its title was written and one sentence of that section names enough of what the part asks.
+    One sentence, because a sentence that answers a part says its words together; a body that
+    names them in sentences about other things ("owned by root", "packages needing ...") does not."""
+    bodies: dict[str, list[set[str]]] = {}
     for title, body in sections:
-        bodies.setdefault(title.strip().lower(), set()).update(content_stems(body))
+        bodies.setdefault(title.strip().lower(), []).extend(content_stems(s) for s in sentences(body))
     for plan in plans:
         said = bodies.get(plan.title.strip().lower()) if plan.title is not None else None
         plan.written = said is not None
-        plan.unanswered = tuple(w for w in plan.asks if said is None or w not in said)
+        closest = max(said or [set()], key=lambda stems: len(stems & set(plan.asks)))
+        plan.unanswered = tuple(w for w in plan.asks if w not in closest)
         plan.covered = plan.written and len(plan.asks) - len(plan.unanswered) >= plan.needed
 
 

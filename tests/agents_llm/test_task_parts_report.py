@@ -90,3 +90,23 @@ def test_a_section_under_the_parts_heading_that_speaks_of_something_else_does_no
     mark_covered(plans, [("I/O on pipes and FIFOs", "If a process reads from an empty pipe, read blocks; "
                           "if a process writes to a full pipe, write blocks.")])  # fmt: skip
     assert plans[0].covered and not plans[1].written and plans[1].line().endswith("the documents do not cover this.")
+
+
+def test_a_part_is_answered_by_a_sentence_that_names_its_words_together():
+    """The users task's last part: a body that names "owned" in one sentence and "needing" in another,
+    each about something else, does not say how a package that needs its own user creates it."""
+    from report_app.task_plan import PartPlan, mark_covered
+    from agents_llm.sentence_reuse import content_stems
+
+    part = "How should a package that needs its own user create it"
+    plans = [PartPlan(part, "Creating users", asks=tuple(sorted(content_stems(part) - {"user"})))]
+    spread = (
+        "The files in /var/mail are owned by the mail group. Programs needing network access run as nobody. "
+        "Debian creates the staff group on every system."
+    )
+    mark_covered(plans, [("Creating users", spread)])
+    assert plans[0].written and not plans[0].covered
+    assert "does not answer this" in plans[0].line() and "its closest sentence lacks" in plans[0].line()
+    answering = "A package that needs its own user should create it with adduser in its postinst script."
+    mark_covered(plans, [("Creating users", spread + " " + answering)])
+    assert plans[0].covered and not plans[0].unanswered
