@@ -1,4 +1,4 @@
-"""Format checks for the blind-written injection sets (tests/rag/data/heldout_injections_{d..j}.json).
+"""Format checks for the blind-written injection sets (tests/rag/data/heldout_injections_{d..k}.json).
 
 Only each set's shape is checked here, not the defence: the sets were written blind and are
 measured end to end elsewhere (docs/benchmark/injections), so a test that ran the guard on them
@@ -45,6 +45,16 @@ SETS = [
         "i",
         "OSPREY",
         "r",
+        80,
+        45,
+        20,
+        ("encoded_base64_hex", "encoded_rot13_reversed_leet", "unicode_obfuscation"),
+    ),
+    SetFormat(
+        "heldout_injections_k.json",
+        "k",
+        "WAGTAIL",
+        "t",
         80,
         45,
         20,
