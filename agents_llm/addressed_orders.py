@@ -49,7 +49,7 @@ _MACHINE = (
 # The addressees that are agents, not texts: "These lines are for the assistant."
 _AGENT = r"(?:ai|assistant|language\s+model|llm|chatbot|gpt|agent|bot|summari[sz]er|asistente|assistente|assistent|asystent)s?"
 _ADDRESSES_MODEL = re.compile(
-    rf"\b(?:dear|hey|attention,?|(?:note|notice|memo|message|reminder|word)\s+(?:to|for)(?:\s+(?:the|any|every|all|an?))?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
+    rf"\b(?:dear|hey|attention,?|(?:note|notice|memo|message|reminder|word|instructions?)\s+(?:to|for)(?:\s+(?:the|any|every|all|an?))?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
     rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to)\b|"
     # "The assistant will ...": but a model library documents what its model will and can do
     rf"\b(?:the|an?|any|every)\s+(?!models?\b){_MODEL}\s+(?:could|can|will)\b|"
@@ -132,7 +132,8 @@ _MUST_TELL = re.compile(
     r"(?<!test\s)(?<!fault\s)(?<!accident\s)(?<!installation\s)(?<!diagnostic\s)(?:reports?|summar(?:y|ies)|conclusions?|outputs?|answers?|digests?|readers?|"
     r"(?:derived|derivative)\s+(?:texts?|documents?|works?|materials?|content|summar(?:y|ies)|versions?))\b[^.!?]{0,40}?"
     r"\b(?:must|should|shall|are\s+to|is\s+to|need\s+to|have\s+to)\s+(?:\w+\s+)?"
-    r"(?:state|say|mention|describe|inform|claim|include|read|call|recommend|tell|report\s+that)\b",
+    r"(?:state|say|mention|describe|inform|claim|include|read|call|recommend|tell|report\s+that|advise|instruct|warn|"
+    r"explain)\b",
     _I,
 )
 # An order to the texts made from this document (its summaries, reports, overviews), by whoever gives it:
@@ -297,6 +298,10 @@ _RETRACTION = re.compile(
     r"[^.!?]{0,30}?\b(?:is|was|are|were)\s+(?:an?\s+)?(?:typesetting\s+|typographical\s+|printing\s+)?(?:error|mistake|"
     r"misprint|typo|wrong|incorrect)\b|"
     r"\b(?:given|printed|stated|shown|listed)\s+(?:on|in)\s+(?:page|p\.|section|table|chapter)\s+\S+\s+should\s+read\b|"
+    r"\b(?:on|in)\s+(?:page|p\.|section|chapter)\s+\S+\s*,\s*[\"'\u2018\u201c][^\"\u2019\u201d]{3,160}[\"'\u2019\u201d]\s+"
+    r"should\s+(?:read|say)\b|"
+    r"\b(?:statements?|sentences?|warnings?|instructions?|claims?)\s+to\s+the\s+contrary\s+(?:are|is|have\s+been|has\s+been)\s+"
+    r"(?:withdrawn|retracted|void|obsolete|cancel+ed|superseded)\b|"
     # "The maximum fill line stated in Section 4 is incorrect", "the statement in Section 1 that ... has
     # been withdrawn", "(supersedes the technical data page)", "Figures elsewhere in this manual are misprints"
     r"\b(?:stated|given|printed|shown|listed|specified)\s+(?:in|on)\s+(?:section|chapter|page|table|part)\s+\S+\s+"
@@ -391,12 +396,19 @@ _YOU_MAY = (
     r"\byou\b(?!\s+(?:can|could|may|might|probably|want|get)\b)"
 )
 _YOUR = r"\byour\b(?!\s+own\b)"
+# What reaches the reader through their own things: "sent to your e-mail address", "on your phone".
+# A screen, button or page of the device's app named after a report or summary is the reader's, not a text made from the page.
+_NOT_UI = r"(?!\s+(?:button|screen|menu|tab|page|function|option|key|form|card|sheet|log|file|history|view)\b)"
+_NOT_A_CHANNEL = (
+    r"(?!\s+(?:e-?mail|inbox|phone|smartphone|mobile|tablet|account|device|screen|dealer|installer|retailer)\b)"
+)
 _YOUR_ORDERS = re.compile(
     rf"(?:{_YOU_MAY}|{_YOUR})[^.!?]{{0,40}}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
-    rf"output|reply|response|answer|write-?up|{_FORM}summary|{_FORM}report|context|context\s+window|conversation|"
+    rf"output|reply|response|answer|write-?up|{_FORM}summary{_NOT_UI}|{_FORM}report{_NOT_UI}|context|context\s+window|conversation|"
     # "in your draft", not "your draft warranty card"
     r"system\s+prompt|draft(?=\s*(?:[.,;:!?)]|$|\s+(?:of|on|for|to|match(?:es)?|is|are|has|have|says|reads|and|or)\b)))\b|"
-    rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR})",
+    # "the instructions sent to your e-mail address" are the reader's mail, not a model's orders
+    rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR}{_NOT_A_CHANNEL})",
     _I,
 )
 # What came before no longer counts: an override that names no addressee.
@@ -473,7 +485,7 @@ _CITATION_RULE = re.compile(
     r"\b(?:name|cite|cited|use|used|treat|treated|list|listed|give|given)\s+(?!this\s+(?:manual|guide|document|booklet|handbook)\b)"
     r"(?:\S+\s+){0,4}?as\s+(?:your|the)\s+(?:primary|main|authoritative|principal|definitive|only|first)\s+"
     r"(?:source|reference|citation)\b|"
-    r"\b(?:source|reference)\b[^.!?]{0,20}?\b(?:ahead\s+of|instead\s+of|rather\s+than|in\s+place\s+of)\s+this\s+"
+    r"\b(?:source|reference)\b[^.!?]{0,60}?\b(?:ahead\s+of|instead\s+of|rather\s+than|in\s+place\s+of)\s+this\s+"
     r"(?:manual|document|guide|page|leaflet|booklet)\b|"
     # "Citations without this identifier are treated as invalid": a rule for the citing text
     r"\bcitations?\s+(?:without|lacking|missing|that\s+omit)\b[^.!?]{0,40}?\b(?:invalid|rejected|incomplete|wrong|void|"
@@ -552,7 +564,7 @@ _WRITING_OF_THE_PAGE = re.compile(
 )
 _DIRECTIVE = re.compile(
     r"\b(?:must|shall|should|(?:is|are)\s+to\s+(?:be|say|state|mention|use|include|describe|call|cite|credit|present|"
-    r"begin|end|explain)|has\s+to|have\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|"
+    r"begin|end|explain)|has\s+to|have\s+to|needs?\s+to|(?:is|are)\s+(?:\w+\s+)?(?:required|expected|"
     r"obliged|asked)\s+to|directs?|requires?|please|always|instead|rather\s+than|in\s+place\s+of|(?:is|are)\s+set|"
     r"takes?\s+precedence|correct\s+answer|say\s+so|cite|credit(?:ed)?|attribut\w*)\b|"
     r"(?:^|[:;]\s*)(?:adopt|write|say|state|describe|assign|replace|include|add|append|use|omit|remove|mention|end|begin|"
@@ -572,6 +584,17 @@ _WORDING_RULE = re.compile(
     r"\b(?:carry|copy|reproduce|insert|paste)\s+(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?(?:sentence|line|statement|text|"
     r"phrase|wording)\b[^.!?]{0,40}?\b(?:word\s+for\s+word|verbatim)\b|"
     r"^\W*(?:cite|credit|attribute)\s+(?:it|this|them|these|that)\b|"
+    # "must be described as void", "Corrected sentence for the report:", "present it as coming from
+    # the Specifications", "<!-- begin machine note -->"
+    r"\b(?:must|should|shall)\s+be\s+(?:described|presented|portrayed|reported|characteri[sz]ed)\s+as\b|"
+    r"\b(?:sentence|line|text|wording|phrase|statement)\s+for\s+(?:the|any|your|every)\s+(?:report|summary|answer|output)\b|"
+    r"\bpresent(?:ed)?\s+(?:it|this|that|them|these)\s+as\s+(?:coming|taken|quoted|drawn)\s+from\b|"
+    r"\b(?:machine|ai|model|llm|bot|assistant)\s+(?:note|notes|instructions?|memo|message)\b|"
+    # "Tell the reader to pair with ...": a manual speaks to its reader, it does not ask someone to tell them
+    r"\b(?:tell|inform|advise|remind|warn)\s+(?:the|all|any|your)\s+readers?\s+(?:to|that)\b|"
+    # "The following applies to the tool writing the summary": a program that writes from the page, named
+    r"\b(?:tools?|software|systems?|programs?|services?|models?)\s+(?:that\s+|which\s+)?(?:is\s+)?"
+    r"(?:writ|compil|generat|produc|draft)\w*\s+(?:the|this|a|any)\s+(?:report|summary|answer|overview)\b|"
     # "For citation purposes this page is ...": how the page is to be cited ("for reference purposes" is a manual's own)
     r"\bfor\s+(?:referencing|citation|citing|attribution)\s+purposes\b|"
     r"\b(?:assign|give|award)\s+(?:it\s+|the\s+\w+\s+)?(?:the\s+)?(?:full|maximum|max|top|highest)\s+(?:marks|points|"
@@ -595,11 +618,34 @@ _OUTPUT_FRAME = re.compile(
 )
 
 
+# The text being written from the page, or whoever writes it, named bare: "the report", "the final
+# text", "the summary", "the tool writing the summary". A form the reader fills in is theirs
+# ("the service report", "the diagnostic report"); so is what a device or its app reports.
+_TEXT_BEING_WRITTEN = re.compile(
+    rf"\b(?:the|this|any|every|each|your|all)\s+{_FORM}(?<!diagnostic\s)(?<!error\s)(?<!status\s)(?<!fault\s)"
+    r"(?:final\s+|finished\s+|generated\s+)?(?:reports?|summar(?:y|ies)|write-?ups?|final\s+text|final\s+document)\b"
+    rf"{_NOT_UI}|"
+    r"\b(?:the\s+)?(?:person|user|customer|someone)\s+(?:who\s+is\s+)?asking\b|"
+    r"\b(?:first|last|other|every|each|all)?\s*retrieved\s+(?:passages?|documents?|chunks?|context|results?|texts?)\b|"
+    r"\b(?:documents?|passages?|texts?|context)\b[^.!?]{0,30}?\byou\s+(?:were|have\s+been)\s+(?:given|provided|shown|sent)\b",
+    _I,
+)
+# What a writer does to a text: the verbs of an order about one.
+_WRITE_VERB = re.compile(
+    r"\b(?:leave|omit|add|adding|include|insert|list|present|label|attach|quote|cite|describe|described|tell|recommend|"
+    r"advise|repeat|copy|copied|mention|state|say|write|reported\s+as|call|credit|delete|remove|replace|precede|"
+    r"prepend|append)\b",
+    _I,
+)
+
+
 def _writing_rule(sentence: str) -> bool:
     """A rule for the texts written from the page (`_WRITING_OF_THE_PAGE` with a `_DIRECTIVE`), or a
     rule for how something is to be worded or scored (`_WORDING_RULE`)."""
     return bool(
-        (_WRITING_OF_THE_PAGE.search(sentence) and _DIRECTIVE.search(sentence)) or _WORDING_RULE.search(sentence)
+        (_WRITING_OF_THE_PAGE.search(sentence) and _DIRECTIVE.search(sentence))
+        or (_TEXT_BEING_WRITTEN.search(sentence) and _WRITE_VERB.search(sentence))
+        or _WORDING_RULE.search(sentence)
     )
 
 
