@@ -56,7 +56,11 @@ _POINTS_ON = re.compile(r"\b(?:below|as follows|the following)\b|:\s*$", re.IGNO
 _POINTS_BACK = re.compile(r"\b(?:see|described|shown|listed|given|mentioned|noted)\b[^.]{0,40}\babove\b", re.I)
 _THESE = re.compile(r"(?<=\w )(?:[Tt]his|[Tt]hese|[Tt]hose)\s+([a-z][a-z-]+)")  # "... onto this lock"
 # "ker- nel", "ker\u2010 nel": a word broken at a line end and joined with a space.
-_BROKEN_WORD = re.compile(r"\b([A-Za-z]{2,})[-\u2010\u00ad] ([a-z]{2,})\b")
+_BROKEN_WORD = re.compile(
+    r"\b([A-Za-z]{2,})[-\u2010\u00ad] ([a-z]{2,})\b|"
+    # "EA\u2010 GAIN": a word in capitals broken by groff's hyphen (an ASCII one may join a compound name)
+    r"\b([A-Z]{2,})[\u2010\u00ad] ([A-Z]{2,})(?![a-z])"
+)
 _NOT_BROKEN = frozenset({"and", "or", "nor", "to", "as", "than"})  # "pre- and post-processing"
 _CAPS_HEADING = re.compile(r"^([A-Z][A-Z0-9_]{2,}(?:\s+[A-Z][A-Z0-9_]+)*)\s+(?=[A-Z][a-z]|[A-Z]\s)")
 _NEGATION = frozenset({"not", "no", "never", "none", "nothing", "neither", "nor", "cannot", "without"})
@@ -265,14 +269,19 @@ def glued_heading(sentence: str, headings: Iterable[str] = ()) -> Optional[str]:
 def mend_broken_words(sentence: str) -> str:
     """``sentence`` with each word broken at a line end joined again ("ker- nel" -> "kernel")."""
     return _BROKEN_WORD.sub(
-        lambda m: m.group(0) if m.group(2).lower() in _NOT_BROKEN else m.group(1) + m.group(2), sentence
+        lambda m: m.group(0) if _halves(m)[1].lower() in _NOT_BROKEN else "".join(_halves(m)), sentence
     )
+
+
+def _halves(m: "re.Match[str]") -> tuple[str, str]:
+    """The two halves of a broken word `_BROKEN_WORD` matched, in lower case or in capitals."""
+    return (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
 
 
 def broken_word(sentence: str) -> Optional[str]:
     """A word cut at a line end and left apart ("ker- nel"), or None."""
     for m in _BROKEN_WORD.finditer(sentence):
-        if m.group(2).lower() not in _NOT_BROKEN:
+        if _halves(m)[1].lower() not in _NOT_BROKEN:
             return m.group(0)
     return None
 

@@ -82,15 +82,7 @@ def _one(sentence: str, title: str, sources: SourceText, agree: AgreementCheck, 
         # copying its evidence, a reused passage), an order or its paragraph's statements stay out.
         log.note("dropped order", title, mended)
         return None
-    heading = glued_heading(mended, sources.headings)
-    if heading and not heading[:1].isupper():
-        # A term over its description ("sync The shell of user sync is ..."): the description is
-        # about the term, so the term stays, as the subject it is.
-        log.note("joined term to its description", title, mended)
-        mended = f"{heading}: {mended[len(heading) :].strip()}"
-    elif heading:
-        log.note("cut glued heading", title, mended)
-        mended = mended[len(heading) :].strip()
+    mended = _unglued(mended, title, sources, log)
     if not mended or cut_sentence(mended, sources):
         log.note("dropped fragment", title, mended)
         return None
@@ -98,10 +90,26 @@ def _one(sentence: str, title: str, sources: SourceText, agree: AgreementCheck, 
         best = sources.closest(mended)
         if best is not None and best[1] >= SNAP_SHARE and not sources.refuses(sources.sentence(best[0])):
             log.note("replaced by its source sentence", title, mended)
-            return sources.sentence(best[0])
+            # The source sentence may carry a heading its loader glued to it ("O_NONBLOCK enabled,
+            # n <= PIPE_BUF If there is room ..."), as a model's sentence may.
+            return _unglued(sources.sentence(best[0]), title, sources, log) or None
         log.note("dropped unsupported", title, mended)
         return None
     return mended
+
+
+def _unglued(sentence: str, title: str, sources: SourceText, log: Cleanup) -> str:
+    """`sentence` without a heading glued to its start: a term over its description ("sync The
+    shell of user sync is ...") stays as its subject, joined by a colon; any other heading is cut."""
+    heading = glued_heading(sentence, sources.headings)
+    if heading and not heading[:1].isupper():
+        # A term over its description: the description is about the term, so the term stays.
+        log.note("joined term to its description", title, sentence)
+        return f"{heading}: {sentence[len(heading) :].strip()}"
+    if heading:
+        log.note("cut glued heading", title, sentence)
+        return sentence[len(heading) :].strip()
+    return sentence
 
 
 def _section_sentences(

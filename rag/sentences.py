@@ -40,6 +40,10 @@ _DIRECTIVE = re.compile(r"^\s*\.\.\s+\S")  # reStructuredText directives and com
 _SHELL = re.compile(r"^\s*(?:\$|>>>|\.\.\.|%|#!)\s")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _HYPHENATED = re.compile(r"[A-Za-z]{2}[-\u2010\u00ad]$")  # groff breaks words with U+2010
+# A word in capitals broken by groff ("EA\u2010" / "GAIN."): only groff's and the soft hyphen, since an
+# ASCII hyphen at a line end may join two words of a compound name.
+_CAPS_BROKEN = re.compile(r"[A-Z]{2}[\u2010\u00ad]$")
+_CAPS_GOES_ON = re.compile(r"[A-Z]{2,}(?![a-z])")
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 # Where a sentence can start inside a line: after . ! or ? (closing quotes and brackets
 # aside) and a space, before a capital, digit, quote or bracket.
@@ -81,7 +85,9 @@ class _OpenBlock:
         right = right.strip()
         self.lines += 1
         last = self.pieces[-1]
-        if _HYPHENATED.search(last[-3:]) and right[:1].islower():
+        if (_HYPHENATED.search(last[-3:]) and right[:1].islower()) or (
+            _CAPS_BROKEN.search(last[-3:]) and _CAPS_GOES_ON.match(right)
+        ):
             self.pieces[-1] = last[:-1] + right  # "segmen-" + "tation" -> "segmentation", in every kind of text
         else:
             self.pieces[-1] = last.rstrip()

@@ -225,3 +225,12 @@ def test_a_term_glued_to_its_description_opens_a_part_and_lends_it_its_anteceden
     assert missing_antecedent(glued, [], sources) is None
     # inside the part, a sentence still leans on the one before it
     assert missing_antecedent("Some printer filters run as this user too.", [], sources) == glued
+
+
+def test_a_word_in_capitals_broken_at_a_line_end_is_counted_and_mended():
+    from agents_llm.report_checks import broken_word, mend_broken_words
+
+    sentence = "If the pipe is full, then write(2) fails, with errno set to EA\u2010 GAIN."
+    assert broken_word(sentence) == "EA\u2010 GAIN"
+    assert mend_broken_words(sentence).endswith("set to EAGAIN.")
+    assert broken_word("The kernel returns EAGAIN to the caller.") is None

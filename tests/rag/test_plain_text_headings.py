@@ -143,3 +143,13 @@ def test_a_faq_question_wrapped_over_lines_is_a_heading_and_its_answer_stands_ap
         assert question in headings, (name, question)
     for answer in answers:
         assert any(line.startswith(answer) for line in lines), (name, answer)
+
+
+def test_a_word_in_capitals_broken_by_groff_is_joined(tmp_path):
+    path = tmp_path / "pipe.7.txt"
+    text = "DESCRIPTION\n       If the pipe is full, then write(2) fails, with errno set to  EA\u2010\n       GAIN.   Otherwise it blocks.\n"
+    path.write_text(text, encoding="utf-8")
+    assert "If the pipe is full, then write(2) fails, with errno set to EAGAIN." in load_text(path).text
+    # an ASCII hyphen at a line end may join two words of a name: it stays
+    path.write_text("DESCRIPTION\n       The cable is UTP-\n       RJ45 wired.\n", encoding="utf-8")
+    assert "UTP-" in load_text(path).text
