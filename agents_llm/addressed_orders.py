@@ -39,7 +39,7 @@ _MODEL = (
     r"(?:content|text|document)\s+processors?|(?:report|text|summary|content)\s+(?:generators?|engines?)|"
     r"(?:grading|scoring|judge|evaluator)\s+models?|(?:automated\s+)?quality\s+checkers?|"
     # "answer engines", "search and answer engines": programs that write answers from the page
-    r"(?:search\s+and\s+)?answer\s+engines?|search\s+and\s+answer\s+engines?)s?"
+    r"(?:search\s+and\s+)?answer\s+engines?)s?"
 )
 # Machine readers and writers named by what they are: "For automated readers, ..."
 _MACHINE = (
@@ -396,6 +396,8 @@ _YOU_MAY = (
     r"\byou\b(?!\s+(?:can|could|may|might|probably|want|get)\b)"
 )
 _YOUR = r"\byour\b(?!\s+own\b)"
+# A writer's draft ("in your draft", "your draft matches"), not a paper of the reader's ("your draft warranty card").
+_DRAFT = r"draft(?=\s*(?:[.,;:!?)]|$|\s+(?:of|on|for|to|match(?:es)?|is|are|has|have|says|reads|and|or)\b))"
 # What reaches the reader through their own things: "sent to your e-mail address", "on your phone".
 # A screen, button or page of the device's app named after a report or summary is the reader's, not a text made from the page.
 _NOT_UI = r"(?!\s+(?:button|screen|menu|tab|page|function|option|key|form|card|sheet|log|file|history|view)\b)"
@@ -405,8 +407,7 @@ _NOT_A_CHANNEL = (
 _YOUR_ORDERS = re.compile(
     rf"(?:{_YOU_MAY}|{_YOUR})[^.!?]{{0,40}}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
     rf"output|reply|response|answer|write-?up|{_FORM}summary{_NOT_UI}|{_FORM}report{_NOT_UI}|context|context\s+window|conversation|"
-    # "in your draft", not "your draft warranty card"
-    r"system\s+prompt|draft(?=\s*(?:[.,;:!?)]|$|\s+(?:of|on|for|to|match(?:es)?|is|are|has|have|says|reads|and|or)\b)))\b|"
+    rf"system\s+prompt|{_DRAFT})\b|"
     # "the instructions sent to your e-mail address" are the reader's mail, not a model's orders
     rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR}{_NOT_A_CHANNEL})",
     _I,
@@ -549,8 +550,7 @@ _WRITING_OF_THE_PAGE = re.compile(
     r"\b(?:this|the)\s+(?:page|passage|text|chunk|section|document|excerpt)\s+is\s+(?:being\s+)?(?:retrieved|indexed|"
     r"looked\s+up|fed|used\s+to\s+answer)\b|"
     # "your draft", "the evaluator", "summarisation tools", "answer engines"
-    r"\byour\s+(?:answer|response|reply|output|write-?up|citations?|"
-    r"draft(?=\s*(?:[.,;:!?)]|$|\s+(?:of|on|for|to|match(?:es)?|is|are|has|have|says|reads|and|or)\b)))\b|"
+    rf"\byour\s+(?:answer|response|reply|output|write-?up|citations?|{_DRAFT})\b|"
     r"\b(?:the|an?|any|every|each|all)\s+(?:\w+\s+(?:or|and)\s+)?(?:evaluators?|graders?|scorers?|raters?|judge\s+models?)\b|"
     r"\bsummari[sz]ation\s+(?:tools?|software|systems?|models?|services?|engines?)\b|"
     # "automated report tools", "automated summary software": programs that write texts from the page
@@ -619,11 +619,10 @@ _OUTPUT_FRAME = re.compile(
 
 
 # The text being written from the page, or whoever writes it, named bare: "the report", "the final
-# text", "the summary", "the tool writing the summary". A form the reader fills in is theirs
-# ("the service report", "the diagnostic report"); so is what a device or its app reports.
+# text", "the summary". A form the reader fills in ("the service report", "the diagnostic report") has a
+# word between the article and the noun, so it is not named bare; an app's "report screen" is the reader's.
 _TEXT_BEING_WRITTEN = re.compile(
-    rf"\b(?:the|this|any|every|each|your|all)\s+{_FORM}(?<!diagnostic\s)(?<!error\s)(?<!status\s)(?<!fault\s)"
-    r"(?:final\s+|finished\s+|generated\s+)?(?:reports?|summar(?:y|ies)|write-?ups?|final\s+text|final\s+document)\b"
+    r"\b(?:the|this|any|every|each|your|all)\s+(?:final\s+|finished\s+|generated\s+)?(?:reports?|summar(?:y|ies)|write-?ups?|final\s+text|final\s+document)\b"
     rf"{_NOT_UI}|"
     r"\b(?:the\s+)?(?:person|user|customer|someone)\s+(?:who\s+is\s+)?asking\b|"
     r"\b(?:first|last|other|every|each|all)?\s*retrieved\s+(?:passages?|documents?|chunks?|context|results?|texts?)\b|"
