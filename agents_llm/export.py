@@ -26,7 +26,7 @@ from typing import Sequence
 from rag.headings import heading_title
 from rag.sentences import blocks, split_sentences
 
-from .report_state import ReportState, SourceRef
+from .report_state import OPENING_TITLE, ReportState, SourceRef
 from .sentence_reuse import instruction_like, quotable_sentences, statement_text
 
 SHORT_REPORT_NOTE = (
@@ -113,6 +113,8 @@ def to_markdown(report: ReportState, *, subtitle: str = "", missing_note: str | 
     note = missing_note or (SHORT_REPORT_NOTE if report.is_empty else None)
     if note:  # a short or interrupted report says so before anything else
         parts += [f"> **{note}**", ""]
+    if report.opening.strip():
+        parts += [f"## {OPENING_TITLE}", "", report.opening.strip(), ""]
     for s in report.sections:
         parts += [f"## {s.title.strip()}", "", _reference_links_as_text(s.content.strip()), ""]
         refs = _section_refs(s, numbers)
@@ -297,6 +299,8 @@ def to_latex(report: ReportState, *, subtitle: str = "", missing_note: str | Non
     note = missing_note or (SHORT_REPORT_NOTE if report.is_empty else None)
     if note:
         lines += [r"\noindent\textbf{" + escape_latex(note) + "}", ""]
+    if report.opening.strip():
+        lines += [r"\section*{" + OPENING_TITLE + "}", _latex_body(report.opening), ""]
     for s in report.sections:
         lines += [r"\section{" + escape_latex(links_as_text(s.title.strip())) + "}", _latex_body(s.content)]
         cited = _section_refs(s, numbers)

@@ -12,6 +12,8 @@ from typing import Any, Iterable
 
 from rag.sources import SourceRef, dedup_sources
 
+OPENING_TITLE = "In brief"  # the heading of a report's opening paragraph in its files
+
 
 @dataclass
 class Section:
@@ -33,6 +35,9 @@ class ReportState:
     progress_summary: str = ""  # the Summarizer's running account of what is written
     deficient_topics: list[str] = field(default_factory=list)  # gaps noted in planning or by judges
     key_terms: list[str] = field(default_factory=list)  # the task's key terms (the reference judge's coverage)
+    # A few sentences answering the task ahead of the sections (`agents_llm.opening`); not a section:
+    # the judge scores the sections, and the opening restates them.
+    opening: str = ""
     _ids: Any = field(default_factory=lambda: itertools.count(1), repr=False, compare=False)
 
     # -- mutation ------------------------------------------------------------------
@@ -114,6 +119,7 @@ class ReportState:
             "progress_summary": self.progress_summary,
             "deficient_topics": list(self.deficient_topics),
             "key_terms": list(self.key_terms),
+            "opening": self.opening,
             # a source's unguarded text stays out: the saved report cites it by its guarded text
             "sections": [
                 {
@@ -133,6 +139,7 @@ class ReportState:
             progress_summary=data.get("progress_summary", ""),
             deficient_topics=list(data.get("deficient_topics", [])),
             key_terms=list(data.get("key_terms", [])),
+            opening=data.get("opening", ""),
         )
         for s in data.get("sections", []):
             state.sections.append(

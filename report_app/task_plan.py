@@ -76,18 +76,28 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
         headings, quotable = passages.headings, passage_has_prose(passages)
     taken: set[str] = set()
     plans: List[PartPlan] = []
-    for i, part in enumerate(parts):
+    for part, asks in zip(parts, own_words(parts)):
         topic = f"{part} ({context})" if context else part
-        # What this part asks that the others do not: a heading about it names one of these words.
-        others = set().union(*(content_stems(p) for j, p in enumerate(parts) if j != i))
-        own = content_stems(part) - others
+        own = _own(part, parts)  # empty when other parts use all its words: then any heading may do
         title = _closest_heading(headings, topic, store, quotable, taken, own)
         if title is None and probe_coverage(topic, search).covered:
             title = part
         if title is not None:
             taken.add(title.lower())
-        plans.append(PartPlan(part, title, asks=tuple(sorted(own or content_stems(part)))))
+        plans.append(PartPlan(part, title, asks=asks))
     return plans
+
+
+def _own(part: str, parts: Sequence[str]) -> set[str]:
+    """What ``part`` asks that the other parts do not (stemmed): a heading about it names one of these."""
+    others = set().union(*(content_stems(p) for p in parts if p is not part))
+    return content_stems(part) - others
+
+
+def own_words(parts: Sequence[str]) -> List[tuple[str, ...]]:
+    """Each part's own words, stemmed and sorted: those no other part uses, or all its words when
+    every one is shared. What a sentence answering the part must name."""
+    return [tuple(sorted(_own(part, parts) or content_stems(part))) for part in parts]
 
 
 def _closest_heading(
