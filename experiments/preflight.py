@@ -150,6 +150,12 @@ def check_write_report(cfg: DictConfig) -> None:
         _existing("docs", cfg.docs, kind="folder or file of documents")
     if cfg.checkpoint is not None:
         _checkpoint("checkpoint", cfg.checkpoint)
+    from agents_llm.opening import wants_opening
+
+    try:
+        wants_opening(cfg.opening, "")
+    except ValueError as e:
+        raise SettingError(str(e)) from None
 
 
 def settings_problem(script: str, args: List[str]) -> Optional[str]:

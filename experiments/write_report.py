@@ -61,6 +61,9 @@ class WriteReportConfig:
     progress: str = "auto"
     # documents: the documents' headings closest to the task | model: the LeadArchitect's | [titles]
     outline: Any = "documents"
+    # An opening paragraph answering the task in a few checked sentences (agents_llm.opening), one model
+    # call: auto (every model but those measured to write none a report keeps) | true | false.
+    opening: Any = "auto"
     algo: Any = field(default_factory=dict)  # validated by algos (HandcraftedConfig) before any model call
     engine: EngineSettings = field(default_factory=EngineSettings)  # per-call token budgets
     export: ExportConfig = field(default_factory=ExportConfig)
@@ -174,6 +177,7 @@ def run(cfg: DictConfig, task: Optional[str] = None) -> int:
             seed=cfg.seed,
             progress=cfg.progress,
             outline=OmegaConf.to_container(cfg.outline) if OmegaConf.is_config(cfg.outline) else cfg.outline,
+            opening=cfg.opening,
         )
     except ReportLLMError as e:  # the report so far and the trace were written; the message says where
         print(f"write_report: {redact_text(str(e))}", file=sys.stderr)

@@ -82,15 +82,24 @@ def run_report(
     seed: int = 0,
     progress: str = "quiet",
     outline: Any = "documents",
+    opening: Any = "auto",
 ) -> ReportResult:
     """Synchronous `write_report` (what the async API runs in a worker thread).
 
     ``progress``: auto | bar | plain | quiet, the per-round display (round, tokens, score,
-    ETA) on stderr; quiet by default from Python, `write_report.py` shows it."""
+    ETA) on stderr; quiet by default from Python, `write_report.py` shows it. ``opening``: auto |
+    True | False, the opening paragraph (`agents_llm.opening`: one model call after the run; auto
+    asks every model but those measured to write none a report keeps)."""
     started = time.perf_counter()
     if not isinstance(task, str) or not task.strip():
         raise ReportInputError(f"task must be a non-empty topic, got {task!r}")
     task = " ".join(task.split())
+    from agents_llm.opening import wants_opening
+
+    try:
+        wants_opening(opening, "")
+    except ValueError as e:
+        raise ReportInputError(str(e)) from None
     try:
         outline = check_outline(outline)
     except ValueError as e:
@@ -145,7 +154,9 @@ def run_report(
     )
     messages.extend(episode.messages)
     # 6-7. the last pass against the documents, then the outputs: written whatever happened
-    return finish_and_export(episode, policy.name, documents, parts, coverage, out_dir, pdf, messages, started)
+    return finish_and_export(
+        episode, policy.name, documents, parts, coverage, out_dir, pdf, messages, started, opening=opening
+    )
 
 
 async def write_report(task: str, docs: str | Path | None = None, **kwargs: Any) -> ReportResult:
@@ -158,7 +169,8 @@ async def write_report(task: str, docs: str | Path | None = None, **kwargs: Any)
     skip_strategy), ``team``, ``llm``, ``rag``, ``judge``, ``engine`` (config dicts),
     ``pdf`` (False skips the PDF), ``backend``/``retriever`` (shared objects to reuse),
     ``outline`` ("documents": the documents' headings closest to the task, the default;
-    "model": the LeadArchitect's; or a list of section titles).
+    "model": the LeadArchitect's; or a list of section titles), ``opening`` (auto, True or
+    False: the opening paragraph).
     Runs in a worker thread, so the caller's event loop stays free.
     """
     return await asyncio.to_thread(run_report, task, docs, **kwargs)

@@ -62,10 +62,11 @@ def finish_and_export(
     pdf: bool,
     messages: list[str],
     started: float,
+    opening: Any = "auto",
 ) -> ReportResult:
     """The last pass against the documents and a line per part of the task not covered, the
-    judge's score, then every file; re-raises the episode's error (or ReportLLMError) after."""
-    from .finish import finish_report, judged, store_sources
+    opening paragraph (``opening``), the judge's score, then every file; re-raises the episode's error (or ReportLLMError) after."""
+    from .finish import add_opening, finish_report, judged, store_sources
 
     env, report, error, llm_failure, stats = (
         episode.env,
@@ -75,7 +76,13 @@ def finish_and_export(
         episode.stats,
     )
     store = documents.store
-    cleanup = finish_report(report, store_sources(store) if store is not None else None, parts)
+    sources = store_sources(store) if store is not None else None
+    cleanup = finish_report(report, sources, parts)
+    if opening is not False and error is None and not llm_failure:
+        ledger = getattr(env, "ledger", None)
+        said = add_opening(report, sources, parts, documents.resources.backend, ledger, opening)
+        if said:
+            messages.append(said)
     score = judged(documents.resources, report) if error is None and not llm_failure else None
 
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -88,6 +88,8 @@ CASES = [
     (W, ["plugins=[{missing}.py]"], "plugins"),
     (W, ["llm=nosuchbackend"], "llm"),
     (W, ["export.pdf=maybe"], "export.pdf"),
+    (W, ["opening=maybe"], "opening"),
+    (W, ["opening=2"], "opening"),
     (W, ["nosuchkey=1"], "nosuchkey"),
 ]
 
