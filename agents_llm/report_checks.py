@@ -9,7 +9,8 @@ Five kinds of fault, each a `Finding`:
   sentence opening in the middle of a word);
 - ``dangling``: a sentence that leans on text the report left out: it opens with "So", "This",
   "These", "The following", ... and the source sentence before it is not earlier in its section,
-  or it points "below"/"above" at text that is not there, or speaks of "these X" with no X before;
+  or it points "below"/"above" at text that is not there, or speaks of "these X" with no X before,
+  or it only sends the reader elsewhere, or it speaks of its own document ("this manual page");
 - ``false``: a sentence whose closest source sentence does not say the same (`default_agreement`).
 
 `SourceText` holds the documents' sentences in order and the lines that head their parts, so
@@ -38,21 +39,30 @@ MAX_NEW_WORDS = 1  # content words of a claim its source lacks: two say somethin
 _LEANS = re.compile(
     r"^(?:So|Thus|Hence|Therefore|Consequently|Otherwise|However|Instead|Also|Then|"
     r"This|These|Those|That|Such|It|They|Its|Their|The following|In this case|In that case|"
-    r"For (?:this|that) reason)\b",
+    r"For (?:this|that) reason|"
+    # a conjunction or an exception continues the sentence before it ("Or it can make ...",
+    # "An exception are hooks triggered during a push ...")
+    r"Or|And|But|Nor|An exception|Another exception|The exceptions?)\b",
 )
 # An aside in parentheses, the whole sentence: it comments on the sentence before it ("(If nothing
 # else, the group should be configurable.)").
 _ASIDE = re.compile(r"^\([^()]*(?:\([^()]*\)[^()]*)*\)[.!?]?$")
 # A sentence that only sends the reader elsewhere: "See Debian Policy for further details."
 _ONLY_POINTS = re.compile(
-    r"^(?:see|refer\s+to|consult|read)\b[^.;:]{0,60}?\b(?:for|about)\s+(?:further|more|additional|full|the\s+full)\s+"
-    r"(?:details?|information|discussion|explanation)\W*$",
+    r"^(?:see|refer\s+to|consult|read)\b[^.;:]{0,60}?\b(?:for|about)\s+"
+    r"(?:(?:further|more|additional|full|the\s+full|the|its)\s+)?(?:details?|information|discussion|explanation)\W*$",
+    re.IGNORECASE,
+)
+# A sentence about the text it sits in, not its topic: "When the rest of this document refers to
+# 'default hooks' it's talking about ...", "This manual page documents ...".
+_ABOUT_ITS_TEXT = re.compile(
+    r"\b(?:this|the\s+rest\s+of\s+this|the\s+present)\s+(?:document|manual\s+page|man\s+page|manual|page)\b",
     re.IGNORECASE,
 )
 # A list item's mark: "- ", "* ", "\u2022 ", "3. ", "2) ".
 ITEM_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 # A pointer at text that comes after it.
-_POINTS_ON = re.compile(r"\b(?:below|as follows|the following)\b|:\s*$", re.IGNORECASE)
+_POINTS_ON = re.compile(r"\b(?:below|as follows|the following|what follows)\b|:\s*$", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(?:see|described|shown|listed|given|mentioned|noted)\b[^.]{0,40}\babove\b", re.I)
 _THESE = re.compile(r"(?<=\w )(?:[Tt]his|[Tt]hese|[Tt]hose)\s+([a-z][a-z-]+)")  # "... onto this lock"
 # "ker- nel", "ker\u2010 nel": a word broken at a line end and joined with a space.
@@ -343,6 +353,8 @@ def dangling(sentence: str, before: Sequence[str], after: Sequence[str], sources
         return "points at text above it that the report does not hold"
     if _ONLY_POINTS.match(sentence.strip()):
         return "only sends the reader elsewhere for details"
+    if _ABOUT_ITS_TEXT.search(sentence):
+        return "speaks of the document it was quoted from, not of its topic"
     return None
 
 

@@ -234,3 +234,29 @@ def test_a_word_in_capitals_broken_at_a_line_end_is_counted_and_mended():
     assert broken_word(sentence) == "EA\u2010 GAIN"
     assert mend_broken_words(sentence).endswith("set to EAGAIN.")
     assert broken_word("The kernel returns EAGAIN to the caller.") is None
+
+
+def test_a_conjunction_a_pointer_for_details_a_list_announced_and_a_sentence_about_its_page_are_dangling():
+    page = (
+        "A hook may refuse the commit by exiting with a non-zero status. Or it can rewrite the "
+        "message and exit with zero. See the TEMPLATES section in spool-init(1) for details. "
+        "When the rest of this manual page says spool it means the printer queue.\n\n"
+        "What follows is a list of the hooks a spooler runs.\n\n"
+        "- pre-print runs before a job is printed.\n"
+    )
+    sources = source_text_of(page, "hooks.txt")
+    alone = [
+        "Or it can rewrite the message and exit with zero.",
+        "See the TEMPLATES section in spool-init(1) for details.",
+        "When the rest of this manual page says spool it means the printer queue.",
+        "What follows is a list of the hooks a spooler runs.",
+    ]
+    found = check_sections([("Hooks", alone)], sources)
+    assert sorted(f.sentence for f in found if f.kind == "dangling") == sorted(alone)
+    # With what it continues before it, the conjunction stands; the announced list after it, the announcement.
+    whole = [
+        "A hook may refuse the commit by exiting with a non-zero status.",
+        "Or it can rewrite the message and exit with zero.",
+    ]
+    listed = ["What follows is a list of the hooks a spooler runs.", "pre-print runs before a job is printed."]
+    assert not [f for f in check_sections([("Hooks", whole), ("List", listed)], sources) if f.kind == "dangling"]
