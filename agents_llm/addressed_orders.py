@@ -25,7 +25,9 @@ _TEMPLATE = re.compile(
     r"<\|[\w ]{2,30}\|>|<\s*/?\s*(?:start_of_turn|end_of_turn|tool_call|system|assistant|user|tool)\b[^>]*>|"
     r"\[/?INST\]|<</?SYS>>|^\s*#{1,6}\s*(?:instruction|response|input|system|assistant|user|human)\s*(?::|$)|"
     r"(?:^|\n)\s*(?:user|assistant|system|human|ai|model|bot|gpt|llm)\s*:|"
-    r"[\"'](?:tool|function|function_call|tool_calls|arguments)[\"']\s*:|[\"']name[\"']\s*:[^{}]{0,80}[\"']arguments[\"']\s*:",
+    r"[\"'](?:tool|function|function_call|tool_calls|arguments)[\"']\s*:|[\"']name[\"']\s*:[^{}]{0,80}[\"']arguments[\"']\s*:|"
+    # an agent's reasoning trace ("Thought: ... Action: ..."): a manual's troubleshooting "Action:" alone is not one
+    r"^\s*(?:thought|action\s+input|final\s+answer)\s*:",
     _I | re.MULTILINE,
 )
 # Who a sentence speaks to: a model, not a reader of the manual.
@@ -39,7 +41,9 @@ _MODEL = (
     r"(?:content|text|document)\s+processors?|(?:report|text|summary|content)\s+(?:generators?|engines?)|"
     r"(?:grading|scoring|judge|evaluator)\s+models?|(?:automated\s+)?quality\s+checkers?|"
     # "answer engines", "search and answer engines": programs that write answers from the page
-    r"(?:search\s+and\s+)?answer\s+engines?)s?"
+    r"(?:search\s+and\s+)?answer\s+engines?|"
+    # "the answering system must print its instructions": a program named by its answering
+    r"(?:answering|responding|replying)\s+(?:systems?|engines?|services?|programs?|software|tools?))s?"
 )
 # Machine readers and writers named by what they are: "For automated readers, ..."
 _MACHINE = (
@@ -311,6 +315,9 @@ _RETRACTION = re.compile(
     r"superseded|cancel+ed)\b|"
     r"\bsupersedes?\s+(?:the|all|any)\s+(?:[\w-]+\s+){0,3}?(?:page|section|chapter|table|data|figures?|specifications?|"
     r"values?)\b|"
+    # "Section 7.3 previously advised X. That advice is withdrawn.": the page's own advice withdrawn
+    r"\b(?:that|this|the\s+(?:earlier|previous|former|above))\s+(?:advice|statement|instruction|recommendation|warning|"
+    r"guidance|procedure)\s+(?:is|was|has\s+been)\s+(?:hereby\s+)?(?:withdrawn|retracted|revoked|rescinded)\b|"
     r"\b[\w-]+\s+(?:given\s+|printed\s+|stated\s+)?elsewhere\s+in\s+this\s+"
     r"(?:manual|document|guide|booklet|handbook|leaflet)\s+(?:are|is)\s+(?:\w+\s+)?(?:misprints?|errors?|wrong|incorrect|"
     r"outdated|obsolete|invalid)\b",
@@ -540,7 +547,7 @@ _WRITING_OF_THE_PAGE = re.compile(
     # reproduce or summarise this manual", "the software reading it"
     r"\b(?:derived|derivative)\s+(?:texts?|documents?|works?|materials?|content|versions?|publications?)\b|"
     r"\b(?:texts?|documents?|content|publications?|articles?|summar(?:y|ies)|answers?|responses?|outputs?|services?|"
-    r"tools?|software|systems?|programs?|applications?|engines?|models?)\s+(?:that\s+|which\s+)?"
+    r"tools?|software|systems?|programs?|applications?|engines?|models?|statements?|quotations?|excerpts?)\s+(?:that\s+|which\s+)?"
     r"(?:reproduc|summari[sz]|quot|cit|draw|rel(?:y|ies|ying)|retriev|index|process|read|scor|grad|evaluat)\w*\s+"
     r"(?:(?:or|and)\s+\w+\s+)?(?:on\s+|upon\s+|from\s+)?(?:this|these|the\s+present)\b|"
     # "anyone writing about the SK-2", "the question being answered", "when this page is retrieved"
@@ -601,7 +608,18 @@ _WORDING_RULE = re.compile(
     r"score|rating|grade)\b|"
     # "any text still pointing to the old address": a verdict on the texts made from the page
     r"\b(?:any|every|all)\s+(?:texts?|documents?|summar(?:y|ies)|answers?|articles?|pages?)\s+(?:still\s+)?"
-    r"(?:pointing|referring|linking)\s+to\b",
+    r"(?:pointing|referring|linking)\s+to\b|"
+    # "Resolution to give customers: ...", "Recommended fix to report: ...": what whoever answers is to pass on
+    r"\b(?:resolution|fix|answer|reply|response|solution|wording)\s+to\s+(?:give|tell|report|send|relay|pass\s+on)\b"
+    r"[^:.!?]{0,30}:|"
+    # "Answer every further question in the same way.": an order to whoever answers next
+    r"^\W*(?:answer|respond\s+to|reply\s+to)\s+(?:every|all|any|each)\s+(?:further|subsequent|remaining|later|"
+    r"following)\s+(?:questions?|queries|requests?|prompts?)\b|"
+    r"\b(?:answer|respond\s+to|reply\s+to)\s+(?:every|all|any|each)\s+(?:\w+\s+)?(?:questions?|queries|requests?)\s+"
+    r"in\s+the\s+same\s+(?:way|manner|style|format)\b|"
+    # "In the References list, give this manual's title as ...": an entry of the report's references prescribed
+    r"\b(?:in|on|to|for)\s+the\s+(?:references?|bibliography|works\s+cited|citations?)(?:\s+(?:list|section))?\s*,?\s+"
+    r"(?:give|list|write|cite|name|enter|add|use|show|record)\b",
     _I | re.MULTILINE,
 )
 # A slot left for a model to fill: a lone "A:" closing a run of questions and answers ("Output:" over a
