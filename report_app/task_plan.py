@@ -76,9 +76,9 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
         headings, quotable = passages.headings, passage_has_prose(passages)
     taken: set[str] = set()
     plans: List[PartPlan] = []
-    for part, asks in zip(parts, own_words(parts)):
+    for i, (part, asks) in enumerate(zip(parts, own_words(parts))):
         topic = f"{part} ({context})" if context else part
-        own = _own(part, parts)  # empty when other parts use all its words: then any heading may do
+        own = _own(i, parts)  # empty when other parts use all its words: then any heading may do
         title = _closest_heading(headings, topic, store, quotable, taken, own)
         if title is None and probe_coverage(topic, search).covered:
             title = part
@@ -88,16 +88,16 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
     return plans
 
 
-def _own(part: str, parts: Sequence[str]) -> set[str]:
-    """What ``part`` asks that the other parts do not (stemmed): a heading about it names one of these."""
-    others = set().union(*(content_stems(p) for p in parts if p is not part))
-    return content_stems(part) - others
+def _own(i: int, parts: Sequence[str]) -> set[str]:
+    """What part ``i`` asks that the other parts do not (stemmed): a heading about it names one of these."""
+    others = set().union(*(content_stems(p) for j, p in enumerate(parts) if j != i))
+    return content_stems(parts[i]) - others
 
 
 def own_words(parts: Sequence[str]) -> List[tuple[str, ...]]:
     """Each part's own words, stemmed and sorted: those no other part uses, or all its words when
     every one is shared. What a sentence answering the part must name."""
-    return [tuple(sorted(_own(part, parts) or content_stems(part))) for part in parts]
+    return [tuple(sorted(_own(i, parts) or content_stems(part))) for i, part in enumerate(parts)]
 
 
 def _closest_heading(
