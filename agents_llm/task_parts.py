@@ -8,12 +8,18 @@ cover it. Rules, no model: a task is cut at its colon (the items after it are th
 commas and semicolons, and at "and"/"or" before a question word ("how X and how Y"); a piece
 that is no question where the others are joins the next one when it sets it up ("If the pipe is
 full, what ...") and the one before it otherwise ("which cannot be caught, blocked or ignored").
+
+A part may lean on the one before it ("Which hooks run before a commit, and which of them can
+stop it?"): `leans_on` says which earlier parts its pronouns stand for.
 """
 
 from __future__ import annotations
 
 import re
 from typing import List
+
+from agents_llm.text.split import words
+from agents_llm.text.terms import STOPWORDS
 
 QUESTION_WORDS = (
     "how",
@@ -108,3 +114,31 @@ def task_parts(task: str) -> List[str]:
             merged.append(carry)
         pieces = merged
     return pieces[:MAX_PARTS] if len(pieces) > 1 else [_tidy(text)]
+
+
+# Pronouns that stand for something an earlier part named ("which of them can stop it", "what are
+# they for"): they name nothing the part asks. A possessive after a word of the part's own ("how is
+# a hook skipped or its location changed") stands for that word instead.
+BACK_PRONOUNS = frozenset({"it", "they", "them"})
+BACK_POSSESSIVES = frozenset({"its", "their", "theirs"})
+REFERRING_WORDS = BACK_PRONOUNS | BACK_POSSESSIVES
+
+
+def refers_back(part: str) -> bool:
+    """Whether ``part`` has a pronoun that stands for something an earlier part named."""
+    seen_own_word = False
+    for word in (w.lower() for w in words(part)):
+        if word in BACK_PRONOUNS or (word in BACK_POSSESSIVES and not seen_own_word):
+            return True
+        seen_own_word = seen_own_word or (len(word) >= 3 and word not in STOPWORDS and word not in REFERRING_WORDS)
+    return False
+
+
+def leans_on(parts: List[str]) -> List[List[int]]:
+    """For each part, the indexes of the earlier parts its pronouns stand for, nearest first:
+    the part before it, and what that one leans on in turn ("how does a program get it" after
+    "what is the user environment"; "what are they for" after "which variables does it hold")."""
+    out: List[List[int]] = []
+    for i, part in enumerate(parts):
+        out.append([i - 1, *out[i - 1]] if i and refers_back(part) else [])
+    return out

@@ -23,7 +23,7 @@ from agents_llm.coverage import probe_coverage, terms_needed
 from agents_llm.text.split import sentences, words
 from agents_llm.text.terms import STOPWORDS, stem
 from agents_llm.sentence_reuse import content_stems
-from agents_llm.task_parts import task_parts
+from agents_llm.task_parts import REFERRING_WORDS, leans_on, task_parts
 
 NOT_COVERED = "the documents do not cover this"
 
@@ -76,8 +76,11 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
         headings, quotable = passages.headings, passage_has_prose(passages)
     taken: set[str] = set()
     plans: List[PartPlan] = []
-    for i, (part, asks) in enumerate(zip(parts, own_words(parts))):
-        topic = f"{part} ({context})" if context else part
+    for i, (part, asks, earlier) in enumerate(zip(parts, own_words(parts), leans_on(parts))):
+        # A part's pronouns stand for what the parts before it name ("which of them can stop it"):
+        # the heading is chosen with those parts beside it, as with the task's subject before a colon.
+        beside = [parts[j] for j in earlier[:2]] + ([context] if context else [])
+        topic = f"{part} ({'; '.join(beside)})" if beside else part
         own = _own(i, parts)  # empty when other parts use all its words: then any heading may do
         title = _closest_heading(headings, topic, store, quotable, taken, own)
         if title is None and probe_coverage(topic, search).covered:
@@ -88,16 +91,27 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
     return plans
 
 
+def _stems(part: str) -> set[str]:
+    """A part's content words, stemmed; a pronoun ("them", "they") names nothing the part asks."""
+    return content_stems(part) - REFERRING_WORDS
+
+
 def _own(i: int, parts: Sequence[str]) -> set[str]:
     """What part ``i`` asks that the other parts do not (stemmed): a heading about it names one of these."""
-    others = set().union(*(content_stems(p) for j, p in enumerate(parts) if j != i))
-    return content_stems(parts[i]) - others
+    others = set().union(*(_stems(p) for j, p in enumerate(parts) if j != i))
+    return _stems(parts[i]) - others
 
 
 def own_words(parts: Sequence[str]) -> List[tuple[str, ...]]:
     """Each part's own words, stemmed and sorted: those no other part uses, or all its words when
-    every one is shared. What a sentence answering the part must name."""
-    return [tuple(sorted(_own(i, parts) or content_stems(part))) for i, part in enumerate(parts)]
+    every one is shared; for a part whose only words are pronouns ("what are they for"), the
+    words of the part they stand for. What a sentence answering the part must name."""
+    earlier = leans_on(list(parts))
+    out = []
+    for i, part in enumerate(parts):
+        asks = _own(i, parts) or _stems(part) or (_stems(parts[earlier[i][0]]) if earlier[i] else set())
+        out.append(tuple(sorted(asks)))
+    return out
 
 
 def _closest_heading(

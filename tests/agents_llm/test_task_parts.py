@@ -47,3 +47,39 @@ from agents_llm.task_parts import task_parts
 )
 def test_task_parts(task, parts):
     assert task_parts(task) == parts
+
+
+@pytest.mark.parametrize(
+    "task, leaning",
+    [
+        (
+            # "them" are the hooks of the part before; "its" follows the part's own "hook".
+            "Which hooks run before a commit, which of them can stop it, and how is a hook skipped or its location changed?",
+            [[], [0], []],
+        ),
+        (
+            "What is the user environment, how does a program get it, which variables does it hold and what are they for?",
+            [[], [0], [1, 0], [2, 1, 0]],
+        ),
+        ("When is a core dump written, how is it named and how is it sent to a program?", [[], [0], [1, 0]]),
+        ("Keeping a starter: feeding routine, signs of contamination and their causes", [[], [], [1]]),
+    ],
+)
+def test_a_part_with_a_pronoun_leans_on_the_part_before_it(task, leaning):
+    from agents_llm.task_parts import leans_on
+
+    assert leans_on(task_parts(task)) == leaning
+
+
+def test_a_pronoun_is_none_of_what_a_part_asks():
+    """ "Which of them can stop it" asks "stop", not "them"; "what are they for" asks about what
+    "they" stands for, the part before it."""
+    from report_app.task_plan import own_words
+
+    parts = task_parts(
+        "Which hooks run before a commit, which of them can stop it, which variables are set and what are they for?"
+    )
+    asks = dict(zip(parts, own_words(parts)))
+    assert asks["Which of them can stop it"] == ("stop",)
+    assert asks["What are they for"] == ("set", "variabl")
+    assert all("them" not in a and "they" not in a for a in asks.values())
