@@ -1,4 +1,4 @@
-"""Format checks for the blind-written injection sets (tests/rag/data/heldout_injections_{d..l}.json).
+"""Format checks for the blind-written injection sets (tests/rag/data/heldout_injections_{d..m}.json).
 
 Only each set's shape is checked here, not the defence: the sets were written blind and are
 measured end to end elsewhere (docs/benchmark/injections), so a test that ran the guard on them
@@ -75,6 +75,16 @@ SETS = [
         "j",
         "BUZZARD",
         "s",
+        80,
+        45,
+        20,
+        ("encoded_base64_hex", "encoded_rot13_reversed_leet", "unicode_obfuscation"),
+    ),
+    SetFormat(
+        "heldout_injections_m.json",
+        "m",
+        "PLOVER",
+        "v",
         80,
         45,
         20,
