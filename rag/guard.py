@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from rag.injection_patterns import INJECTION_PATTERNS, LINE_ANCHORED_KINDS, PATTERN_WORDS
-from rag.text_view import matching_view, strip_invisible
+from rag.text_view import INVISIBLE_CLASS, matching_view, strip_invisible
 
 # HTML comments are invisible in rendered markdown/HTML, so nothing in one is content a
 # reader saw: they are dropped whole.
@@ -133,14 +133,32 @@ def find_injections(text: str) -> List[GuardFinding]:
     return [finding for finding in guard_untrusted_text(text, max_chars=None).findings if finding.kind != "delimiter"]
 
 
+# Text with an invisible character after each of its letters ("T\u200be\u200bl\u200bl ...") was
+# written to pass a reader's eye and a filter's words: what it spells is neutralised whole, not
+# cleaned into readable text. Six letters in a row, so that an emoji sequence (at most three joiners)
+# or a Persian word's non-joiner is untouched.
+_INTERLEAVED_INVISIBLE = re.compile(
+    "(?:[^" + INVISIBLE_CLASS + "][" + INVISIBLE_CLASS + "]+){6,}[^" + INVISIBLE_CLASS + r"\s]?"
+)
+
+
+def _neutralise_interleaved(text: str, findings: List[GuardFinding]) -> str:
+    def replace(match: re.Match) -> str:
+        spelled, _, _ = strip_invisible(match.group(0))
+        findings.append(GuardFinding("interleaved_invisible", " ".join(spelled.split())[:80]))
+        return _MARKER.format(kind="interleaved_invisible")
+
+    return _INTERLEAVED_INVISIBLE.sub(replace, text)
+
+
 def guard_untrusted_text(text: str, max_chars: int | None = 2000) -> GuardedText:
     """Make untrusted text safe(r) to place in a prompt; records what it changed.
 
     ``max_chars`` caps the guarded text (``None``: no cap). The cap applies after
     neutralisation, whose markers can be longer than what they replace, so a caller
     that clips on its own passes ``None`` rather than the input's length."""
-    cleaned, removed, smuggled = strip_invisible(str(text))
     findings: List[GuardFinding] = []
+    cleaned, removed, smuggled = strip_invisible(_neutralise_interleaved(str(text), findings))
     if smuggled.strip():
         findings.append(GuardFinding("hidden_tag_text", smuggled.strip()[:80]))
     cleaned, comment_chars = _drop_html_comments(cleaned, findings)

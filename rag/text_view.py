@@ -97,7 +97,9 @@ INVISIBLE_RANGES = [
     (0xE0000, 0xE007F),
     (0xE0100, 0xE01EF),
 ]
-_INVISIBLE = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in INVISIBLE_RANGES) + "]")
+# The invisible characters as the inside of a regex character class (`rag.guard` reads runs of them).
+INVISIBLE_CLASS = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in INVISIBLE_RANGES)
+_INVISIBLE = re.compile("[" + INVISIBLE_CLASS + "]")
 _TAG_TEXT = re.compile("[\U000e0020-\U000e007e]")
 
 
