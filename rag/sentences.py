@@ -44,6 +44,9 @@ _HYPHENATED = re.compile(r"[A-Za-z]{2}[-\u2010\u00ad]$")  # groff breaks words w
 # ASCII hyphen at a line end may join two words of a compound name.
 _CAPS_BROKEN = re.compile(r"[A-Z]{2}[\u2010\u00ad]$")
 _CAPS_GOES_ON = re.compile(r"[A-Z]{2,}(?![a-z])")
+# A man page's name broken at its own hyphen ("see git-" / "config(1)"): the ASCII hyphen is the
+# name's, so the line is joined with it kept ("git-config(1)", not "gitconfig(1)").
+_PAGE_NAME_GOES_ON = re.compile(r"[a-z][\w.+-]*\(\d[a-z]*\)")
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 # Where a sentence can start inside a line: after . ! or ? (closing quotes and brackets
 # aside) and a space, before a capital, digit, quote or bracket.
@@ -85,7 +88,9 @@ class _OpenBlock:
         right = right.strip()
         self.lines += 1
         last = self.pieces[-1]
-        if (_HYPHENATED.search(last[-3:]) and right[:1].islower()) or (
+        if last.endswith("-") and _PAGE_NAME_GOES_ON.match(right):
+            self.pieces[-1] = last + right
+        elif (_HYPHENATED.search(last[-3:]) and right[:1].islower()) or (
             _CAPS_BROKEN.search(last[-3:]) and _CAPS_GOES_ON.match(right)
         ):
             self.pieces[-1] = last[:-1] + right  # "segmen-" + "tation" -> "segmentation", in every kind of text

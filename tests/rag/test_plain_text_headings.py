@@ -49,6 +49,19 @@ def test_plain_text_hyphen_at_line_end(tmp_path):
     assert load_text(path).text.strip() == "Put the heap in a spot that is sheltered from wind."
 
 
+def test_a_page_name_broken_at_its_own_hyphen_keeps_it(tmp_path):
+    """groff breaks a word with U+2010; an ASCII hyphen at a line end before "config(1)" is the
+    page name's own (git-config(1)), while a plain-text word broken there is still joined."""
+    path = tmp_path / "hooks.5.txt"
+    path.write_text(
+        "DESCRIPTION\n       The directory can be changed with core.hooksPath (see git-\n       config(1)); a hook is\n"
+        "       skipped with the --no-veri-\n       fy option.\n",
+        encoding="utf-8",
+    )
+    text = load_text(path).text
+    assert "(see git-config(1))" in text and "--no-verify option" in text
+
+
 # Real documents chosen before the reader was changed (tests/rag/data/plain_text/README.md says
 # where each comes from): man pages rendered by man/col, and plain-text FAQs.
 DATA = Path(__file__).parent / "data" / "plain_text"
