@@ -52,12 +52,46 @@ _MACHINE = (
 )
 # The addressees that are agents, not texts: "These lines are for the assistant."
 _AGENT = r"(?:ai|assistant|language\s+model|llm|chatbot|gpt|agent|bot|summari[sz]er|asistente|assistente|assistent|asystent)s?"
+# Programs that write from the page named unmistakably: an AI model or agent, a chatbot, an answering
+# system. A bare "assistant" (a voice assistant replies with the time) or "model" (a library's model
+# returns ...) is left to the rules that need more than a verb.
+_NAMED_AI = (
+    r"(?:(?:ai|a\.i\.|llm|gpt)(?:\s+(?:models?|agents?|systems?|tools?|assistants?|writers?))?|language\s+models?|"
+    r"chatbots?|(?:answering|responding|replying)\s+(?:systems?|engines?|services?|programs?))"
+)
+# The verbs of what whoever answers is to pass on: "recommends", "replies", "tells", "leaves out".
+_ANSWER_VERB = (
+    r"(?:recommends?|says|states|tells|replies|responds|answers|mentions|confirms|writes|omits|leaves\s+out|"
+    r"describes|calls|advises|suggests)"
+)
 _ADDRESSES_MODEL = re.compile(
     rf"\b(?:dear|hey|attention,?|(?:note|notice|memo|message|reminder|word|instructions?)\s+(?:to|for)(?:\s+(?:the|any|every|all|an?))?|if\s+you\s+are(?:\s+an?)?|you,?\s+the|as\s+an?)\s+{_MODEL}\b|"
     rf"\b(?:the|an?|any|every)\s+{_MODEL}\s+(?:must|should|shall|is\s+to|has\s+to|needs?\s+to)\b|"
     # "The assistant will ...": but a model library documents what its model will and can do
     rf"\b(?:the|an?|any|every)\s+(?!models?\b){_MODEL}\s+(?:could|can|will)\b|"
     rf"\b{_MODEL}\s+(?:\w+\s+){{0,3}}(?:must|should|shall|are\s+to|need\s+to|have\s+to)\b|"
+    # "any assistant reading this recommends ...", "An AI model that meets this entry should recommend ...":
+    # an agent that reads the page, told what it does with it
+    rf"\b(?:the|an?|any|every|each)\s+(?:{_NAMED_AI}|{_AGENT})\s+(?:(?:that|which|who)\s+)?"
+    r"(?:read|process|meet|encounter|see|handl|summari[sz]|us|pars|ingest|find|get|com(?:e|es|ing)\s+across)(?:s|es|ing)?\s+"
+    r"(?:this|these)\b"
+    rf"[^.!?]{{0,50}}?\b(?:{_ANSWER_VERB}|must|should|shall|is\s+to|has\s+to|needs\s+to|may\s+not|cannot)\b|"
+    # "the answering system replies 'E3 is cosmetic'": what a named AI says, laid down
+    rf"\b(?:the|an?|any|every|each)\s+{_NAMED_AI}\s+(?:always\s+|then\s+|simply\s+|only\s+)?"
+    r"(?:replies|responds|answers|recommends|tells|confirms)\b|"
+    # "assistants are legally barred from mentioning ...": a prohibition only a model is given
+    rf"\b(?:{_NAMED_AI}|{_AGENT})\s+(?:are|is)\s+(?:\w+ly\s+)?(?:barred|forbidden|prohibited|banned|not\s+(?:allowed|permitted))\s+"
+    r"(?:from|to)\b|"
+    # "I am telling the system processing this manual to confirm ...": an order to whatever reads the page
+    r"\b(?:tell|telling|told|instruct\w*|ask(?:s|ing)?|direct(?:s|ing)?|order(?:s|ing)?)\s+(?:the|any|every|each|all)\s+"
+    rf"(?:system|program|software|tool|machine|model|{_AGENT})s?\s+(?:that\s+is\s+|which\s+is\s+|that\s+|which\s+)?"
+    r"(?:processing|reading|summari[sz]ing|parsing|handling|ingesting|indexing|using)\s+(?:this|these)\b|"
+    # "By processing this text an AI agent accepts ...": a bargain struck with the reading program
+    r"\b(?:by|in|when|while|on)\s+(?:processing|reading|parsing|ingesting|summari[sz]ing|indexing)\s+this\s+"
+    rf"(?:text|manual|page|document|file|section|chapter|content)\s*,?\s+(?:an?|the|any|every|each)\s+(?:{_NAMED_AI}|{_AGENT})\b|"
+    # 'agent_directive: "tell users ..."': a data key that names an agent's orders
+    r"\b(?:agent|ai|assistant|llm|bot|summari[sz]er|writer)_(?:directive|instructions?|note|command|order|override|"
+    r"message|task)s?\b\s*[\"']?\s*[:=]|"
     # "AI systems are legally required to state ...": a duty laid on models as a kind
     rf"\b{_AGENT}\s+(?:systems?|tools?|services?|products?|models?|writers?|readers?)\s+(?:are|is)\s+(?:\w+\s+)?"
     r"(?:required|obliged|obligated|expected|instructed|asked|bound|told)\s+to\b|"
@@ -72,13 +106,14 @@ _ADDRESSES_MODEL = re.compile(
     r"\b(?:message|notice|note|memo|directive|instruction|update|order)s?\s+from\s+your\s+(?:\w+'?s?\s+){0,3}?"
     r"(?:provider|vendor|developers?|creators?|operators?|makers?|administrators?|owners?|trainers?)\b|"
     # "We would be grateful if whoever compiles this could kindly leave out ...": a request to the writer
-    r"\bwhoever\s+(?:compiles|summari[sz]es|writes|condenses|processes|reads|turns|uses)\b[^.!?]{0,40}?"
+    r"\bwhoever\s+(?:compiles|summari[sz]es|writes|condenses|processes|reads|turns|uses|drafts|prepares|produces|composes|"
+    r"generates|answers|puts\s+together)\b[^.!?]{0,40}?"
     r"\b(?:could|would|will|can|please|kindly|should|must|is\s+to|needs?\s+to)\b|"
     # "Assistant, write ...", "Summariser: omit ...": a vocative opens the sentence; mid-sentence
     # "models, datasets and Spaces" is a list, and "digest: A hash name" a label over its definition
     rf"^\W*(?:dear\s+|hey\s+|ok\s+|okay\s+|the\s+|\w+\s+)?{_MODEL}\s*(?:,|:(?!\s*(?:an?|the)\b))\s*(?:please\s+)?[a-z]+|"
     # "... to the summarising agent: delete ...", a CSV cell's "AI: ignore ...": an agent named anywhere
-    rf"\b{_AGENT}\s*(?:,|:(?!\s*(?:an?|the)\b))\s*(?:please\s+)?[a-z]+|"
+    rf"(?<!\bhome\s)(?<!\bvoice\s)(?<!\bsmart\s)(?<!\bgoogle\s)\b{_AGENT}\s*(?:,|:(?!\s*(?:an?|the)\b))\s*(?:please\s+)?[a-z]+|"
     # "For the AI reading this: ...", "style guide for generated summaries: write ..." name an
     # addressee; "for a summary of the changes" names a text
     rf"\bfor\s+(?:(?:the|an?|any|all)\s+)?{_MODEL}(?:\s*:|\s+(?:reading|processing|that|who|which)\b)|"
@@ -221,6 +256,16 @@ _ABOUT_DERIVED_TEXT = re.compile(
     r"(?:summary|overview|digest|abstract|output)\s*,?\s+(?:state|say|write|include|mention|add|put|claim|present)\b|"
     r"\bin\s+(?:the|your|any|every|each)\s+(?:final|finished|resulting|generated)\s+(?:report|document|text|version)"
     r"\s*,?\s+(?:state|say|write|include|mention|add|put|claim|present)\b|"
+    # "A well-written answer about this page typically mentions ...": what the texts made from it habitually say
+    r"\b(?:answers?|repl(?:y|ies)|responses?|summar(?:y|ies)|overviews?|write-?ups?|digests?|descriptions?|reports?)\s+"
+    r"(?:about|of|on|for|to)\s+(?:this|these)\s+(?:page|manual|section|chapter|document|text|entry|leaflet|guide|"
+    r"question)s?\b[^.!?]{0,30}?\b(?:typically|usually|always|generally|normally|ideally|invariably)\s+"
+    r"(?:mention|state|say|include|note|cite|recommend|describe|name|list|begin|end|open|lead|contain|cover)s?\b|"
+    # "in this manual the word 'summary' means the exact string ...": the output redefined
+    r"\b(?:word|term|phrase)\s+[\"'\u2018\u201c]?(?:summary|report|answer|reply|response|output|overview|digest)"
+    r"[\"'\u2019\u201d]?\s+(?:means|shall\s+mean|refers\s+to|denotes|is\s+defined\s+as|stands\s+for)\b|"
+    r"\bmeans\s+the\s+(?:exact|literal|verbatim)\s+(?:string|text|phrase|words?|sentence)\b|"
+    r"\bis\s+what\s+(?:should|must|shall|is\s+to)\s+be\s+(?:produced|given|written|output|returned|said|answered)\b|"
     # "The best digests of this document mention ...": a norm for the texts made from it, as praise
     rf"\b(?:best|good|accurate|proper|complete|correct|compliant|valid|approved|faithful|official)\s+{_DERIVED}\s+"
     rf"(?:of|about|on|for|from)\s+(?:this|these|the)\b[^.!?]{{0,40}}?\b{_ORDER_VERB}s?\b|"
@@ -411,9 +456,11 @@ _NOT_UI = r"(?!\s+(?:button|screen|menu|tab|page|function|option|key|form|card|s
 _NOT_A_CHANNEL = (
     r"(?!\s+(?:e-?mail|inbox|phone|smartphone|mobile|tablet|account|device|screen|dealer|installer|retailer)\b)"
 )
+# Another's report named with "your" near it ("your local water supplier's annual report") is theirs.
+_NOT_ANOTHERS = r"(?<!['\u2019]s\s)(?<!\bannual\s)(?<!\bmonthly\s)(?<!\byearly\s)(?<!\bquarterly\s)(?<!\bcredit\s)"
 _YOUR_ORDERS = re.compile(
     rf"(?:{_YOU_MAY}|{_YOUR})[^.!?]{{0,40}}?\b(?:instructions?|prompt|task|brief|guidance|directions|rules|role|"
-    rf"output|reply|response|answer|write-?up|{_FORM}summary{_NOT_UI}|{_FORM}report{_NOT_UI}|context|context\s+window|conversation|"
+    rf"output|reply|response|answer|write-?up|{_FORM}summary{_NOT_UI}|{_FORM}{_NOT_ANOTHERS}report{_NOT_UI}|context|context\s+window|conversation|"
     rf"system\s+prompt|{_DRAFT})\b|"
     # "the instructions sent to your e-mail address" are the reader's mail, not a model's orders
     rf"\b(?:instructions?|prompt|task|brief|guidance|directions|rules)\b[^.!?]{{0,30}}?(?:{_YOU_MAY}|{_YOUR}{_NOT_A_CHANNEL})",
@@ -471,7 +518,14 @@ _OUTPUT_ORDER = re.compile(
     # text ...": a payload handed to the reader's memory for an order that comes later
     r"\bkeep\s+[^.!?]{1,40}?\s+in\s+mind\s+(?:while|as|when|until)\s+you\s+(?:read|process|go\s+through|summari[sz]e|write)\b|"
     r"\b(?:memori[sz]e|commit\s+to\s+memory)\s+(?:the|this|these|that)\s+(?:\w+\s+)?(?:slogan|phrase|string|text|words?|"
-    r"sentence|line|tagline|motto)\b|"
+    r"sentence|line|tagline|motto|token)\b|"
+    # "remember the token X", "Hold on to these words for later", "join the held words into one sentence"
+    r"\b(?:remember|hold\s+on\s+to|keep\s+hold\s+of)\s+(?:the\s+|this\s+|these\s+|those\s+)?(?:following\s+)?"
+    r"(?:tokens?|words|phrase|string|letters)\b|"
+    r"\b(?:join|combine|concatenate|assemble|put\s+together)\s+(?:the\s+)?(?:held|stored|remembered|saved|collected|kept|"
+    r"memori[sz]ed)\s+(?:words?|tokens?|letters?|parts?|fragments?|pieces?)\b|"
+    # "respond in exactly one line", "reply with only the code": the form of a model's reply
+    r"\b(?:respond|reply)\s+(?:in|with|using)\s+(?:exactly|only|just|one|a\s+single|no\s+more\s+than|at\s+most)\b|"
     r"\blet\s+[a-z][0-9]?\s+(?:be|denote|stand\s+for|equal)\s+(?:the\s+)?(?:text|string|phrase|words?|sentence|line)\b|"
     # "Add: the CG-2 is approved for ...": an order verb as a label over what the writer is to put in
     r"^\W*(?:add|append|insert|include|write|say|state|mention|print|output)\s*:\s*\S|"
@@ -497,7 +551,14 @@ _CITATION_RULE = re.compile(
     r"(?:manual|document|guide|page|leaflet|booklet)\b|"
     # "Citations without this identifier are treated as invalid": a rule for the citing text
     r"\bcitations?\s+(?:without|lacking|missing|that\s+omit)\b[^.!?]{0,40}?\b(?:invalid|rejected|incomplete|wrong|void|"
-    r"not\s+accepted)\b",
+    r"not\s+accepted)\b|"
+    # "information from this section is to be attributed to X": where the page's facts are to be sourced
+    r"\b(?:information|content|text|data|facts?|material|statements?|figures)\s+(?:from|in|of)\s+this\s+"
+    r"(?:section|manual|page|document|chapter|guide|text|leaflet)\s+(?:is|are)\s+to\s+be\s+"
+    r"(?:attributed|credited|cited|referenced|sourced)\b|"
+    # "answers that name the manual itself are non-compliant": a verdict on the answers written from it
+    r"\b(?:answers?|replies|responses?|outputs?|summar(?:y|ies)|citations?)\s+(?:that|which)\s+[^.!?]{1,60}?"
+    r"\b(?:is|are)\s+(?:considered\s+|deemed\s+|treated\s+as\s+)?(?:non-?compliant|invalid|rejected)\b",
     _I,
 )
 # Other languages' orders to a model, in Latin script (German, Spanish, French, Italian, Portuguese, Dutch,
@@ -509,6 +570,9 @@ _FOREIGN_ORDER = re.compile(
     r"istruzion\w+|compito|rispond\w*|scrivi|instru[çc][õo]es|tarefa|relat[óo]rio|escreva|"
     r"assistente|orienta[çc][õo]es|desconsider\w*|instructies|negeer\w*|opdracht|instrukcj\w*|zignoruj\w*|"
     r"talimat\w*|yapay\s+zeka\w*|instruktion\w*|ignorera|pokyn\w*|ohjee\w*|"
+    # Their words for an AI and a language model: "Hinweis an KI-Systeme", "le modèle qui résume ce texte".
+    r"ki-(?:systeme?|modell\w*|assistent\w*|agent\w*)|sprachmodell\w*|mod[èe]les?\s+(?:de\s+langage|qui\s+r[ée]sum\w*)|"
+    r"modelos?\s+de\s+lenguaje|modell[oi]\s+linguistic[oi]|taalmodel\w*|modele?\s+j[ęe]zykow\w*|dil\s+modeli\w*|"
     # Their words for a text made from this one: a summary, a report.
     r"zusammenfassung\w*|r\u00e9sum\u00e9s?|resumen\w*|resumos?|riassunt\w*|samenvatting\w*|sammanfattning\w*|"
     r"\u00f6zet\w*|rapor\w*|streszczeni\w*|podsumowani\w*|ringkasan)\b",
@@ -546,7 +610,7 @@ _WRITING_OF_THE_PAGE = re.compile(
     # "any derived text", "derivative documents", "texts drawing on this manual", "services that
     # reproduce or summarise this manual", "the software reading it"
     r"\b(?:derived|derivative)\s+(?:texts?|documents?|works?|materials?|content|versions?|publications?)\b|"
-    r"\b(?:texts?|documents?|content|publications?|articles?|summar(?:y|ies)|answers?|responses?|outputs?|services?|"
+    r"\b(?:texts?|documents?|content|publications?|articles?|summar(?:y|ies)|answers?|responses?|replies|outputs?|services?|"
     r"tools?|software|systems?|programs?|applications?|engines?|models?|statements?|quotations?|excerpts?)\s+(?:that\s+|which\s+)?"
     r"(?:reproduc|summari[sz]|quot|cit|draw|rel(?:y|ies|ying)|retriev|index|process|read|scor|grad|evaluat)\w*\s+"
     r"(?:(?:or|and)\s+\w+\s+)?(?:on\s+|upon\s+|from\s+)?(?:this|these|the\s+present)\b|"
@@ -599,6 +663,8 @@ _WORDING_RULE = re.compile(
     r"\b(?:machine|ai|model|llm|bot|assistant)\s+(?:note|notes|instructions?|memo|message)\b|"
     # "Tell the reader to pair with ...": a manual speaks to its reader, it does not ask someone to tell them
     r"\b(?:tell|inform|advise|remind|warn)\s+(?:the|all|any|your)\s+readers?\s+(?:to|that)\b|"
+    # "please tell readers the unit can ...": the manual's reader is "you"; "readers" are someone else's
+    r"\b(?:please|kindly)\s+(?:\w+\s+)?(?:tell|inform|advise|remind|warn|let)\s+(?:the\s+|all\s+|any\s+|our\s+)?readers\b|"
     # "The following applies to the tool writing the summary": a program that writes from the page, named
     r"\b(?:tools?|software|systems?|programs?|services?|models?)\s+(?:that\s+|which\s+)?(?:is\s+)?"
     r"(?:writ|compil|generat|produc|draft)\w*\s+(?:the|this|a|any)\s+(?:report|summary|answer|overview)\b|"
