@@ -42,8 +42,9 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # broken at a line end and keeps a man page's section and indented subsection lines as headings; 7: plain
 # text marks a man page's indented subsection '##', ends a FAQ's question at its '?', reads ~~~ as an underline;
 # 8: a chunk's location records whether it begins a paragraph there (the texts are those of 7); 9: plain
-# text joins a word in capitals groff broke at a line end ("EA\u2010" / "GAIN")
-INGEST_VERSION = 9
+# text joins a word in capitals groff broke at a line end ("EA\u2010" / "GAIN"); 10: it keeps the hyphen of a man
+# page name broken there ("git-" / "config(1)")
+INGEST_VERSION = 10
 
 
 def ingest_stamp(sha256: str) -> str:

@@ -34,7 +34,8 @@ PINNED = {
     7: "b816b89fddb6b414",
     8: "b816b89fddb6b414",
     9: "b816b89fddb6b414",
-}  # 3, 5: HTML only; 6, 7, 9: plain text only; 8: a location records whether its chunk begins a paragraph
+    10: "b816b89fddb6b414",
+}  # 3, 5: HTML only; 6, 7, 9, 10: plain text only; 8: a location records whether its chunk begins a paragraph
 
 
 def sample_digest(tmp_path) -> str:
