@@ -91,9 +91,20 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
     return plans
 
 
+# The verbs a question asks with, not about: "where does git look for hooks" is answered by "the
+# hooks directory is $GIT_DIR/hooks", "how does a program get it" by "the environment is passed to
+# a program as ...". A sentence that answers names what the part asks about, seldom these.
+LIGHT_VERBS = frozenset(
+    stem(w)
+    for w in "look looks get gets got work works happen happens make makes go goes mean means come comes "
+    "take takes have has had".split()
+)
+
+
 def _stems(part: str) -> set[str]:
-    """A part's content words, stemmed; a pronoun ("them", "they") names nothing the part asks."""
-    return content_stems(part) - REFERRING_WORDS
+    """A part's content words, stemmed; a pronoun ("them", "they") or a question's light verb
+    ("look", "get") names nothing the part asks."""
+    return content_stems(part) - REFERRING_WORDS - LIGHT_VERBS
 
 
 def _own(i: int, parts: Sequence[str]) -> set[str]:
@@ -104,12 +115,13 @@ def _own(i: int, parts: Sequence[str]) -> set[str]:
 
 def own_words(parts: Sequence[str]) -> List[tuple[str, ...]]:
     """Each part's own words, stemmed and sorted: those no other part uses, or all its words when
-    every one is shared; for a part whose only words are pronouns ("what are they for"), the
-    words of the part they stand for. What a sentence answering the part must name."""
+    every one is shared, with those of the part its pronoun stands for ("how does a program get it"
+    after "what is the user environment": program, user, environment). What a sentence answering
+    the part must name."""
     earlier = leans_on(list(parts))
     out = []
     for i, part in enumerate(parts):
-        asks = _own(i, parts) or _stems(part) or (_stems(parts[earlier[i][0]]) if earlier[i] else set())
+        asks = _own(i, parts) or (_stems(part) | (_stems(parts[earlier[i][0]]) if earlier[i] else set()))
         out.append(tuple(sorted(asks)))
     return out
 

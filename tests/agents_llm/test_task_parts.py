@@ -83,3 +83,21 @@ def test_a_pronoun_is_none_of_what_a_part_asks():
     assert asks["Which of them can stop it"] == ("stop",)
     assert asks["What are they for"] == ("set", "variabl")
     assert all("them" not in a and "they" not in a for a in asks.values())
+
+
+def test_a_questions_light_verb_is_none_of_what_it_asks():
+    """ "Where does git look for hooks" is answered by "the hooks directory is $GIT_DIR/hooks":
+    "look" is how the question asks. "How does a program get it" asks about the program and what
+    "it" stands for, the environment of the part before (its own word, "program", is another part's too)."""
+    from report_app.task_plan import PartPlan, mark_covered, own_words
+
+    parts = task_parts(
+        "What is the user environment and how does a program get it, where does the shell look for commands, "
+        "and how is a variable set for a program?"
+    )
+    asks = dict(zip(parts, own_words(parts)))
+    assert asks["How does a program get it"] == ("environ", "program", "user")
+    assert asks["Where does the shell look for commands"] == ("command", "shell")
+    plan = PartPlan(parts[2], "PATH", asks=asks[parts[2]])
+    mark_covered([plan], [("PATH", "The shell searches the directories listed in PATH for commands.")])
+    assert plan.covered
