@@ -91,9 +91,9 @@ def plan_parts(task: str, store: Optional[Any], search: Callable[[List[str]], Se
     return plans
 
 
-# The verbs a question asks with, not about: "where does git look for hooks" is answered by "the
-# hooks directory is $GIT_DIR/hooks", "how does a program get it" by "the environment is passed to
-# a program as ...". A sentence that answers names what the part asks about, seldom these.
+# The verbs a question asks with, not about: "where does the shell look for the commands it runs"
+# is answered by "the shell searches the directories in PATH for commands". A sentence that answers
+# names what the part asks about, seldom these.
 LIGHT_VERBS = frozenset(
     stem(w)
     for w in "look looks get gets got work works happen happens make makes go goes mean means come comes "
@@ -102,9 +102,8 @@ LIGHT_VERBS = frozenset(
 
 
 def _stems(part: str) -> set[str]:
-    """A part's content words, stemmed; a pronoun ("them", "they") or a question's light verb
-    ("look", "get") names nothing the part asks."""
-    return content_stems(part) - REFERRING_WORDS - LIGHT_VERBS
+    """A part's content words, stemmed; a pronoun ("them", "they") names nothing the part asks."""
+    return content_stems(part) - REFERRING_WORDS
 
 
 def _own(i: int, parts: Sequence[str]) -> set[str]:
@@ -115,14 +114,16 @@ def _own(i: int, parts: Sequence[str]) -> set[str]:
 
 def own_words(parts: Sequence[str]) -> List[tuple[str, ...]]:
     """Each part's own words, stemmed and sorted: those no other part uses, or all its words when
-    every one is shared, with those of the part its pronoun stands for ("how does a program get it"
-    after "what is the user environment": program, user, environment). What a sentence answering
-    the part must name."""
+    every one is shared, or for a part whose only words are pronouns ("what are they for") those of
+    the part they stand for. A question's light verb ("how is the name set and where does git look
+    for it") is left out when other words of the part's own remain: alone, it is all that tells
+    the part from the others, and the words they share would be named by any sentence on the
+    topic. What a sentence answering the part must name."""
     earlier = leans_on(list(parts))
     out = []
     for i, part in enumerate(parts):
-        asks = _own(i, parts) or (_stems(part) | (_stems(parts[earlier[i][0]]) if earlier[i] else set()))
-        out.append(tuple(sorted(asks)))
+        asks = _own(i, parts) or _stems(part) or (_stems(parts[earlier[i][0]]) if earlier[i] else set())
+        out.append(tuple(sorted(asks - LIGHT_VERBS or asks)))
     return out
 
 
