@@ -113,8 +113,19 @@ def _offending(sentence: str, patterns=_PATTERNS, *, quoted: bool = False) -> tu
     return (f"order:{order}", sentence.strip()[:40]) if order else None
 
 
+# An HTML tag a writer left in its prose ("<p>The hook can be used ...") renders as markup, or as
+# nothing, in a Markdown report; an image or a script tag would fetch or run. Only HTML's own tag
+# names: a man page's "git rev-parse <ref>" or "PKT-LINE(ok <ref>)" is text.
+_HTML_TAG = re.compile(
+    r"</?(?:p|br|div|span|img|a|b|i|u|em|strong|code|pre|ul|ol|li|h[1-6]|table|thead|tbody|tr|td|th|script|"
+    r"style|iframe|sup|sub|font|blockquote|hr|section|article|header|footer|nav|center|small|big|object|embed|"
+    r"svg|video|audio|source|link|meta)\b[^<>]{0,300}/?>",
+    re.IGNORECASE,
+)
+
+
 def filter_report_text(text: str, *, self_reference: bool = False, quoted_from: Sequence[str] = ()) -> FilterResult:
-    """Drop every sentence with pipeline jargon or a 'next section' transition; with
+    """Drop every HTML tag, and every sentence with pipeline jargon or a 'next section' transition; with
     `self_reference`, also every sentence about the report or the document it was quoted from
     (a section's text; not a progress summary, which is about the report).
 
@@ -130,6 +141,10 @@ def filter_report_text(text: str, *, self_reference: bool = False, quoted_from: 
     seen: set[str] = set()  # a small model at temperature 0 repeats itself; keep the first copy
     for line in text.splitlines():
         stripped = line.strip()
+        tag = _HTML_TAG.search(stripped)
+        if tag is not None:
+            removed.append({"sentence": stripped, "kind": "html_tag", "match": tag.group(0)[:40]})
+            stripped = _HTML_TAG.sub("", stripped).strip()
         if not stripped:
             out_lines.append("")
             continue

@@ -111,3 +111,16 @@ def test_a_heading_or_sentence_with_the_guards_mark_is_dropped():
     out = filter_report_text(text)
     assert out.text == "The limit is 55 degrees."
     assert out.removed[0]["kind"] == "order:neutralised"
+
+
+def test_an_html_tag_in_the_writers_prose_is_dropped_and_a_placeholder_in_angle_brackets_kept():
+    """githooks(5)'s report carried a model's "<p>The hook can be used ..."; an image tag would fetch."""
+    from agents_llm.report_filter import filter_report_text
+
+    result = filter_report_text(
+        '<p>The hook can be used to normalize messages.</p> <img src="https://x.example/a.png?q=1"> It runs first.'
+    )
+    assert result.text == "The hook can be used to normalize messages. It runs first."
+    assert {r["kind"] for r in result.removed} == {"html_tag"}
+    kept = "Run git rev-parse <ref> to resolve it, and read PKT-LINE(ok <ref>) back."
+    assert filter_report_text(kept).text == kept
