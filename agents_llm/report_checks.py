@@ -221,6 +221,26 @@ class SourceText:
     def sentence(self, where: Tuple[int, int]) -> str:
         return self.documents[where[0]][where[1]]
 
+    def unnamed_term(self, sentence: str) -> Optional[str]:
+        """The term a sentence speaks of as "the <noun>" without naming it, or None. In a part
+        that opens with a term over its description ("commit-msg This hook is invoked by ..."),
+        a later "The hook is allowed to edit the message file" means that term; quoted apart from
+        the opening, it could be any of the page's hooks."""
+        where = self.locate(sentence)
+        if where is None:
+            return None
+        d, i = where
+        j = i
+        while j > 0 and (d, j) not in self.starts:
+            j -= 1
+        if j == i:
+            return None
+        opening = _TERM_OPENING.match(self.documents[d][j])
+        if opening is None or opening.group(1) in sentence:
+            return None
+        term, noun = opening.groups()
+        return term if re.match(rf"^\W*the\s+{re.escape(noun)}\b", sentence, re.IGNORECASE) else None
+
     def neighbour(self, where: Tuple[int, int], step: int) -> Optional[str]:
         """The sentence ``step`` before or after the one at ``where`` in its document, under the
         same heading; None at a document's or a part's edge."""
@@ -229,6 +249,12 @@ class SourceText:
         if (d, max(i, j)) in self.starts:
             return None
         return self.documents[d][j] if 0 <= j < len(self.documents[d]) else None
+
+
+# A term glued to its description, which names it by a noun: "commit-msg This hook is invoked by ...".
+# (The first of a man page's subsections follows its section's line, not a blank one, so it is in no
+# heading list: the shape alone is read.)
+_TERM_OPENING = re.compile(r"^([a-z][\w.+-]*[\w+])\s+(?:This|The)\s+([a-z][a-z-]+)\b")
 
 
 def heading_lines(text: str) -> set[str]:
@@ -355,6 +381,9 @@ def dangling(sentence: str, before: Sequence[str], after: Sequence[str], sources
         return "only sends the reader elsewhere for details"
     if _ABOUT_ITS_TEXT.search(sentence):
         return "speaks of the document it was quoted from, not of its topic"
+    term = sources.unnamed_term(sentence)
+    if term is not None and not any(term in s for s in before):
+        return f"speaks of {term!r} without naming it"
     return None
 
 

@@ -83,6 +83,12 @@ def _one(sentence: str, title: str, sources: SourceText, agree: AgreementCheck, 
         log.note("dropped order", title, mended)
         return None
     mended = _unglued(mended, title, sources, log)
+    term = sources.unnamed_term(mended) if mended else None
+    if term is not None:
+        # "The hook is allowed to edit the message file" from commit-msg's part: named as the
+        # part's opening sentence is ("commit-msg: This hook is invoked by ...").
+        log.note("named the term it speaks of", title, mended)
+        mended = f"{term}: {mended}"
     if not mended or cut_sentence(mended, sources):
         log.note("dropped fragment", title, mended)
         return None

@@ -260,3 +260,31 @@ def test_a_conjunction_a_pointer_for_details_a_list_announced_and_a_sentence_abo
     ]
     listed = ["What follows is a list of the hooks a spooler runs.", "pre-print runs before a job is printed."]
     assert not [f for f in check_sections([("Hooks", whole), ("List", listed)], sources) if f.kind == "dangling"]
+
+
+PUSH_PAGE = """\
+HOOKS
+   pre-push
+       This hook is called by git push.  It takes two parameters.  The hook
+       may stop the push by exiting with a non-zero status.
+
+   post-merge
+       This hook is invoked by git merge.  The hook cannot affect the outcome
+       of the merge.
+"""
+
+
+def test_the_noun_a_term_was_described_by_names_that_term_and_quoted_alone_dangles():
+    """In pre-push's part, "The hook may stop the push ..." means pre-push; quoted apart from
+    the opening it could be any hook. With the term before it in its section it reads."""
+    sources = source_text_of(PUSH_PAGE, "_hooks.5.txt")
+    alone = "The hook may stop the push by exiting with a non-zero status."
+    found = check_sections([("Hooks", [alone])], sources, agreement=rule_agreement)
+    assert [(f.kind, f.detail) for f in found] == [("dangling", "speaks of 'pre-push' without naming it")]
+    named = "pre-push: The hook may stop the push by exiting with a non-zero status."
+    assert not check_sections([("Hooks", [named])], sources, agreement=rule_agreement)
+    opened = ["pre-push: This hook is called by git push.", alone]
+    assert not check_sections([("Hooks", opened)], sources, agreement=rule_agreement)
+    # The opening sentence itself, and a sentence of the part that names its own subject, are fine.
+    assert sources.unnamed_term("This hook is called by git push.") is None
+    assert sources.unnamed_term("It takes two parameters.") is None

@@ -147,3 +147,12 @@ def test_a_source_sentence_put_in_place_of_a_false_one_loses_the_heading_glued_t
     )
     assert log.counts().get("replaced by its source sentence") == 1
     assert check_sections(_sections(report), sources, agreement=rule_agreement) == []
+
+
+def test_a_sentence_that_speaks_of_a_term_as_the_noun_is_given_the_term():
+    from .test_report_checks import PUSH_PAGE, source_text_of
+
+    report = ReportState(topic="Git hooks")
+    report.append("Hooks", "The hook cannot affect the outcome of the merge. The hook is called by git push.")
+    clean_report(report, source_text_of(PUSH_PAGE, "_hooks.5.txt"), agreement=rule_agreement)
+    assert report.sections[0].content.startswith("post-merge: The hook cannot affect the outcome of the merge.")
