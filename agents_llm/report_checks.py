@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
+from rag.headings import CONTINUATION
 from rag.sentences import blocks, split_sentences
 
 from .sentence_reuse import gives_orders, instruction_like
@@ -330,7 +331,8 @@ def cut_sentence(sentence: str, sources: Optional["SourceText"] = None) -> Optio
         return f"a word broken at a line end: {broken!r}"
     first = sentence.split(maxsplit=1)[0] if sentence.split() else ""
     whole = sources is not None and key(sentence) in sources._where
-    if first[:1].islower() and first.rstrip(",;:").isalpha() and not whole:
+    if first[:1].islower() and first.rstrip(",;:").isalpha() and (not whole or CONTINUATION.match(sentence)):
+        # A source's "sentence" that opens on "to" or "which" is the rest of one a display cut.
         return f"opens mid-sentence with {first!r}"
     return None
 

@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Sequence
 from rag.guard import find_injections
 
 from .addressed_orders import continues_order, gives_order, order_to_reader
-from rag.headings import heading_key
+from rag.headings import CONTINUATION, heading_key
 from rag.sentences import begins_sentence, split_sentences
 
 from .text.terms import STOPWORDS, stem
@@ -180,6 +180,9 @@ def is_prose(sentence: str, *, proxy_v2: bool = False) -> bool:
     return (
         (6 if proxy_v2 else 5) <= n <= 60
         and s[:1].isalpha()
+        # "to create an environment variable ..." goes on with a sentence begun before a displayed
+        # command; a command's name in lower case ("dpkg --configure runs ...") opens a sentence.
+        and (proxy_v2 or not CONTINUATION.match(s))
         and s.endswith((".", "!", "?"))
         and not (_CODE_LIKE_V2 if proxy_v2 else _CODE_LIKE).search(s)
         and not (proxy_v2 and ";" in s)

@@ -131,6 +131,29 @@ def heading_title(line: str, *, marked_kinds: bool) -> Optional[Tuple[str, int]]
     return title, level
 
 
+# A paragraph that goes on with a sentence begun before it: "to create an environment variable
+# definition ..." after "Bourne-style shells support the syntax" and a displayed "NAME=value command".
+CONTINUATION = re.compile(
+    r"^(?:to|and|or|but|nor|which|that|of|in|for|with|where|when|while|as|by|from|is|are|was|were|then|than|"
+    r"so|because|if|unless|until|into|onto|on|at)\b"
+)
+MAX_DISPLAY_WORDS = 8  # a displayed line between a sentence's halves: a command, a formula
+
+
+def _sentence_goes_on(every: List[Block], n: int) -> bool:
+    """Whether the line at ``n`` begins a sentence that goes on after it, at once or after one
+    displayed line: then it is no heading, whatever its shape."""
+    for k in (n + 1, n + 2):
+        if k >= len(every):
+            return False
+        if CONTINUATION.match(every[k].text.lstrip()):
+            return True
+        short = every[k].kind == "code" or len(every[k].text.split()) <= MAX_DISPLAY_WORDS
+        if not short or every[k].kind == "heading":
+            return False
+    return False
+
+
 def heading_blocks(text: str, *, marked_kinds: bool) -> Iterator[Tuple[Block, Optional[Tuple[str, int]]]]:
     """Each block of one chunk's text with its (title, level) when it is a heading, else None:
     the one walk every reader of a chunk's headings shares, so their positions agree."""
@@ -139,6 +162,8 @@ def heading_blocks(text: str, *, marked_kinds: bool) -> Iterator[Tuple[Block, Op
         found = None
         if block.kind == "heading" or (block.kind == "prose" and "\n" not in block.text):
             found = heading_title(block.text, marked_kinds=marked_kinds)
+            if found is not None and block.kind == "prose" and _sentence_goes_on(every, n):
+                found = None
         elif block.kind == "item" and block.text.endswith("?") and not _is_item(every, n + 1):
             # " 1. Is zlib Y2K-compliant?" over its answer: a FAQ's numbered question reads as a
             # list item; one that a paragraph (not the next item) follows heads that answer.

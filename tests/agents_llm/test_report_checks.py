@@ -288,3 +288,21 @@ def test_the_noun_a_term_was_described_by_names_that_term_and_quoted_alone_dangl
     # The opening sentence itself, and a sentence of the part that names its own subject, are fine.
     assert sources.unnamed_term("This hook is called by git push.") is None
     assert sources.unnamed_term("It takes two parameters.") is None
+
+
+def test_a_source_sentence_that_opens_on_a_joining_word_is_the_rest_of_one_and_never_quoted():
+    """A displayed command cuts a man page's sentence in two; its second half ("to place it on ...")
+    is a sentence of the source but a fragment in a report. A command's name may open one."""
+    from agents_llm.sentence_reuse import is_prose
+
+    page = (
+        "DESCRIPTION\n       A job may be queued with the command\n\n           lpq -P name file\n\n"
+        "       to place it on the named printer and print it in turn.\n\n"
+        "       lpq lists the jobs that wait in each queue.\n"
+    )
+    sources = source_text_of(page, "_spool.7.txt")
+    half = "to place it on the named printer and print it in turn."
+    found = check_sections([("Queue", [half])], sources, agreement=rule_agreement)
+    assert [f.kind for f in found] == ["cut"] and not is_prose(half)
+    whole = "lpq lists the jobs that wait in each queue."
+    assert not check_sections([("Queue", [whole])], sources, agreement=rule_agreement) and is_prose(whole)

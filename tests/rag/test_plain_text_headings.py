@@ -166,3 +166,17 @@ def test_a_word_in_capitals_broken_by_groff_is_joined(tmp_path):
     # an ASCII hyphen at a line end may join two words of a name: it stays
     path.write_text("DESCRIPTION\n       The cable is UTP-\n       RJ45 wired.\n", encoding="utf-8")
     assert "UTP-" in load_text(path).text
+
+
+def test_a_line_whose_sentence_goes_on_after_a_displayed_command_is_no_heading(tmp_path):
+    """environ(7): "Bourne-style shells support the syntax", a displayed "NAME=value command", then
+    "to create an environment variable definition ..." is one sentence, not a section."""
+    path = tmp_path / "spool.7.txt"
+    path.write_text(
+        "DESCRIPTION\n       A job may be queued with the command\n\n           lpq -P name file\n\n"
+        "       to place it on the named printer.\n\n       Printers\n\n       Each printer has a queue of its own.\n",
+        encoding="utf-8",
+    )
+    titles = [t for t, _, _ in headings_in(load_text(path).text, marked_kinds=False)]
+    assert "A job may be queued with the command" not in titles
+    assert "Printers" in titles and "DESCRIPTION" in titles
