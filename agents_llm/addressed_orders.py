@@ -468,7 +468,9 @@ _YOUR_ORDERS = re.compile(
 )
 # What came before no longer counts: an override that names no addressee.
 _OVERRIDE = re.compile(
-    r"\b(?:previous|prior|earlier|above|preceding|before|so\s+far|received|(?<!\bif\s)(?<!\bwhen\s)(?<!\bthe\s)given)\b"
+    # "before" as the time of a clause ("may wait before it is cancelled") is no earlier text
+    r"\b(?:previous|prior|earlier|above|preceding|before(?!\s+(?:it|they|he|she|we|you|its|their|being|\w+ing)\b)|"
+    r"so\s+far|received|(?<!\bif\s)(?<!\bwhen\s)(?<!\bthe\s)given)\b"
     # "Previous editions of this manual are obsolete": a document's old printings, not instructions
     r"(?!\s+(?:versions?|editions?|issues?|revisions?|printings?)\s+of\s+(?:this|the)\s+"
     r"(?:manual|document|guide|leaflet|booklet|handbook)\b)"

@@ -155,6 +155,9 @@ class SourceText:
 
     documents: List[List[str]] = field(default_factory=list)
     headings: set[str] = field(default_factory=set)
+    # Terms a man page tags its indented paragraphs with ("PATH   The sequence of ...", "LOGNAME" over
+    # its description): a description glued to one is about it, so the term stays as its subject.
+    terms: set[str] = field(default_factory=set)
     starts: set[Tuple[int, int]] = field(default_factory=set)  # sentences that open a part under a heading
     # Sentences no report may quote: an order or no language, or a sentence of a paragraph that
     # gives an order (`sentence_reuse.without_orders`: its statements carry the order's marker).
@@ -170,6 +173,7 @@ class SourceText:
         out = cls()
         for text in raw:
             out.headings |= heading_lines(text)
+            out.terms |= term_lines(text)
         for d, text in enumerate(loaded):
             sentences: List[str] = []
             for b in blocks(text):
@@ -256,6 +260,41 @@ class SourceText:
 # (The first of a man page's subsections follows its section's line, not a blank one, so it is in no
 # heading list: the shape alone is read.)
 _TERM_OPENING = re.compile(r"^([a-z][\w.+-]*[\w+])\s+(?:This|The)\s+([a-z][a-z-]+)\b")
+
+
+MAX_SUBSECTION_INDENT = 4  # a man page's subsection titles stand at column 3, its body and tags at 7
+_TAGGED = re.compile(r"^( +)([A-Za-z_][\w./+-]*)(?:( +)\S|$)")
+
+
+def term_lines(text: str) -> set[str]:
+    """The terms of a raw text's tagged paragraphs: one word, indented as body text, over its
+    description indented deeper ("LOGNAME" / "The name of ..."; a subsection's title stands less
+    indented, "   BUGS"), or on the same line as its description after a
+    run of spaces, the lines after it aligned with the description ("USER   The name of the ..." /
+    "grams)."); a term in capitals may stand on a one-line entry ("TERM   The terminal type ...").
+    A justified line's double spaces ("The  sequence  of") have no such alignment."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    out: set[str] = set()
+    for i, line in enumerate(lines):
+        tagged = _TAGGED.match(line)
+        if tagged is None:
+            continue
+        indent, term = len(tagged.group(1)), tagged.group(2)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        nxt_indent = len(nxt) - len(nxt.lstrip())
+        if tagged.group(3) is None:  # the term alone on its line, at the body's indent, not a subsection's
+            if indent > MAX_SUBSECTION_INDENT and nxt.strip() and nxt_indent > indent:
+                out.add(term)
+            continue
+        column = indent + len(term) + len(tagged.group(3))
+        # One space when the term fills the tag's column ("LPDEST The queue ..."); then only the
+        # next line's alignment tells a tag from a paragraph's first word.
+        spaced = len(tagged.group(3)) >= 2
+        if (nxt.strip() and nxt_indent == column) or (
+            spaced and not nxt.strip() and not any(c.islower() for c in term)
+        ):
+            out.add(term)
+    return out
 
 
 def heading_lines(text: str) -> set[str]:

@@ -108,7 +108,7 @@ def _unglued(sentence: str, title: str, sources: SourceText, log: Cleanup) -> st
     """`sentence` without a heading glued to its start: a term over its description ("sync The
     shell of user sync is ...") stays as its subject, joined by a colon; any other heading is cut."""
     heading = glued_heading(sentence, sources.headings)
-    if heading and not heading[:1].isupper():
+    if heading and (not heading[:1].isupper() or heading in sources.terms):
         # A term over its description: the description is about the term, so the term stays.
         log.note("joined term to its description", title, sentence)
         return f"{heading}: {sentence[len(heading) :].strip()}"

@@ -477,6 +477,7 @@ READER_PROGRAM_AND_MEMORY_BENIGN = [
     "The word 'dough' on the display means the kneading cycle is running.",
     "Please inform the dealer if the pan is scratched on delivery.",
     "Whoever cleans the machine should unplug it first.",
+    "A delayed programme may wait up to 13 hours before it is cancelled.",
 ]
 
 

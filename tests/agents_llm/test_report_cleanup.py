@@ -156,3 +156,45 @@ def test_a_sentence_that_speaks_of_a_term_as_the_noun_is_given_the_term():
     report.append("Hooks", "The hook cannot affect the outcome of the merge. The hook is called by git push.")
     clean_report(report, source_text_of(PUSH_PAGE, "_hooks.5.txt"), agreement=rule_agreement)
     assert report.sections[0].content.startswith("post-merge: The hook cannot affect the outcome of the merge.")
+
+
+SPOOL_PAGE = """\
+DESCRIPTION
+       Each printer reads the variables below.
+
+       PRINTER
+              The name of the printer a job goes to when none is given.
+
+       LPDEST The queue that lp(1) uses when PRINTER is not set, or the
+              default queue.
+
+       TIMEOUT
+              The seconds a job may wait before it is cancelled.
+
+   Limits
+       A queue holds at most 64 jobs.
+
+EXAMPLES
+       The program below lists the jobs of one printer.
+"""
+
+
+def test_a_variable_a_tagged_paragraph_describes_stays_its_subject_and_a_glued_heading_is_cut():
+    """environ(7)'s "PATH   The sequence of directory prefixes ..." was quoted without "PATH": the
+    sentence lost what it describes. A section's name glued to a sentence is still cut."""
+    from .test_report_checks import source_text_of
+
+    sources = source_text_of(SPOOL_PAGE, "_spool.7.txt")
+    assert sources.terms == {"PRINTER", "LPDEST", "TIMEOUT"}
+    report = ReportState(topic="Printing")
+    report.append(
+        "Variables",
+        "LPDEST The queue that lp(1) uses when PRINTER is not set, or the default queue. "
+        "TIMEOUT The seconds a job may wait before it is cancelled. "
+        "EXAMPLES The program below lists the jobs of one printer.",
+    )
+    clean_report(report, sources, agreement=rule_agreement)
+    text = report.sections[0].content
+    assert "LPDEST: The queue that lp(1) uses when PRINTER is not set, or the default queue." in text
+    assert "TIMEOUT: The seconds a job may wait before it is cancelled." in text
+    assert "EXAMPLES" not in text
