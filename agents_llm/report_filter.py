@@ -124,7 +124,9 @@ _HTML_TAG = re.compile(
 )
 
 
-def filter_report_text(text: str, *, self_reference: bool = False, quoted_from: Sequence[str] = ()) -> FilterResult:
+def filter_report_text(
+    text: str, *, self_reference: bool = False, quoted_from: Sequence[str] = (), drop_html_tags: bool = True
+) -> FilterResult:
     """Drop every HTML tag, and every sentence with pipeline jargon or a 'next section' transition; with
     `self_reference`, also every sentence about the report or the document it was quoted from
     (a section's text; not a progress summary, which is about the report).
@@ -133,7 +135,11 @@ def filter_report_text(text: str, *, self_reference: bool = False, quoted_from: 
     scaffolding ("the team", "Reviewer", "the task"); a sentence that stands word for word in
     one of them is the document's own statement ("The task list in the appendix covers the
     yearly inspections.") and is not held to it. Orders, transitions and self-reference still
-    count: a document's order is no statement, and its "next section" is not the report's."""
+    count: a document's order is no statement, and its "next section" is not the report's.
+
+    `drop_html_tags`: False keeps them, for the extractive proxy, whose recorded results were
+    measured before tags were dropped (the default corpus's package READMEs hold 382 of them).
+    """
     patterns = _PATTERNS + _SELF_PATTERNS if self_reference else _PATTERNS
     sources = [" ".join(t.split()) for t in quoted_from]
     removed: list[dict] = []
@@ -141,7 +147,7 @@ def filter_report_text(text: str, *, self_reference: bool = False, quoted_from: 
     seen: set[str] = set()  # a small model at temperature 0 repeats itself; keep the first copy
     for line in text.splitlines():
         stripped = line.strip()
-        tag = _HTML_TAG.search(stripped)
+        tag = _HTML_TAG.search(stripped) if drop_html_tags else None
         if tag is not None:
             removed.append({"sentence": stripped, "kind": "html_tag", "match": tag.group(0)[:40]})
             stripped = _HTML_TAG.sub("", stripped).strip()

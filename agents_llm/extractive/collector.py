@@ -105,7 +105,8 @@ class ExtractiveCollector:
         if prose is None:
             return CollectorResult("failed", "prose call failed")
         body = prose.split("\n", 1)[1] if "\n" in prose else ""
-        filtered = filter_report_text(" ".join(body.splitlines()) if v2 else body)
+        # The proxy's recorded results were measured with HTML tags kept (`filter_report_text`).
+        filtered = filter_report_text(" ".join(body.splitlines()) if v2 else body, drop_html_tags=False)
         text, reused = filtered.text, ""
         if reuse and len(words(text)) < MIN_BODY_WORDS:
             focus = " ".join([report.topic, objective] + [t for _, t in useful])
@@ -113,7 +114,7 @@ class ExtractiveCollector:
             picked = [x for x, _ in dedup([(x, "") for x in picked], against=earlier)]
             if picked:
                 reused = "nothing new to write" if not text.strip() else f"too short ({len(words(text))} words)"
-                text = filter_report_text(" ".join(picked)).text
+                text = filter_report_text(" ".join(picked), drop_html_tags=False).text
         if not text.strip():
             return CollectorResult(
                 "skipped",
@@ -132,7 +133,7 @@ class ExtractiveCollector:
             ),
             settings.summary_max_tokens,
         )
-        title_text = filter_report_text(title).text or f"Section {number}"
+        title_text = filter_report_text(title, drop_html_tags=False).text or f"Section {number}"
         section, status = report.place(revise_section, title_text, text, src)
         if summary:
             report.progress_summary = summary

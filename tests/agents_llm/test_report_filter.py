@@ -124,3 +124,11 @@ def test_an_html_tag_in_the_writers_prose_is_dropped_and_a_placeholder_in_angle_
     assert {r["kind"] for r in result.removed} == {"html_tag"}
     kept = "Run git rev-parse <ref> to resolve it, and read PKT-LINE(ok <ref>) back."
     assert filter_report_text(kept).text == kept
+
+
+def test_the_proxy_keeps_html_tags_as_its_recorded_results_were_measured():
+    from agents_llm.report_filter import filter_report_text
+
+    text = "<b>Note:</b> the pump runs quietly at night."
+    assert filter_report_text(text, drop_html_tags=False).text == text
+    assert filter_report_text(text).text == "Note: the pump runs quietly at night."
